@@ -1,0 +1,107 @@
+package datasets
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/arbor-fuzz/arbor/grammar"
+)
+
+//go:embed grammars/*.grammar
+var grammarFiles embed.FS
+
+// GrammarInfo describes a bundled grammar.
+type GrammarInfo struct {
+	Name        string // e.g. "json"
+	File        string // e.g. "grammars/json.grammar"
+	Description string // the first comment line of the file
+}
+
+// Grammars lists the bundled grammars, sorted by name.
+func Grammars() []GrammarInfo {
+	entries, err := fs.ReadDir(grammarFiles, "grammars")
+	if err != nil {
+		return nil // the directory is embedded: it always exists
+	}
+	var out []GrammarInfo
+	for _, e := range entries {
+		name, ok := strings.CutSuffix(e.Name(), ".grammar")
+		if !ok {
+			continue
+		}
+		file := path.Join("grammars", e.Name())
+		src, _ := grammarFiles.ReadFile(file)
+		out = append(out, GrammarInfo{Name: name, File: file, Description: firstComment(src)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func firstComment(src []byte) string {
+	for _, line := range strings.Split(string(src), "\n") {
+		line = strings.TrimSpace(line)
+		if c, ok := strings.CutPrefix(line, "//"); ok {
+			return strings.TrimSpace(c)
+		}
+		if line != "" {
+			break
+		}
+	}
+	return ""
+}
+
+// GrammarSource returns the text of a bundled grammar.
+func GrammarSource(name string) ([]byte, error) {
+	src, err := grammarFiles.ReadFile(path.Join("grammars", name+".grammar"))
+	if err != nil {
+		return nil, fmt.Errorf("no bundled grammar named %q (bundled: %s)", name, strings.Join(grammarNames(), ", "))
+	}
+	return src, nil
+}
+
+func grammarNames() []string {
+	var names []string
+	for _, g := range Grammars() {
+		names = append(names, g.Name)
+	}
+	return names
+}
+
+// Grammar parses and builds a bundled grammar.
+func Grammar(name string) (*grammar.Graph, error) {
+	src, err := GrammarSource(name)
+	if err != nil {
+		return nil, err
+	}
+	return build(name+".grammar", src)
+}
+
+// LoadGrammar builds the grammar named by arg: a file path if such a file
+// exists, else a bundled grammar's name.
+func LoadGrammar(arg string) (*grammar.Graph, error) {
+	src, err := os.ReadFile(arg)
+	switch {
+	case err == nil:
+		return build(arg, src)
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("read grammar: %w", err)
+	}
+	if strings.ContainsAny(arg, `/\.`) {
+		return nil, fmt.Errorf("grammar file %s does not exist (bundled grammars: %s)", arg, strings.Join(grammarNames(), ", "))
+	}
+	return Grammar(arg)
+}
+
+func build(filename string, src []byte) (*grammar.Graph, error) {
+	ast, err := grammar.Parse(filename, src)
+	if err != nil {
+		return nil, err
+	}
+	return grammar.Build(ast)
+}

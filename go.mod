@@ -1,0 +1,3 @@
+module github.com/arbor-fuzz/arbor
+
+go 1.24

@@ -1,0 +1,149 @@
+package grammar
+
+import "bytes"
+
+// maxDetDepth bounds the nesting of rule expansions in the deterministic
+// parser; deeper inputs go to the general parser, which does not recurse.
+const maxDetDepth = 10000
+
+type detOutcome uint8
+
+const (
+	detOK   detOutcome = iota
+	detFail            // the input is not in the language (or not at this choice)
+	detBail            // a decision needs more than one byte of lookahead
+)
+
+// detParser is a predictive recursive-descent parser driven by the
+// graph's one-byte lookahead tables.
+type detParser struct {
+	ll    *ll1
+	in    []byte
+	s     string
+	pos   int
+	depth int
+	a     *arena
+	stack []*Tree
+}
+
+// parseDeterministic returns the input's tree, or nil if the input is not
+// in the language or needs the general parser.
+func (g *Graph) parseDeterministic(in []byte) *Tree {
+	p := &detParser{ll: g.ll, in: in, s: string(in), a: newArena(len(in))}
+	t, out := p.parse(g.Root)
+	if out != detOK || p.pos != len(in) {
+		return nil
+	}
+	return t
+}
+
+func (p *detParser) look() int {
+	if p.pos < len(p.in) {
+		return int(p.in[p.pos])
+	}
+	return eof
+}
+
+func (p *detParser) parse(n *Node) (*Tree, detOutcome) {
+	switch n.Kind {
+	case KindLit:
+		if !bytes.HasPrefix(p.in[p.pos:], []byte(n.Name)) {
+			return nil, detFail
+		}
+		p.pos += len(n.Name)
+		t := p.a.node()
+		t.Node, t.Value = n, n.Name
+		return t, detOK
+
+	case KindRegex:
+		if !p.ll.regexDet[n.ID] {
+			return nil, detBail
+		}
+		end := n.re.longest(p.in, p.pos)
+		if end < 0 {
+			return nil, detFail
+		}
+		t := p.a.node()
+		t.Node, t.Value = n, p.s[p.pos:end]
+		p.pos = end
+		return t, detOK
+
+	case KindRef:
+		p.depth++
+		if p.depth > maxDetDepth {
+			return nil, detBail
+		}
+		c, out := p.parse(n.Children[0])
+		p.depth--
+		if out != detOK {
+			return nil, out
+		}
+		t := p.a.node()
+		t.Node, t.Children = n, p.a.children(1)
+		t.Children[0] = c
+		return t, detOK
+
+	case KindAlt:
+		k := p.ll.table[n.ID][p.look()]
+		switch k {
+		case llFail:
+			return nil, detFail
+		case llConflict:
+			return nil, detBail
+		}
+		c, out := p.parse(n.Children[k])
+		if out != detOK {
+			return nil, out
+		}
+		t := p.a.node()
+		t.Node, t.Children = n, p.a.children(1)
+		t.Children[0] = c
+		return t, detOK
+
+	case KindCat:
+		t := p.a.node()
+		t.Node, t.Children = n, p.a.children(len(n.Children))
+		for i, c := range n.Children {
+			ct, out := p.parse(c)
+			if out != detOK {
+				return nil, out
+			}
+			t.Children[i] = ct
+		}
+		return t, detOK
+
+	case KindQuant:
+		base := len(p.stack)
+		table := p.ll.table[n.ID]
+		for count := 0; n.Max == Unbounded || count < n.Max; count++ {
+			if count >= n.Min {
+				switch table[p.look()] {
+				case llConflict:
+					p.stack = p.stack[:base]
+					return nil, detBail
+				case 0, llFail:
+					goto done
+				}
+			}
+			start := p.pos
+			ct, out := p.parse(n.Children[0])
+			if out != detOK {
+				p.stack = p.stack[:base]
+				return nil, out
+			}
+			if p.pos == start && count >= n.Min {
+				// An empty repetition beyond the minimum: ambiguous.
+				p.stack = p.stack[:base]
+				return nil, detBail
+			}
+			p.stack = append(p.stack, ct)
+		}
+	done:
+		t := p.a.node()
+		t.Node, t.Children = n, p.a.children(len(p.stack)-base)
+		copy(t.Children, p.stack[base:])
+		p.stack = p.stack[:base]
+		return t, detOK
+	}
+	return nil, detFail
+}

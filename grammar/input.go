@@ -1,0 +1,146 @@
+package grammar
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// MaxInput is the largest input the parser accepts, in bytes.
+const MaxInput = 1 << 30
+
+// Parse parses an input by the graph and returns its derivation tree. For
+// an ambiguous input it returns the first tree found; ParseAll returns more.
+// An input outside the language gets a *ParseError.
+//
+// Inputs whose every decision is settled by one byte of lookahead are
+// parsed by a deterministic parser in linear time; the others (ambiguous
+// or non-LL(1) parts of a grammar, such as left recursion) by a general
+// Earley parser. Both give the same tree where both apply.
+//
+// Parse is safe for concurrent use.
+func (g *Graph) Parse(input []byte) (*Tree, error) {
+	if err := checkSize(input); err != nil {
+		return nil, err
+	}
+	if t := g.parseDeterministic(input); t != nil {
+		return t, nil
+	}
+	trees, err := g.parseGeneral(input, 1)
+	if err != nil {
+		return nil, err
+	}
+	return trees[0], nil
+}
+
+// ParseAll returns up to limit derivation trees of an input (at least one
+// if it parses). Trees that would contain a derivation of a node over the
+// same span inside itself, and empty repetitions beyond a repetition's
+// minimum, are not produced, so the number of trees is finite.
+func (g *Graph) ParseAll(input []byte, limit int) ([]*Tree, error) {
+	if err := checkSize(input); err != nil {
+		return nil, err
+	}
+	if limit < 1 {
+		limit = 1
+	}
+	if t := g.parseDeterministic(input); t != nil {
+		// The deterministic parser only succeeds when every decision had a
+		// single viable choice, so the tree is the only one.
+		return []*Tree{t}, nil
+	}
+	return g.parseGeneral(input, limit)
+}
+
+func checkSize(input []byte) error {
+	if len(input) > MaxInput {
+		return fmt.Errorf("input is %d bytes; the parser accepts at most %d", len(input), MaxInput)
+	}
+	return nil
+}
+
+// ParseError reports an input outside the grammar's language.
+type ParseError struct {
+	Pos      Position // of the first byte that could not be parsed; Filename is set by callers that know it
+	Found    string   // that byte (or character) quoted, or "end of input"
+	Expected []string // terminals that would have been accepted there
+}
+
+func newParseError(in []byte, off int, expected []string) *ParseError {
+	pos := Position{Offset: off, Line: 1, Col: 1}
+	for i := 0; i < off && i < len(in); i++ {
+		if in[i] == '\n' {
+			pos.Line++
+			pos.Col = 1
+		} else {
+			pos.Col++
+		}
+	}
+	found := "end of input"
+	if off < len(in) {
+		r, n := utf8.DecodeRune(in[off:])
+		if r == utf8.RuneError && n <= 1 {
+			found = fmt.Sprintf("byte 0x%02x", in[off])
+		} else {
+			found = strconv.QuoteRune(r)
+		}
+	}
+	return &ParseError{Pos: pos, Found: found, Expected: expected}
+}
+
+func (e *ParseError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (byte %d): unexpected %s", e.Pos, e.Pos.Offset, e.Found)
+	if len(e.Expected) > 0 {
+		const show = 12
+		b.WriteString("; expected ")
+		if len(e.Expected) > 1 {
+			b.WriteString("one of ")
+		}
+		list := e.Expected
+		if len(list) > show {
+			list = list[:show]
+		}
+		b.WriteString(strings.Join(list, ", "))
+		if len(e.Expected) > show {
+			fmt.Fprintf(&b, " and %d more", len(e.Expected)-show)
+		}
+	}
+	return b.String()
+}
+
+// arena allocates tree nodes and child lists in blocks, which makes
+// building a large tree several times cheaper than one allocation per node.
+type arena struct {
+	nodes []Tree
+	kids  []*Tree
+	block int
+}
+
+func newArena(inputLen int) *arena {
+	return &arena{block: min(max(inputLen/2, 16), 8192)}
+}
+
+func (a *arena) node() *Tree {
+	if len(a.nodes) == cap(a.nodes) {
+		a.nodes = make([]Tree, 0, a.block)
+	}
+	a.nodes = a.nodes[:len(a.nodes)+1]
+	return &a.nodes[len(a.nodes)-1]
+}
+
+func (a *arena) children(n int) []*Tree {
+	if n == 0 {
+		return nil
+	}
+	if n > a.block/4 {
+		return make([]*Tree, n)
+	}
+	if len(a.kids)+n > cap(a.kids) {
+		a.kids = make([]*Tree, 0, a.block)
+	}
+	s := a.kids[len(a.kids) : len(a.kids)+n : len(a.kids)+n]
+	a.kids = a.kids[:len(a.kids)+n]
+	return s
+}
