@@ -43,17 +43,21 @@ func Grammars() []GrammarInfo {
 	return out
 }
 
+// firstComment returns the first sentence of the file's leading comment.
 func firstComment(src []byte) string {
+	var text []string
 	for _, line := range strings.Split(string(src), "\n") {
-		line = strings.TrimSpace(line)
-		if c, ok := strings.CutPrefix(line, "//"); ok {
-			return strings.TrimSpace(c)
-		}
-		if line != "" {
+		c, ok := strings.CutPrefix(strings.TrimSpace(line), "//")
+		if !ok {
 			break
 		}
+		text = append(text, strings.TrimSpace(c))
 	}
-	return ""
+	s := strings.Join(text, " ")
+	if i := strings.Index(s, ". "); i >= 0 {
+		s = s[:i+1]
+	}
+	return s
 }
 
 // GrammarSource returns the text of a bundled grammar.

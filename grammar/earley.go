@@ -236,10 +236,12 @@ func (e *earley) failure() *ParseError {
 			break
 		}
 	}
+	// A terminal that matched here matched only the empty string (a longer
+	// match would have reached further), so it is not what was missing.
 	exp := map[string]bool{}
 	for _, it := range e.sets[far] {
 		e.expected(it, func(c *Node) {
-			if c.Kind == KindLit || c.Kind == KindRegex {
+			if (c.Kind == KindLit || c.Kind == KindRegex) && len(e.scan(c, int32(far))) == 0 {
 				exp[c.Label()] = true
 			}
 		})

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/big"
+	"strconv"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+	"github.com/spf13/cobra"
+
+	"github.com/arbor-fuzz/arbor/datasets"
+	"github.com/arbor-fuzz/arbor/features"
+	"github.com/arbor-fuzz/arbor/grammar"
+)
+
+// maxStatsK bounds --max-k: counts are exact big integers, but beyond this
+// they only say "astronomically many".
+const maxStatsK = 64
+
+func newGrammarCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "grammar",
+		Short: "Check a grammar and show its size",
+	}
+	cmd.AddCommand(newGrammarCheckCmd(), newGrammarStatsCmd())
+	return cmd
+}
+
+func newGrammarCheckCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "check GRAMMAR",
+		Short: "Report a grammar's errors and warnings, and a table of its size",
+		Long: `check parses and builds a grammar. It prints every error with file:line:col
+(and exits 1), the warnings (duplicate alternatives, left recursion), and a
+table: rules, graph nodes by kind, nullable and left-recursive rules, the
+decisions one byte of lookahead cannot make (inputs that meet them are
+parsed by the general parser), and the number of k-paths for k = 1..3.`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			g, err := datasets.LoadGrammar(args[0])
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			for _, w := range g.Warnings {
+				fmt.Fprintln(out, w)
+			}
+			st := g.Stats()
+			counts := features.CountUpTo(g, 3)
+			rows := [][]string{
+				{"start symbol", g.Start},
+				{"rules", strconv.Itoa(st.Rules)},
+				{"nodes", strconv.Itoa(st.Nodes)},
+				{"symbolic nodes (Ref/Lit/Regex)", fmt.Sprintf("%d (%d/%d/%d)", st.Symbolic, st.ByKind[grammar.KindRef], st.ByKind[grammar.KindLit], st.ByKind[grammar.KindRegex])},
+				{"synthetic nodes (Alt/Cat/Quant)", fmt.Sprintf("%d (%d/%d/%d)", st.Nodes-st.Symbolic, st.ByKind[grammar.KindAlt], st.ByKind[grammar.KindCat], st.ByKind[grammar.KindQuant])},
+				{"nullable rules", listOrNone(st.Nullable)},
+				{"left-recursive rules", listOrNone(st.LeftRec)},
+				{"lookahead conflicts", strconv.Itoa(st.Conflicts)},
+			}
+			for k, c := range counts {
+				rows = append(rows, []string{fmt.Sprintf("%d-paths", k+1), c.String()})
+			}
+			fmt.Fprintf(out, "%s: ok\n", args[0])
+			return renderTable(out, []string{"property", "value"}, rows)
+		},
+	}
+}
+
+func listOrNone(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return strings.Join(s, ", ")
+}
+
+// grammarStats is the JSON form of 'arbor grammar stats'.
+type grammarStats struct {
+	Nodes   int                 `json:"nodes"`
+	Symbols int                 `json:"symbols"`
+	KPaths  map[string]*big.Int `json:"kpaths"`
+}
+
+func newGrammarStatsCmd() *cobra.Command {
+	var maxK int
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "stats GRAMMAR",
+		Short: "Count the graph's nodes, symbols and k-paths for k = 1..K",
+		Long: `stats prints the number of nodes of the grammar graph, the number of
+symbols (symbolic nodes: Ref, Lit and Regex, which are also the 1-paths),
+and the number of k-paths for every k = 1..K. k-paths are counted, not
+listed, so large K is instant; counts are exact.
+
+With --json it prints {"nodes":N,"symbols":S,"kpaths":{"1":n1,"2":n2,...}}.`,
+		Example: "  arbor grammar stats expr --max-k 4\n  arbor grammar stats json --max-k 5 --json",
+		Args:    exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if maxK < 1 || maxK > maxStatsK {
+				return usageError{fmt.Errorf("--max-k must be between 1 and %d, not %d", maxStatsK, maxK)}
+			}
+			g, err := datasets.LoadGrammar(args[0])
+			if err != nil {
+				return err
+			}
+			counts := features.CountUpTo(g, maxK)
+			st := grammarStats{Nodes: len(g.Nodes), Symbols: g.Stats().Symbolic, KPaths: map[string]*big.Int{}}
+			for k, c := range counts {
+				st.KPaths[strconv.Itoa(k+1)] = c
+			}
+			out := cmd.OutOrStdout()
+			if asJSON {
+				return json.NewEncoder(out).Encode(st)
+			}
+			fmt.Fprintf(out, "%s: %d nodes, %d symbols\n", args[0], st.Nodes, st.Symbols)
+			rows := make([][]string, len(counts))
+			for k, c := range counts {
+				rows[k] = []string{strconv.Itoa(k + 1), c.String()}
+			}
+			return renderTable(out, []string{"k", "k-paths"}, rows)
+		},
+	}
+	cmd.Flags().IntVar(&maxK, "max-k", 4, "count k-paths for k = 1..`K`")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func renderTable(w io.Writer, header []string, rows [][]string) error {
+	t := tablewriter.NewWriter(w).Options(tablewriter.WithHeaderAutoFormat(tw.Off), tablewriter.WithRowAutoWrap(tw.WrapNone))
+	t.Header(header)
+	for _, r := range rows {
+		if err := t.Append(r); err != nil {
+			return err
+		}
+	}
+	return t.Render()
+}
+
+func newSubjectsCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "subjects",
+		Short: "List the bundled grammars (and, later, programs under test)",
+		Args:  exactArgs(0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var rows [][]string
+			for _, info := range datasets.Grammars() {
+				g, err := datasets.Grammar(info.Name)
+				if err != nil {
+					return fmt.Errorf("bundled grammar %s: %w", info.Name, err)
+				}
+				rows = append(rows, []string{info.Name, strconv.Itoa(len(g.Rules)), strconv.Itoa(len(g.Nodes)), info.Description})
+			}
+			return renderTable(cmd.OutOrStdout(), []string{"grammar", "rules", "nodes", "description"}, rows)
+		},
+	}
+}

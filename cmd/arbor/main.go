@@ -1,0 +1,95 @@
+// Command arbor learns which input structures make which functions of a
+// program run, and generates inputs from that knowledge. Run "arbor help"
+// for the commands.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit statuses: 0 success, 1 failure, 2 bad usage.
+const (
+	exitFailure = 1
+	exitUsage   = 2
+)
+
+// usageError marks an error in how arbor was called.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// failedError is returned after a command has already reported its
+// problems (for example some inputs did not parse): exit 1, print nothing more.
+var errReported = errors.New("reported")
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	root := newRoot(stdin)
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.Execute()
+	if err == nil {
+		return 0
+	}
+	if !errors.Is(err, errReported) {
+		fmt.Fprintln(stderr, "arbor:", err)
+	}
+	var ue usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintln(stderr, "Run 'arbor help' or add --help to a command for usage.")
+		return exitUsage
+	}
+	return exitFailure
+}
+
+func newRoot(stdin io.Reader) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "arbor",
+		Short: "ML-driven targeted input generation from grammars",
+		Long: `arbor learns which input structures make which functions of a program run.
+
+Give it a grammar of the program's input format. arbor parses inputs into
+derivation trees, describes them by k-paths (paths of k grammar symbols),
+and - in the stages built on this foundation - learns one decision tree per
+function, predicts coverage, generates inputs aimed at a function, explains
+each function's calling condition as grammar patterns, and generates
+diverse valid inputs.
+
+A GRAMMAR argument is a .grammar file or the name of a bundled grammar
+(see 'arbor subjects').`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(newGrammarCmd(), newParseCmd(stdin), newSubjectsCmd())
+	return root
+}
+
+// exactArgs and minArgs are cobra's argument checks, reporting usage errors.
+func exactArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := cobra.ExactArgs(n)(cmd, args); err != nil {
+			return usageError{fmt.Errorf("%s: %w", cmd.CommandPath(), err)}
+		}
+		return nil
+	}
+}
+
+func minArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := cobra.MinimumNArgs(n)(cmd, args); err != nil {
+			return usageError{fmt.Errorf("%s: %w", cmd.CommandPath(), err)}
+		}
+		return nil
+	}
+}
