@@ -34,10 +34,10 @@ type earley struct {
 
 	sets     [][]item
 	seen     map[posItem]struct{}
-	waiting  map[posNode][]item   // (pos, node): items of set pos waiting for node
-	done     map[posNode][]int32  // (end, node): origins of completed derivations
-	doneSeen map[span]struct{}    // (node, origin, end)
-	scans    map[posNode][]int    // (start, terminal): match ends
+	waiting  map[posNode][]item  // (pos, node): items of set pos waiting for node
+	done     map[posNode][]int32 // (end, node): origins of completed derivations
+	doneSeen map[span]struct{}   // (node, origin, end)
+	scans    map[posNode][]int   // (start, terminal): match ends
 	scratch  []int
 }
 
