@@ -1,6 +1,6 @@
 package grammar
 
-import "bytes"
+import "strings"
 
 // maxDetDepth bounds the nesting of rule expansions in the deterministic
 // parser; deeper inputs go to the general parser, which does not recurse.
@@ -47,7 +47,7 @@ func (p *detParser) look() int {
 func (p *detParser) parse(n *Node) (*Tree, detOutcome) {
 	switch n.Kind {
 	case KindLit:
-		if !bytes.HasPrefix(p.in[p.pos:], []byte(n.Name)) {
+		if !strings.HasPrefix(p.s[p.pos:], n.Name) {
 			return nil, detFail
 		}
 		p.pos += len(n.Name)

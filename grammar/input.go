@@ -119,7 +119,8 @@ type arena struct {
 }
 
 func newArena(inputLen int) *arena {
-	return &arena{block: min(max(inputLen/2, 16), 8192)}
+	// A JSON-like input has about two tree nodes per byte.
+	return &arena{block: min(max(2*inputLen, 32), 8192)}
 }
 
 func (a *arena) node() *Tree {

@@ -2,6 +2,7 @@ package grammar
 
 import (
 	"regexp/syntax"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -17,19 +18,27 @@ type matcher struct {
 	alphabet byteSet // bytes that can occur anywhere in a match
 	fixed    int     // the byte length of every match, or -1 if matches differ in length
 
-	// A class repeated without bounds (such as [a-z]* or [^"\\]+) is matched
-	// byte by byte, far faster than the general machine.
-	simple    bool
-	simpleMin int // 0 or 1
-	class     byteSet
+	// Regexes that are a sequence of character-class repetitions, such as
+	// [1-9][0-9]* or [^"\\]+, are matched byte by byte when greedy matching
+	// is provably the longest match; far faster than the rune machine.
+	seq []classRep
+
+	pool sync.Pool // *threadSet pairs for ends
+}
+
+// classRep is one element of a byte-level sequence: a byte class repeated
+// min..max times (max -1 for unbounded).
+type classRep struct {
+	class    byteSet
+	min, max int
 }
 
 func compileMatcher(src string) (*matcher, error) {
-	re, err := syntax.Parse(src, syntax.Perl)
+	parsed, err := syntax.Parse(src, syntax.Perl)
 	if err != nil {
 		return nil, err
 	}
-	re = re.Simplify()
+	re := parsed.Simplify()
 	prog, err := syntax.Compile(re)
 	if err != nil {
 		return nil, err
@@ -38,75 +47,111 @@ func compileMatcher(src string) (*matcher, error) {
 	m.nullable = regexFirst(re, &m.first)
 	regexAlphabet(re, &m.alphabet)
 	m.fixed = fixedLength(re)
-	m.detectSimple(re)
+	m.detectSequence(parsed)
+	n := len(prog.Inst)
+	m.pool.New = func() any { return [2]*threadSet{newThreadSet(n), newThreadSet(n)} }
 	return m, nil
 }
 
-// detectSimple recognises X* and X+ where X is a character class that
-// contains either every rune at or above U+0080 or none of them; then a
-// byte-at-a-time loop gives the same longest match as the rune machine.
-func (m *matcher) detectSimple(re *syntax.Regexp) {
-	if re.Op != syntax.OpStar && re.Op != syntax.OpPlus {
-		return
+// detectSequence recognises a concatenation of repeated character classes
+// that a byte loop matches exactly: each class must be decidable byte by
+// byte (contain all runes from U+0080 up or none of them; if all, only as
+// X* or X+, where counting bytes instead of runes changes nothing), and a
+// repetition of variable length must share no byte with any later class,
+// so that greedy matching can never need to give a byte back.
+func (m *matcher) detectSequence(re *syntax.Regexp) {
+	items := []*syntax.Regexp{re}
+	if re.Op == syntax.OpConcat {
+		items = re.Sub
 	}
-	sub := re.Sub[0]
-	var set byteSet
-	switch sub.Op {
-	case syntax.OpCharClass:
-		high := 0 // 1: all high runes in, 2: none in, 3: mixed
-		covered := rune(0x80)
-		for i := 0; i+1 < len(sub.Rune); i += 2 {
-			lo, hi := sub.Rune[i], sub.Rune[i+1]
-			for c := lo; c <= hi && c < 0x80; c++ {
-				set.add(int(c))
-			}
-			if hi >= 0x80 {
-				if lo <= covered {
-					covered = hi + 1
-				} else {
-					high |= 3
-				}
-			}
+	var seq []classRep
+	for _, it := range items {
+		rep := classRep{min: 1, max: 1}
+		switch it.Op {
+		case syntax.OpStar:
+			rep.min, rep.max, it = 0, -1, it.Sub[0]
+		case syntax.OpPlus:
+			rep.min, rep.max, it = 1, -1, it.Sub[0]
+		case syntax.OpQuest:
+			rep.min, rep.max, it = 0, 1, it.Sub[0]
+		case syntax.OpRepeat:
+			rep.min, rep.max, it = it.Min, it.Max, it.Sub[0]
 		}
-		switch {
-		case high == 0 && covered == 0x80:
-		case high == 0 && covered > unicode.MaxRune:
-			for c := 0x80; c < 0x100; c++ {
-				set.add(c)
-			}
-		default:
+		high, ok := byteClass(it, &rep.class)
+		if !ok || high && (rep.max != -1 || rep.min > 1) {
 			return
 		}
-	case syntax.OpAnyCharNotNL:
-		for c := 0; c < 0x100; c++ {
-			if c != '\n' {
-				set.add(c)
+		seq = append(seq, rep)
+	}
+	for i, a := range seq {
+		if a.min == a.max {
+			continue
+		}
+		for _, b := range seq[i+1:] {
+			if a.class.intersects(&b.class) {
+				return
 			}
 		}
-	case syntax.OpAnyChar:
-		for c := 0; c < 0x100; c++ {
-			set.add(c)
+	}
+	m.seq = seq
+}
+
+// byteClass converts a single-character regex into a byte set. It reports
+// whether the class holds the runes from U+0080 up (as bytes 0x80-0xff),
+// and fails for classes that hold only some of them.
+func byteClass(re *syntax.Regexp, set *byteSet) (high, ok bool) {
+	var ranges []rune
+	switch re.Op {
+	case syntax.OpCharClass:
+		ranges = re.Rune
+	case syntax.OpLiteral:
+		if len(re.Rune) != 1 || re.Flags&syntax.FoldCase != 0 && hasHighFold(re.Rune[0], re.Rune[0]) {
+			return false, false
 		}
+		r := re.Rune[0]
+		ranges = []rune{r, r}
+		if re.Flags&syntax.FoldCase != 0 {
+			for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+				ranges = append(ranges, f, f)
+			}
+		}
+	case syntax.OpAnyCharNotNL:
+		ranges = []rune{0, '\n' - 1, '\n' + 1, unicode.MaxRune}
+	case syntax.OpAnyChar:
+		ranges = []rune{0, unicode.MaxRune}
 	default:
-		return
+		return false, false
 	}
-	m.simple, m.class = true, set
-	if re.Op == syntax.OpPlus {
-		m.simpleMin = 1
+	// Runes at or above 0x80, in order, must cover all or nothing.
+	covered := rune(0x80)
+	mixed := false
+	for i := 0; i+1 < len(ranges); i += 2 {
+		lo, hi := ranges[i], ranges[i+1]
+		for c := lo; c <= hi && c < 0x80; c++ {
+			set.add(int(c))
+		}
+		if hi >= 0x80 {
+			if lo <= covered {
+				covered = max(covered, hi+1)
+			} else {
+				mixed = true
+			}
+		}
 	}
+	switch {
+	case !mixed && covered == 0x80:
+		return false, true
+	case !mixed && covered > unicode.MaxRune:
+		set.addHigh()
+		return true, true
+	}
+	return false, false
 }
 
 // longest returns the end of the longest match starting at i, or -1.
 func (m *matcher) longest(in []byte, i int) int {
-	if m.simple {
-		j := i
-		for j < len(in) && m.class.has(int(in[j])) {
-			j++
-		}
-		if j-i < m.simpleMin {
-			return -1
-		}
-		return j
+	if m.seq != nil {
+		return m.longestSeq(in, i)
 	}
 	ends := m.ends(in, i, nil)
 	if len(ends) == 0 {
@@ -115,24 +160,30 @@ func (m *matcher) longest(in []byte, i int) int {
 	return ends[len(ends)-1]
 }
 
+// longestSeq matches a byte-level sequence greedily.
+func (m *matcher) longestSeq(in []byte, i int) int {
+	for _, r := range m.seq {
+		n := 0
+		for (r.max < 0 || n < r.max) && i < len(in) && r.class.has(int(in[i])) {
+			i++
+			n++
+		}
+		if n < r.min {
+			return -1
+		}
+	}
+	return i
+}
+
 // ends appends to dst, in increasing order, every k such that in[i:k] is
 // in the regex's language. Assertions such as ^ and \b see the terminal as
 // the start of a text.
 func (m *matcher) ends(in []byte, i int, dst []int) []int {
-	if m.simple && m.class.hasNoHigh() {
-		j := i
-		if m.simpleMin == 0 {
-			dst = append(dst, i)
-		}
-		for j < len(in) && m.class.has(int(in[j])) {
-			j++
-			dst = append(dst, j)
-		}
-		return dst
-	}
 	p := m.prog
-	cur := newThreadSet(len(p.Inst))
-	next := newThreadSet(len(p.Inst))
+	sets := m.pool.Get().([2]*threadSet)
+	defer m.pool.Put(sets)
+	cur, next := sets[0], sets[1]
+	cur.clear()
 	pos := i
 	r, w := decodeAt(in, pos)
 	m.addThread(cur, uint32(p.Start), syntax.EmptyOpContext(-1, r))
