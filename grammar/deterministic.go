@@ -2,16 +2,13 @@ package grammar
 
 import "strings"
 
-// maxDetDepth bounds the nesting of rule expansions in the deterministic
-// parser; deeper inputs go to the general parser, which does not recurse.
-const maxDetDepth = 10000
-
 type detOutcome uint8
 
 const (
 	detOK   detOutcome = iota
 	detFail            // the input is not in the language (or not at this choice)
 	detBail            // a decision needs more than one byte of lookahead
+	detTooDeep         // rule expansions nest deeper than MaxDepth
 )
 
 // detParser is a predictive recursive-descent parser driven by the
@@ -27,14 +24,18 @@ type detParser struct {
 }
 
 // parseDeterministic returns the input's tree, or nil if the input is not
-// in the language or needs the general parser.
-func (g *Graph) parseDeterministic(in []byte) *Tree {
+// in the language or needs the general parser. It returns errTooDeep for
+// input that nests deeper than MaxDepth.
+func (g *Graph) parseDeterministic(in []byte) (*Tree, error) {
 	p := &detParser{ll: g.ll, in: in, s: string(in), a: newArena(len(in))}
 	t, out := p.parse(g.Root)
-	if out != detOK || p.pos != len(in) {
-		return nil
+	if out == detTooDeep {
+		return nil, errTooDeep
 	}
-	return t
+	if out != detOK || p.pos != len(in) {
+		return nil, nil
+	}
+	return t, nil
 }
 
 func (p *detParser) look() int {
@@ -70,8 +71,8 @@ func (p *detParser) parse(n *Node) (*Tree, detOutcome) {
 
 	case KindRef:
 		p.depth++
-		if p.depth > maxDetDepth {
-			return nil, detBail
+		if p.depth > MaxDepth {
+			return nil, detTooDeep
 		}
 		c, out := p.parse(n.Children[0])
 		p.depth--

@@ -261,10 +261,14 @@ func (e *earley) failure() *ParseError {
 
 // extractor reads derivation trees off a finished chart.
 type extractor struct {
-	e      *earley
-	a      *arena
-	active map[span]bool
+	e       *earley
+	a       *arena
+	active  map[span]bool
+	depth   int
+	tooDeep bool
 }
+
+
 
 // build yields every tree of node n deriving in[i:j] until yield returns
 // false; it returns false if enumeration was stopped. A derivation that
@@ -284,6 +288,13 @@ func (x *extractor) build(n *Node, i, j int32, yield func(*Tree) bool) bool {
 	key := span{int32(n.ID), i, j}
 	if x.active[key] {
 		return true
+	}
+	if n.Kind == KindRef {
+		if x.depth++; x.depth > MaxDepth {
+			x.tooDeep = true
+			return false
+		}
+		defer func() { x.depth-- }()
 	}
 	x.active[key] = true
 	defer delete(x.active, key)
@@ -403,6 +414,9 @@ func (g *Graph) parseGeneral(in []byte, limit int) ([]*Tree, error) {
 		trees = append(trees, t)
 		return len(trees) < limit
 	})
+	if x.tooDeep {
+		return nil, errTooDeep
+	}
 	if len(trees) == 0 {
 		// The chart holds only cyclic derivations of the input, which
 		// cannot happen for a productive grammar; say so rather than panic.

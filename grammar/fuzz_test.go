@@ -101,7 +101,7 @@ func FuzzInput(f *testing.F) {
 		if got := tree.String(); got != string(in) {
 			t.Fatalf("tree derives %q, input is %q", got, in)
 		}
-		if det := g.parseDeterministic(in); det != nil {
+		if det, _ := g.parseDeterministic(in); det != nil {
 			gen, err := g.parseGeneral(in, 2)
 			if err != nil {
 				t.Fatalf("deterministic parser accepted, general parser rejected: %v", err)

@@ -180,3 +180,8 @@ func dump(t *Tree) string {
 	rec(t)
 	return b.String()
 }
+
+func isDet(g *Graph, in []byte) bool {
+	t, _ := g.parseDeterministic(in)
+	return t != nil
+}

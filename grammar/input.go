@@ -7,8 +7,16 @@ import (
 	"unicode/utf8"
 )
 
-// MaxInput is the largest input the parser accepts, in bytes.
-const MaxInput = 1 << 30
+// Limits of the input parser.
+const (
+	MaxInput = 1 << 30 // the largest input, in bytes
+	// MaxDepth is the deepest nesting of rule expansions (Refs) a tree may
+	// have: about 12,000 levels of JSON arrays, more than encoding/json's
+	// 10,000. Parsing recurses over the nesting, so this bounds its stack.
+	MaxDepth = 50000
+)
+
+var errTooDeep = fmt.Errorf("the input nests rule expansions more than %d deep; arbor does not parse inputs that deep", MaxDepth)
 
 // Parse parses an input by the graph and returns its derivation tree. For
 // an ambiguous input it returns the first tree found; ParseAll returns more.
@@ -24,8 +32,8 @@ func (g *Graph) Parse(input []byte) (*Tree, error) {
 	if err := checkSize(input); err != nil {
 		return nil, err
 	}
-	if t := g.parseDeterministic(input); t != nil {
-		return t, nil
+	if t, err := g.parseDeterministic(input); t != nil || err != nil {
+		return t, err
 	}
 	trees, err := g.parseGeneral(input, 1)
 	if err != nil {
@@ -45,9 +53,12 @@ func (g *Graph) ParseAll(input []byte, limit int) ([]*Tree, error) {
 	if limit < 1 {
 		limit = 1
 	}
-	if t := g.parseDeterministic(input); t != nil {
+	if t, err := g.parseDeterministic(input); t != nil || err != nil {
 		// The deterministic parser only succeeds when every decision had a
 		// single viable choice, so the tree is the only one.
+		if err != nil {
+			return nil, err
+		}
 		return []*Tree{t}, nil
 	}
 	return g.parseGeneral(input, limit)

@@ -26,7 +26,7 @@ func TestRoundTrip(t *testing.T) {
 				if got := tree.String(); got != want {
 					t.Fatalf("input %d: tree derives %q, want %q", i, got, want)
 				}
-				if g.parseDeterministic([]byte(want)) != nil {
+				if isDet(g, []byte(want)) {
 					det++
 				}
 			}
@@ -135,7 +135,7 @@ func TestDeterministicAgreesWithGeneral(t *testing.T) {
 		r := rand.New(rand.NewPCG(7, 7))
 		for i := 0; i < 100; i++ {
 			in := []byte(randomTree(g, r, 10).String())
-			det := g.parseDeterministic(in)
+			det, _ := g.parseDeterministic(in)
 			if det == nil {
 				continue
 			}
@@ -248,5 +248,27 @@ func TestSlots(t *testing.T) {
 	}
 	if root.String() != "+" {
 		t.Errorf("partial tree derives %q", root.String())
+	}
+}
+
+// TestDeepNesting: deeply nested inputs parse or fail with an error, and
+// never exhaust the stack.
+func TestDeepNesting(t *testing.T) {
+	g := bundled(t, "json")
+	for _, depth := range []int{1000, 10000, 100000} {
+		in := strings.Repeat("[", depth) + strings.Repeat("]", depth)
+		tree, err := g.Parse([]byte(in))
+		if err != nil {
+			if depth <= 10000 {
+				t.Errorf("depth %d: %v", depth, err)
+			}
+			if !strings.Contains(err.Error(), "deep") {
+				t.Errorf("depth %d: error %v does not say the input is too deep", depth, err)
+			}
+			continue
+		}
+		if tree.String() != in {
+			t.Errorf("depth %d: tree does not derive the input", depth)
+		}
 	}
 }
