@@ -5,10 +5,10 @@ import "strings"
 type detOutcome uint8
 
 const (
-	detOK   detOutcome = iota
-	detFail            // the input is not in the language (or not at this choice)
-	detBail            // a decision needs more than one byte of lookahead
-	detTooDeep         // rule expansions nest deeper than MaxDepth
+	detOK      detOutcome = iota
+	detFail               // the input is not in the language (or not at this choice)
+	detBail               // a decision needs more than one byte of lookahead
+	detTooDeep            // rule expansions nest deeper than MaxDepth
 )
 
 // detParser is a predictive recursive-descent parser driven by the

@@ -1,8 +1,9 @@
 package grammar
 
 import (
-	"bytes"
+	"slices"
 	"sort"
+	"strings"
 )
 
 // The general parser is Earley's algorithm over the graph, scannerless:
@@ -17,39 +18,162 @@ import (
 
 type item struct{ node, dot, origin int32 }
 
-type posItem struct {
-	pos int32
-	it  item
-}
-
-type posNode struct{ pos, node int32 }
+// doneDot marks a completion fact (node derived in[origin:pos]); waitDot
+// marks, in the current set's table, the head of the chain of items that
+// wait for a node. Real items never have a negative dot.
+const (
+	doneDot = -1
+	waitDot = -2
+)
 
 type span struct{ node, from, to int32 }
+
+// The chart is built one Earley set at a time. The set being processed
+// lives in a small reusable hash table that stays in cache; when it is
+// finished it is frozen into sorted arrays, which completion and tree
+// extraction search by binary search. Items that terminal scans add to
+// later sets wait in a pending chain until their set's turn. (Go maps, or
+// one table over the whole chart, made the parser several times slower.)
+type entry struct {
+	it   item
+	next int32
+}
 
 type earley struct {
 	g     *Graph
 	in    []byte
 	s     string // in as a string, for slicing leaf values without copying
 	start int32  // the virtual start node: a Ref to the root
+	refs  [][]int32
 
-	sets     [][]item
-	seen     map[posItem]struct{}
-	waiting  map[posNode][]item  // (pos, node): items of set pos waiting for node
-	done     map[posNode][]int32 // (end, node): origins of completed derivations
-	doneSeen map[span]struct{}   // (node, origin, end)
-	scans    map[posNode][]int   // (start, terminal): match ends
-	scratch  []int
+	pendHead []int32 // per position: chain into pend
+	pend     []entry // items (and terminal completion facts) for later sets
+
+	cur     table   // the current set's items, facts and wait chains
+	work    []item  // the current set's items, in order of addition
+	curDone []item  // the current set's completion facts
+	waits   []entry // wait chains of the current set
+	scans   []scanEntry
+
+	itemOff []int32 // frozen sets: items of set i are items[itemOff[i]:itemOff[i+1]]
+	items   []item  // sorted by (node, dot, origin) within a set
+	doneOff []int32
+	done    []item // sorted by (node, origin) within a set
 }
 
+type scanEntry struct {
+	node int32
+	ends []int
+}
+
+// newEarley returns a parser for one input, reusing the buffers of an
+// earlier parse of the same graph when one is free.
 func newEarley(g *Graph, in []byte) *earley {
-	return &earley{
-		g: g, in: in, s: string(in), start: int32(len(g.Nodes)),
-		sets:     make([][]item, len(in)+1),
-		seen:     map[posItem]struct{}{},
-		waiting:  map[posNode][]item{},
-		done:     map[posNode][]int32{},
-		doneSeen: map[span]struct{}{},
-		scans:    map[posNode][]int{},
+	e, _ := g.earleyPool.Get().(*earley)
+	if e == nil {
+		e = &earley{g: g, start: int32(len(g.Nodes)), refs: g.refs}
+		e.cur.init()
+	}
+	n := len(in)
+	e.in, e.s = in, string(in)
+	e.pendHead = slices.Grow(e.pendHead[:0], n+1)[:n+1]
+	for i := range e.pendHead {
+		e.pendHead[i] = -1
+	}
+	e.pend = e.pend[:0]
+	e.itemOff = append(e.itemOff[:0], 0)
+	e.doneOff = append(e.doneOff[:0], 0)
+	e.items, e.done = e.items[:0], e.done[:0]
+	return e
+}
+
+// release returns the parser's buffers to the graph's pool. Trees read off
+// the chart do not point into them.
+func (e *earley) release() {
+	e.in, e.s = nil, ""
+	e.g.earleyPool.Put(e)
+}
+
+// refsTo lists, for each right-hand side root, the Refs that lead to it.
+func refsTo(nodes []*Node) [][]int32 {
+	refs := make([][]int32, len(nodes))
+	for _, n := range nodes {
+		if n.Kind == KindRef {
+			c := n.Children[0].ID
+			refs[c] = append(refs[c], int32(n.ID))
+		}
+	}
+	return refs
+}
+
+// table is an open-addressing hash table from items to int32 values.
+type table struct {
+	slots []tslot
+	used  []int32 // indexes of used slots, for a cheap reset
+}
+
+type tslot struct {
+	k item // node+1 in k marks the slot used
+	v int32
+}
+
+func (t *table) init() { t.slots = make([]tslot, 64) }
+
+func hashItem(it item) uint64 {
+	h := (uint64(uint32(it.node))<<32 | uint64(uint32(it.origin))) * 0x9E3779B97F4A7C15
+	h ^= uint64(uint32(it.dot)) * 0xC2B2AE3D27D4EB4F
+	return h ^ h>>29
+}
+
+func (t *table) reset() {
+	for _, i := range t.used {
+		t.slots[i] = tslot{}
+	}
+	t.used = t.used[:0]
+}
+
+// lookup finds it's slot, inserting it with value -1 if absent.
+func (t *table) lookup(it item) (s *tslot, inserted bool) {
+	if 2*len(t.used) >= len(t.slots) {
+		t.grow()
+	}
+	k := item{it.node + 1, it.dot, it.origin}
+	mask := uint64(len(t.slots) - 1)
+	for h := hashItem(it) & mask; ; h = (h + 1) & mask {
+		s := &t.slots[h]
+		switch s.k {
+		case k:
+			return s, false
+		case item{}:
+			s.k, s.v = k, -1
+			t.used = append(t.used, int32(h))
+			return s, true
+		}
+	}
+}
+
+func (t *table) find(it item) *tslot {
+	k := item{it.node + 1, it.dot, it.origin}
+	mask := uint64(len(t.slots) - 1)
+	for h := hashItem(it) & mask; ; h = (h + 1) & mask {
+		s := &t.slots[h]
+		switch s.k {
+		case k:
+			return s
+		case item{}:
+			return nil
+		}
+	}
+}
+
+func (t *table) grow() {
+	old, oldUsed := t.slots, t.used
+	t.slots = make([]tslot, 2*len(old))
+	t.used = make([]int32, 0, 2*len(oldUsed))
+	for _, i := range oldUsed {
+		s := old[i]
+		n, _ := t.lookup(item{s.k.node - 1, s.k.dot, s.k.origin})
+		n.v = s.v
 	}
 }
 
@@ -86,38 +210,37 @@ func (e *earley) complete(it item) bool {
 	return false
 }
 
-// expected calls f for each child the item can take next.
-func (e *earley) expected(it item, f func(c *Node)) {
+// expected appends to dst the children item it can take next.
+func (e *earley) expected(it item, dst []*Node) []*Node {
 	n := e.node(it.node)
 	if n == nil {
 		if it.dot == 0 {
-			f(e.g.Root)
+			dst = append(dst, e.g.Root)
 		}
-		return
+		return dst
 	}
 	switch n.Kind {
 	case KindRef:
 		if it.dot == 0 {
-			f(n.Children[0])
+			dst = append(dst, n.Children[0])
 		}
 	case KindAlt:
 		if it.dot == 0 {
-			for _, c := range n.Children {
-				f(c)
-			}
+			dst = append(dst, n.Children...)
 		}
 	case KindCat:
 		if int(it.dot) < len(n.Children) {
-			f(n.Children[it.dot])
+			dst = append(dst, n.Children[it.dot])
 		}
 	case KindQuant:
 		if n.Max == Unbounded || int(it.dot) < n.Max {
-			f(n.Children[0])
+			dst = append(dst, n.Children[0])
 		}
 	}
+	return dst
 }
 
-// advance moves an item over a child that derived in[from:to].
+// advance moves an item over a child; empty says the child derived nothing.
 func (e *earley) advance(it item, empty bool) (item, bool) {
 	n := e.node(it.node)
 	if n == nil {
@@ -139,99 +262,222 @@ func (e *earley) advance(it item, empty bool) (item, bool) {
 	return it, true
 }
 
-func (e *earley) add(pos int32, it item) {
-	k := posItem{pos, it}
-	if _, ok := e.seen[k]; ok {
-		return
+// add adds an item to the current set.
+func (e *earley) add(it item) {
+	if _, ok := e.cur.lookup(it); ok {
+		e.work = append(e.work, it)
 	}
-	e.seen[k] = struct{}{}
-	e.sets[pos] = append(e.sets[pos], it)
 }
 
-func (e *earley) hasItem(pos int32, it item) bool {
-	_, ok := e.seen[posItem{pos, it}]
-	return ok
+// addLater adds an item (or, with doneDot, a completion fact) to a later set.
+func (e *earley) addLater(pos int32, it item) {
+	e.pend = append(e.pend, entry{it, e.pendHead[pos]})
+	e.pendHead[pos] = int32(len(e.pend) - 1)
 }
 
-func (e *earley) hasDone(node, from, to int32) bool {
-	_, ok := e.doneSeen[span{node, from, to}]
-	return ok
-}
-
-func (e *earley) recordDone(node, from, to int32) bool {
-	k := span{node, from, to}
-	if _, ok := e.doneSeen[k]; ok {
+// recordDone records in the current set that node derived in[origin:pos]
+// and reports whether that was new.
+func (e *earley) recordDone(node, origin int32) bool {
+	f := item{node, doneDot, origin}
+	if _, ok := e.cur.lookup(f); !ok {
 		return false
 	}
-	e.doneSeen[k] = struct{}{}
-	pn := posNode{to, node}
-	e.done[pn] = append(e.done[pn], from)
+	e.curDone = append(e.curDone, f)
 	return true
 }
 
-// scan returns the ends of the matches of terminal n at pos.
+// scan returns the ends of the matches of regex terminal n at pos; a
+// regex expected by several items is run once per position.
 func (e *earley) scan(n *Node, pos int32) []int {
-	k := posNode{pos, int32(n.ID)}
-	if ends, ok := e.scans[k]; ok {
-		return ends
-	}
-	var ends []int
-	if n.Kind == KindLit {
-		if bytes.HasPrefix(e.in[pos:], []byte(n.Name)) {
-			ends = []int{int(pos) + len(n.Name)}
+	for _, sc := range e.scans {
+		if sc.node == int32(n.ID) {
+			return sc.ends
 		}
-	} else {
-		ends = n.re.ends(e.in, int(pos), nil)
 	}
-	e.scans[k] = ends
+	ends := n.re.ends(e.in, int(pos), nil)
+	e.scans = append(e.scans, scanEntry{int32(n.ID), ends})
 	return ends
 }
 
 // run fills the chart and reports whether the whole input derives from the root.
 func (e *earley) run() bool {
-	e.add(0, item{e.start, 0, 0})
-	for i := range e.sets {
+	e.addLater(0, item{e.start, 0, 0})
+	var kids []*Node
+	for i := range e.pendHead {
 		pos := int32(i)
-		for k := 0; k < len(e.sets[i]); k++ {
-			it := e.sets[i][k]
-			if e.complete(it) && e.recordDone(it.node, it.origin, pos) {
-				for _, w := range e.waiting[posNode{it.origin, it.node}] {
-					if nx, ok := e.advance(w, it.origin == pos); ok {
-						e.add(pos, nx)
+		e.cur.reset()
+		e.work, e.curDone, e.waits, e.scans = e.work[:0], e.curDone[:0], e.waits[:0], e.scans[:0]
+		for k := e.pendHead[i]; k >= 0; k = e.pend[k].next {
+			if it := e.pend[k].it; it.dot == doneDot {
+				e.recordDone(it.node, it.origin)
+			} else {
+				e.add(it)
+			}
+		}
+		for k := 0; k < len(e.work); k++ {
+			it := e.work[k]
+			if e.complete(it) && e.recordDone(it.node, it.origin) {
+				e.completeAt(it, pos)
+			}
+			kids = e.expected(it, kids[:0])
+			for _, c := range kids {
+				cid := int32(c.ID)
+				if c.Kind == KindLit || c.Kind == KindRegex {
+					var lit [1]int
+					ends := lit[:0]
+					if c.Kind == KindRegex {
+						ends = e.scan(c, pos)
+					} else if strings.HasPrefix(e.s[pos:], c.Name) {
+						ends = append(ends, i+len(c.Name))
+					}
+					for _, end := range ends {
+						nx, ok := e.advance(it, end == i)
+						if end == i {
+							e.recordDone(cid, pos)
+							if ok {
+								e.add(nx)
+							}
+							continue
+						}
+						e.addLater(int32(end), item{cid, doneDot, pos})
+						if ok {
+							e.addLater(int32(end), nx)
+						}
+					}
+					continue
+				}
+				e.add(item{cid, 0, pos})
+				s, _ := e.cur.lookup(item{cid, waitDot, 0})
+				e.waits = append(e.waits, entry{it, s.v})
+				s.v = int32(len(e.waits) - 1)
+				// Aycock–Horspool: c may already have derived the empty
+				// string here, before it started waiting.
+				if e.cur.find(item{cid, doneDot, pos}) != nil {
+					if nx, ok := e.advance(it, true); ok {
+						e.add(nx)
 					}
 				}
 			}
-			e.expected(it, func(c *Node) {
-				cid := int32(c.ID)
-				if c.Kind == KindLit || c.Kind == KindRegex {
-					for _, end := range e.scan(c, pos) {
-						e.recordDone(cid, pos, int32(end))
-						if nx, ok := e.advance(it, end == i); ok {
-							e.add(int32(end), nx)
-						}
-					}
-					return
-				}
-				e.add(pos, item{cid, 0, pos})
-				wk := posNode{pos, cid}
-				e.waiting[wk] = append(e.waiting[wk], it)
-				if e.hasDone(cid, pos, pos) {
-					if nx, ok := e.advance(it, true); ok {
-						e.add(pos, nx)
-					}
-				}
-			})
 		}
+		e.freeze()
 	}
 	return e.hasDone(e.start, 0, int32(len(e.in)))
+}
+
+// completeAt advances the items that wait for a derivation that just
+// completed at pos.
+func (e *earley) completeAt(done item, pos int32) {
+	if done.origin == pos {
+		s := e.cur.find(item{done.node, waitDot, 0})
+		if s == nil {
+			return
+		}
+		for k := s.v; k >= 0; k = e.waits[k].next {
+			if nx, ok := e.advance(e.waits[k].it, true); ok {
+				e.add(nx)
+			}
+		}
+		return
+	}
+	// The origin set is frozen: its waiting items are those of the node's
+	// parent expecting it, or for a right-hand side the Refs to it.
+	n := e.node(done.node)
+	if n == nil {
+		return
+	}
+	set := e.items[e.itemOff[done.origin]:e.itemOff[done.origin+1]]
+	if n.Parent == nil {
+		waiters := e.refs[n.ID]
+		if n == e.g.Root {
+			waiters = append(waiters[:len(waiters):len(waiters)], e.start)
+		}
+		for _, r := range waiters {
+			for _, w := range itemsOf(set, r) {
+				if w.dot == 0 {
+					e.add(item{w.node, 1, w.origin})
+				}
+			}
+		}
+		return
+	}
+	p := n.Parent
+	for _, w := range itemsOf(set, int32(p.ID)) {
+		ok := false
+		switch p.Kind {
+		case KindAlt:
+			ok = w.dot == 0
+		case KindCat:
+			ok = int(w.dot) == n.Index
+		case KindQuant:
+			ok = p.Max == Unbounded || int(w.dot) < p.Max
+		}
+		if ok {
+			if nx, ok := e.advance(w, false); ok {
+				e.add(nx)
+			}
+		}
+	}
+}
+
+// itemsOf returns the items of a sorted set that belong to node.
+func itemsOf(set []item, node int32) []item {
+	lo := sort.Search(len(set), func(i int) bool { return set[i].node >= node })
+	hi := lo
+	for hi < len(set) && set[hi].node == node {
+		hi++
+	}
+	return set[lo:hi]
+}
+
+func cmpItem(a, b item) int {
+	switch {
+	case a.node != b.node:
+		return int(a.node - b.node)
+	case a.dot != b.dot:
+		return int(a.dot - b.dot)
+	}
+	return int(a.origin - b.origin)
+}
+
+// freeze appends the current set, sorted, to the frozen arrays.
+func (e *earley) freeze() {
+	from := len(e.items)
+	e.items = append(e.items, e.work...)
+	slices.SortFunc(e.items[from:], cmpItem)
+	e.itemOff = append(e.itemOff, int32(len(e.items)))
+	from = len(e.done)
+	e.done = append(e.done, e.curDone...)
+	slices.SortFunc(e.done[from:], cmpItem)
+	e.doneOff = append(e.doneOff, int32(len(e.done)))
+}
+
+func (e *earley) hasItem(pos int32, it item) bool {
+	_, ok := slices.BinarySearchFunc(e.items[e.itemOff[pos]:e.itemOff[pos+1]], it, cmpItem)
+	return ok
+}
+
+func (e *earley) hasDone(node, from, to int32) bool {
+	_, ok := slices.BinarySearchFunc(e.done[e.doneOff[to]:e.doneOff[to+1]], item{node, doneDot, from}, cmpItem)
+	return ok
+}
+
+// origins calls f with the origin of each completed derivation of node
+// that ends at end, until f returns false.
+func (e *earley) origins(end, node int32, f func(origin int32) bool) bool {
+	for _, d := range itemsOf(e.done[e.doneOff[end]:e.doneOff[end+1]], node) {
+		if !f(d.origin) {
+			return false
+		}
+	}
+	return true
 }
 
 // failure describes why the input was rejected: the furthest position any
 // item reached and the terminals expected there.
 func (e *earley) failure() *ParseError {
 	far := 0
-	for i := len(e.sets) - 1; i >= 0; i-- {
-		if len(e.sets[i]) > 0 {
+	for i := len(e.itemOff) - 2; i >= 0; i-- {
+		if e.itemOff[i+1] > e.itemOff[i] {
 			far = i
 			break
 		}
@@ -239,16 +485,15 @@ func (e *earley) failure() *ParseError {
 	// A terminal that matched here matched only the empty string (a longer
 	// match would have reached further), so it is not what was missing.
 	exp := map[string]bool{}
-	for _, it := range e.sets[far] {
-		e.expected(it, func(c *Node) {
-			if (c.Kind == KindLit || c.Kind == KindRegex) && len(e.scan(c, int32(far))) == 0 {
+	var kids []*Node
+	for _, it := range e.items[e.itemOff[far]:e.itemOff[far+1]] {
+		for _, c := range e.expected(it, kids[:0]) {
+			if (c.Kind == KindLit || c.Kind == KindRegex) && len(c.matchEnds(e.in, far)) == 0 {
 				exp[c.Label()] = true
 			}
-		})
+		}
 	}
 	if far == len(e.in) && len(exp) == 0 {
-		// Everything up to here parsed, but a longer input was needed by
-		// some rule whose terminals lie further back: report the end.
 		exp["more input"] = true
 	}
 	list := make([]string, 0, len(exp))
@@ -263,12 +508,26 @@ func (e *earley) failure() *ParseError {
 type extractor struct {
 	e       *earley
 	a       *arena
-	active  map[span]bool
+	stack   []span // derivations being built, outermost first
 	depth   int
 	tooDeep bool
 }
 
+// enter reports whether a derivation of n over in[i:j] may be built: not if
+// one is already being built further up, which would make the tree
+// infinite. Spans nest, so the derivations over the same span form the
+// top of the stack and only they need to be checked.
+func (x *extractor) enter(n *Node, i, j int32) bool {
+	for k := len(x.stack) - 1; k >= 0 && x.stack[k].from == i && x.stack[k].to == j; k-- {
+		if x.stack[k].node == int32(n.ID) {
+			return false
+		}
+	}
+	x.stack = append(x.stack, span{int32(n.ID), i, j})
+	return true
+}
 
+func (x *extractor) leave() { x.stack = x.stack[:len(x.stack)-1] }
 
 // build yields every tree of node n deriving in[i:j] until yield returns
 // false; it returns false if enumeration was stopped. A derivation that
@@ -285,10 +544,6 @@ func (x *extractor) build(n *Node, i, j int32, yield func(*Tree) bool) bool {
 		t.Node, t.Value = n, e.s[i:j]
 		return yield(t)
 	}
-	key := span{int32(n.ID), i, j}
-	if x.active[key] {
-		return true
-	}
 	if n.Kind == KindRef {
 		if x.depth++; x.depth > MaxDepth {
 			x.tooDeep = true
@@ -296,8 +551,10 @@ func (x *extractor) build(n *Node, i, j int32, yield func(*Tree) bool) bool {
 		}
 		defer func() { x.depth-- }()
 	}
-	x.active[key] = true
-	defer delete(x.active, key)
+	if !x.enter(n, i, j) {
+		return true
+	}
+	defer x.leave()
 	id := int32(n.ID)
 
 	switch n.Kind {
@@ -333,19 +590,15 @@ func (x *extractor) build(n *Node, i, j int32, yield func(*Tree) bool) bool {
 				return yield(t)
 			}
 			c := kids[k-1]
-			for _, p := range e.done[posNode{end, int32(c.ID)}] {
+			return e.origins(end, int32(c.ID), func(p int32) bool {
 				if p < i || !e.hasItem(p, item{id, int32(k - 1), i}) {
-					continue
+					return true
 				}
-				ok := x.build(c, p, end, func(ct *Tree) bool {
+				return x.build(c, p, end, func(ct *Tree) bool {
 					buf[k-1] = ct
 					return seq(k-1, p)
 				})
-				if !ok {
-					return false
-				}
-			}
-			return true
+			})
 		}
 		return seq(len(kids), j)
 
@@ -364,30 +617,20 @@ func (x *extractor) build(n *Node, i, j int32, yield func(*Tree) bool) bool {
 				}
 				return yield(t)
 			}
-			var preds [2]int32
-			np := 0
-			if d > 0 {
-				preds[np] = d - 1
-				np++
-			}
-			if n.Max == Unbounded && d == qcap {
-				preds[np] = d
-				np++
-			}
-			for _, dp := range preds[:np] {
-				for _, p := range e.done[posNode{end, cid}] {
+			for _, dp := range quantPreds(n, d, qcap) {
+				ok := e.origins(end, cid, func(p int32) bool {
 					if p < i || p == end && int(dp) >= n.Min || !e.hasItem(p, item{id, dp, i}) {
-						continue
+						return true
 					}
-					ok := x.build(c, p, end, func(ct *Tree) bool {
+					return x.build(c, p, end, func(ct *Tree) bool {
 						rev = append(rev, ct)
 						r := rep(dp, p)
 						rev = rev[:len(rev)-1]
 						return r
 					})
-					if !ok {
-						return false
-					}
+				})
+				if !ok {
+					return false
 				}
 			}
 			return true
@@ -402,13 +645,152 @@ func (x *extractor) build(n *Node, i, j int32, yield func(*Tree) bool) bool {
 	return true
 }
 
+// first builds one tree of node n deriving in[i:j] directly, without the
+// enumerator's continuations: in a finished chart every split that the
+// items allow can be completed, so the first one found is taken. Only
+// cutting a cyclic derivation can leave a choice without a tree; first
+// then tries the next choice, and returns nil if there is none.
+func (x *extractor) first(n *Node, i, j int32) *Tree {
+	e := x.e
+	switch n.Kind {
+	case KindLit:
+		t := x.a.node()
+		t.Node, t.Value = n, n.Name
+		return t
+	case KindRegex:
+		t := x.a.node()
+		t.Node, t.Value = n, e.s[i:j]
+		return t
+	}
+	if n.Kind == KindRef {
+		if x.depth++; x.depth > MaxDepth {
+			x.tooDeep = true
+			return nil
+		}
+		defer func() { x.depth-- }()
+	}
+	if !x.enter(n, i, j) {
+		return nil
+	}
+	defer x.leave()
+	id := int32(n.ID)
+
+	switch n.Kind {
+	case KindRef, KindAlt:
+		for _, c := range n.Children {
+			if !e.hasDone(int32(c.ID), i, j) {
+				continue
+			}
+			if ct := x.first(c, i, j); ct != nil {
+				t := x.a.node()
+				t.Node, t.Children = n, x.a.children(1)
+				t.Children[0] = ct
+				return t
+			}
+			if x.tooDeep {
+				return nil
+			}
+		}
+		return nil
+
+	case KindCat:
+		kids := x.a.children(len(n.Children))
+		end := j
+		for k := len(n.Children); k > 0; k-- {
+			c := n.Children[k-1]
+			var ct *Tree
+			var from int32
+			e.origins(end, int32(c.ID), func(p int32) bool {
+				if p < i || !e.hasItem(p, item{id, int32(k - 1), i}) {
+					return true
+				}
+				ct, from = x.first(c, p, end), p
+				return ct == nil && !x.tooDeep
+			})
+			if ct == nil {
+				return nil
+			}
+			kids[k-1], end = ct, from
+		}
+		t := x.a.node()
+		t.Node, t.Children = n, kids
+		return t
+
+	case KindQuant:
+		c := n.Children[0]
+		cid := int32(c.ID)
+		qcap := quantCap(n)
+		for d := int32(n.Min); d <= qcap; d++ {
+			if !e.hasItem(j, item{id, d, i}) {
+				continue
+			}
+			var rev []*Tree
+			end, dot, ok := j, d, true
+			for ok && !(dot == 0 && end == i) {
+				ok = false
+				for _, dp := range quantPreds(n, dot, qcap) {
+					e.origins(end, cid, func(p int32) bool {
+						if p < i || p == end && int(dp) >= n.Min || !e.hasItem(p, item{id, dp, i}) {
+							return true
+						}
+						if ct := x.first(c, p, end); ct != nil {
+							rev = append(rev, ct)
+							end, dot, ok = p, dp, true
+							return false
+						}
+						return !x.tooDeep
+					})
+					if ok || x.tooDeep {
+						break
+					}
+				}
+			}
+			if !ok {
+				continue
+			}
+			t := x.a.node()
+			t.Node, t.Children = n, x.a.children(len(rev))
+			for k, ct := range rev {
+				t.Children[len(rev)-1-k] = ct
+			}
+			return t
+		}
+		return nil
+	}
+	return nil
+}
+
+// quantPreds returns the dots a Quant item can have had before its last
+// child: one less, and for an unbounded Quant at its cap also the cap.
+func quantPreds(n *Node, d, qcap int32) []int32 {
+	var preds []int32
+	if d > 0 {
+		preds = append(preds, d-1)
+	}
+	if n.Max == Unbounded && d == qcap {
+		preds = append(preds, d)
+	}
+	return preds
+}
+
 // parseGeneral parses with the Earley parser and returns up to limit trees.
 func (g *Graph) parseGeneral(in []byte, limit int) ([]*Tree, error) {
 	e := newEarley(g, in)
+	defer e.release()
 	if !e.run() {
 		return nil, e.failure()
 	}
-	x := &extractor{e: e, a: newArena(len(in)), active: map[span]bool{}}
+	x := &extractor{e: e, a: newArena(len(in))}
+	if limit == 1 {
+		if t := x.first(g.Root, 0, int32(len(in))); t != nil {
+			return []*Tree{t}, nil
+		}
+		if x.tooDeep {
+			return nil, errTooDeep
+		}
+		// Only cycles stood in the way: the enumerator backtracks further.
+		x = &extractor{e: e, a: x.a}
+	}
 	var trees []*Tree
 	x.build(g.Root, 0, int32(len(in)), func(t *Tree) bool {
 		trees = append(trees, t)

@@ -85,6 +85,9 @@ type Graph struct {
 	minDepth []int // fewest nested Refs in a complete derivation of the node
 	ll       *ll1  // lookahead tables for the deterministic parser
 
+	refs       [][]int32 // per right-hand side root: the Refs to it
+	earleyPool sync.Pool // *earley buffers, reused across parses
+
 	distMu sync.Mutex
 	distTo map[int][]int32 // target node ID -> distance from every node
 }
@@ -151,6 +154,7 @@ func Build(src *Grammar) (*Graph, error) {
 		errs.sort()
 		return nil, errs
 	}
+	g.refs = refsTo(g.Nodes)
 	g.analyse(&errs)
 	if len(errs) > 0 {
 		errs.sort()
@@ -381,4 +385,15 @@ func (g *Graph) Stats() Stats {
 	s.Conflicts = len(g.ll.conflicts)
 	sort.Strings(s.Nullable)
 	return s
+}
+
+// matchEnds returns the ends of the matches of a terminal node at pos.
+func (n *Node) matchEnds(in []byte, pos int) []int {
+	if n.Kind == KindLit {
+		if len(in)-pos >= len(n.Name) && string(in[pos:pos+len(n.Name)]) == n.Name {
+			return []int{pos + len(n.Name)}
+		}
+		return nil
+	}
+	return n.re.ends(in, pos, nil)
 }
