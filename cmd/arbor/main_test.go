@@ -110,3 +110,36 @@ func TestParseAll(t *testing.T) {
 		t.Errorf("want 2 trees of 1+1+1:\n%s", out)
 	}
 }
+
+// TestParseEveryBundledGrammar runs 'arbor parse' on a sample input of each
+// bundled grammar in every output form.
+func TestParseEveryBundledGrammar(t *testing.T) {
+	samples := map[string]string{
+		"expr": "(x+42)*-y",
+		"json": `{"name": "arbor", "tags": ["go", "ml"], "stars": 1.5e3, "ok": true}`,
+		"url":  "https://user@example.com:8080/a/b%20c?q=1#top",
+		"csv":  "name,age\r\n\"Doe, Jane\",42\r\n",
+		"xml":  "<?xml version=\"1.0\"?>\n<project default=\"build\"><target name=\"build\"><echo>hi &amp; bye</echo></target></project>\n",
+		"ini":  "; settings\n[server]\nport = 8080\nhost: localhost\n",
+	}
+	for name, in := range samples {
+		for _, form := range []string{"", "--json", "--dot"} {
+			args := []string{"parse", name, "-"}
+			if form != "" {
+				args = append(args, form)
+			}
+			out, errOut, code := runArbor(t, in, args...)
+			if code != 0 || out == "" {
+				t.Errorf("arbor %s: exit %d, stderr %s", strings.Join(args, " "), code, errOut)
+			}
+			if form == "--json" {
+				var v struct {
+					Trees []json.RawMessage `json:"trees"`
+				}
+				if err := json.Unmarshal([]byte(out), &v); err != nil || len(v.Trees) != 1 {
+					t.Errorf("%s --json: %v: %s", name, err, out)
+				}
+			}
+		}
+	}
+}
