@@ -391,7 +391,6 @@ const eof = 256
 func (s *byteSet) add(c int)       { s[c>>6] |= 1 << (c & 63) }
 func (s *byteSet) has(c int) bool  { return s[c>>6]&(1<<(c&63)) != 0 }
 func (s *byteSet) addHigh()        { s[2], s[3] = ^uint64(0), ^uint64(0) }
-func (s *byteSet) hasNoHigh() bool { return s[2] == 0 && s[3] == 0 }
 func (s *byteSet) union(t *byteSet) bool {
 	changed := false
 	for i := range s {
