@@ -388,9 +388,9 @@ type byteSet [5]uint64
 
 const eof = 256
 
-func (s *byteSet) add(c int)       { s[c>>6] |= 1 << (c & 63) }
-func (s *byteSet) has(c int) bool  { return s[c>>6]&(1<<(c&63)) != 0 }
-func (s *byteSet) addHigh()        { s[2], s[3] = ^uint64(0), ^uint64(0) }
+func (s *byteSet) add(c int)      { s[c>>6] |= 1 << (c & 63) }
+func (s *byteSet) has(c int) bool { return s[c>>6]&(1<<(c&63)) != 0 }
+func (s *byteSet) addHigh()       { s[2], s[3] = ^uint64(0), ^uint64(0) }
 func (s *byteSet) union(t *byteSet) bool {
 	changed := false
 	for i := range s {
