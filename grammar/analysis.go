@@ -104,13 +104,8 @@ func (g *Graph) evalNode(nd *Node) (nullable bool, shortest, depth int) {
 // canonical is a structural key for an expression below a node, used to
 // spot duplicate alternatives.
 func canonical(n *Node) string {
-	switch n.Kind {
-	case KindRef:
-		return n.Name
-	case KindLit:
-		return QuoteLit(n.Name)
-	case KindRegex:
-		return QuoteRegex(n.Name)
+	if n.Kind.Symbolic() {
+		return n.Label()
 	}
 	parts := make([]string, len(n.Children))
 	for i, c := range n.Children {

@@ -79,10 +79,7 @@ func (p *detParser) parse(n *Node) (*Tree, detOutcome) {
 		if out != detOK {
 			return nil, out
 		}
-		t := p.a.node()
-		t.Node, t.Children = n, p.a.children(1)
-		t.Children[0] = c
-		return t, detOK
+		return p.a.wrap(n, c), detOK
 
 	case KindAlt:
 		k := p.ll.table[n.ID][p.look()]
@@ -96,10 +93,7 @@ func (p *detParser) parse(n *Node) (*Tree, detOutcome) {
 		if out != detOK {
 			return nil, out
 		}
-		t := p.a.node()
-		t.Node, t.Children = n, p.a.children(1)
-		t.Children[0] = c
-		return t, detOK
+		return p.a.wrap(n, c), detOK
 
 	case KindCat:
 		t := p.a.node()

@@ -513,48 +513,60 @@ type extractor struct {
 	tooDeep bool
 }
 
-// enter reports whether a derivation of n over in[i:j] may be built: not if
-// one is already being built further up, which would make the tree
-// infinite. Spans nest, so the derivations over the same span form the
-// top of the stack and only they need to be checked.
+// enter starts building a derivation of n over in[i:j]. It refuses one
+// that is already being built further up, which would make the tree
+// infinite (spans nest, so the derivations over the same span form the
+// top of the stack and only they need checking), and one nested more than
+// MaxDepth rule expansions deep, which sets tooDeep.
 func (x *extractor) enter(n *Node, i, j int32) bool {
 	for k := len(x.stack) - 1; k >= 0 && x.stack[k].from == i && x.stack[k].to == j; k-- {
 		if x.stack[k].node == int32(n.ID) {
 			return false
 		}
 	}
+	if n.Kind == KindRef {
+		if x.depth >= MaxDepth {
+			x.tooDeep = true
+			return false
+		}
+		x.depth++
+	}
 	x.stack = append(x.stack, span{int32(n.ID), i, j})
 	return true
 }
 
-func (x *extractor) leave() { x.stack = x.stack[:len(x.stack)-1] }
+// leave ends what enter started.
+func (x *extractor) leave(n *Node) {
+	if n.Kind == KindRef {
+		x.depth--
+	}
+	x.stack = x.stack[:len(x.stack)-1]
+}
+
+// leaf returns the tree of terminal n over in[i:j].
+func (x *extractor) leaf(n *Node, i, j int32) *Tree {
+	t := x.a.node()
+	t.Node = n
+	if n.Kind == KindLit {
+		t.Value = n.Name
+	} else {
+		t.Value = x.e.s[i:j]
+	}
+	return t
+}
 
 // build yields every tree of node n deriving in[i:j] until yield returns
 // false; it returns false if enumeration was stopped. A derivation that
 // would contain itself over the same span is cut, so trees are finite.
 func (x *extractor) build(n *Node, i, j int32, yield func(*Tree) bool) bool {
 	e := x.e
-	switch n.Kind {
-	case KindLit:
-		t := x.a.node()
-		t.Node, t.Value = n, n.Name
-		return yield(t)
-	case KindRegex:
-		t := x.a.node()
-		t.Node, t.Value = n, e.s[i:j]
-		return yield(t)
-	}
-	if n.Kind == KindRef {
-		if x.depth++; x.depth > MaxDepth {
-			x.tooDeep = true
-			return false
-		}
-		defer func() { x.depth-- }()
+	if n.Kind == KindLit || n.Kind == KindRegex {
+		return yield(x.leaf(n, i, j))
 	}
 	if !x.enter(n, i, j) {
-		return true
+		return !x.tooDeep
 	}
-	defer x.leave()
+	defer x.leave(n)
 	id := int32(n.ID)
 
 	switch n.Kind {
@@ -564,10 +576,7 @@ func (x *extractor) build(n *Node, i, j int32, yield func(*Tree) bool) bool {
 				continue
 			}
 			ok := x.build(c, i, j, func(ct *Tree) bool {
-				t := x.a.node()
-				t.Node, t.Children = n, x.a.children(1)
-				t.Children[0] = ct
-				return yield(t)
+				return yield(x.a.wrap(n, ct))
 			})
 			if !ok {
 				return false
@@ -652,27 +661,13 @@ func (x *extractor) build(n *Node, i, j int32, yield func(*Tree) bool) bool {
 // then tries the next choice, and returns nil if there is none.
 func (x *extractor) first(n *Node, i, j int32) *Tree {
 	e := x.e
-	switch n.Kind {
-	case KindLit:
-		t := x.a.node()
-		t.Node, t.Value = n, n.Name
-		return t
-	case KindRegex:
-		t := x.a.node()
-		t.Node, t.Value = n, e.s[i:j]
-		return t
-	}
-	if n.Kind == KindRef {
-		if x.depth++; x.depth > MaxDepth {
-			x.tooDeep = true
-			return nil
-		}
-		defer func() { x.depth-- }()
+	if n.Kind == KindLit || n.Kind == KindRegex {
+		return x.leaf(n, i, j)
 	}
 	if !x.enter(n, i, j) {
 		return nil
 	}
-	defer x.leave()
+	defer x.leave(n)
 	id := int32(n.ID)
 
 	switch n.Kind {
@@ -682,10 +677,7 @@ func (x *extractor) first(n *Node, i, j int32) *Tree {
 				continue
 			}
 			if ct := x.first(c, i, j); ct != nil {
-				t := x.a.node()
-				t.Node, t.Children = n, x.a.children(1)
-				t.Children[0] = ct
-				return t
+				return x.a.wrap(n, ct)
 			}
 			if x.tooDeep {
 				return nil

@@ -142,6 +142,14 @@ func (a *arena) node() *Tree {
 	return &a.nodes[len(a.nodes)-1]
 }
 
+// wrap returns a tree node for n with the single child c (a Ref or an Alt).
+func (a *arena) wrap(n *Node, c *Tree) *Tree {
+	t := a.node()
+	t.Node, t.Children = n, a.children(1)
+	t.Children[0] = c
+	return t
+}
+
 func (a *arena) children(n int) []*Tree {
 	if n == 0 {
 		return nil
