@@ -31,14 +31,16 @@ func newGrammarCmd() *cobra.Command {
 }
 
 func newGrammarCheckCmd() *cobra.Command {
-	return &cobra.Command{
+	var conflicts bool
+	cmd := &cobra.Command{
 		Use:   "check GRAMMAR",
 		Short: "Report a grammar's errors and warnings, and a table of its size",
 		Long: `check parses and builds a grammar. It prints every error with file:line:col
 (and exits 1), the warnings (duplicate alternatives, left recursion), and a
 table: rules, graph nodes by kind, nullable and left-recursive rules, the
 decisions one byte of lookahead cannot make (inputs that meet them are
-parsed by the general parser), and the number of k-paths for k = 1..3.`,
+parsed by the general parser; --conflicts lists them), and the number of
+k-paths for k = 1..3.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g, err := datasets.LoadGrammar(args[0])
@@ -65,9 +67,19 @@ parsed by the general parser), and the number of k-paths for k = 1..3.`,
 				rows = append(rows, []string{fmt.Sprintf("%d-paths", k+1), c.String()})
 			}
 			fmt.Fprintf(out, "%s: ok\n", args[0])
-			return renderTable(out, []string{"property", "value"}, rows)
+			if err := renderTable(out, []string{"property", "value"}, rows); err != nil {
+				return err
+			}
+			if conflicts {
+				for _, c := range g.Conflicts() {
+					fmt.Fprintln(out, "conflict:", c)
+				}
+			}
+			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&conflicts, "conflicts", false, "list the decisions one byte of lookahead cannot make")
+	return cmd
 }
 
 func listOrNone(s []string) string {

@@ -61,6 +61,7 @@ func TestCommands(t *testing.T) {
 	}{
 		{"stats table", "", []string{"grammar", "stats", "json", "--max-k", "5"}, 0, []string{"json: 112 nodes, 80 symbols", "│ 5 │ 377"}, nil},
 		{"check", "", []string{"grammar", "check", "expr"}, 0, []string{"expr: ok", "left-recursive rules", "AddExpr, MultExpr", "3-paths", "523"}, nil},
+		{"check conflicts", "", []string{"grammar", "check", "expr", "--conflicts"}, 0, []string{"conflict: expr.grammar:4:12: alternatives of AddExpr overlap in their first byte"}, nil},
 		{"check errors", "", []string{"grammar", "check", badGrammar}, 1, nil, []string{"bad.grammar:1:10: undefined symbol T"}},
 		{"subjects", "", []string{"subjects"}, 0, []string{"json", "url", "RFC 3986"}, nil},
 		{"parse text", "", []string{"parse", "json", good}, 0, []string{"Value_", "Array_"}, nil},
