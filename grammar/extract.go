@@ -1,0 +1,296 @@
+package grammar
+
+// extractor reads derivation trees off a finished chart.
+type extractor struct {
+	e       *earley
+	a       *arena
+	stack   []span // derivations being built, outermost first
+	depth   int
+	tooDeep bool
+}
+
+// enter starts building a derivation of n over in[i:j]. It refuses one
+// that is already being built further up, which would make the tree
+// infinite (spans nest, so the derivations over the same span form the
+// top of the stack and only they need checking), and one nested more than
+// MaxDepth rule expansions deep, which sets tooDeep.
+func (x *extractor) enter(n *Node, i, j int32) bool {
+	for k := len(x.stack) - 1; k >= 0 && x.stack[k].from == i && x.stack[k].to == j; k-- {
+		if x.stack[k].node == int32(n.ID) {
+			return false
+		}
+	}
+	if n.Kind == KindRef {
+		if x.depth >= MaxDepth {
+			x.tooDeep = true
+			return false
+		}
+		x.depth++
+	}
+	x.stack = append(x.stack, span{int32(n.ID), i, j})
+	return true
+}
+
+// leave ends what enter started.
+func (x *extractor) leave(n *Node) {
+	if n.Kind == KindRef {
+		x.depth--
+	}
+	x.stack = x.stack[:len(x.stack)-1]
+}
+
+// leaf returns the tree of terminal n over in[i:j].
+func (x *extractor) leaf(n *Node, i, j int32) *Tree {
+	t := x.a.node()
+	t.Node = n
+	if n.Kind == KindLit {
+		t.Value = n.Name
+	} else {
+		t.Value = x.e.s[i:j]
+	}
+	return t
+}
+
+// build yields every tree of node n deriving in[i:j] until yield returns
+// false; it returns false if enumeration was stopped. A derivation that
+// would contain itself over the same span is cut, so trees are finite.
+func (x *extractor) build(n *Node, i, j int32, yield func(*Tree) bool) bool {
+	e := x.e
+	if n.Kind == KindLit || n.Kind == KindRegex {
+		return yield(x.leaf(n, i, j))
+	}
+	if !x.enter(n, i, j) {
+		return !x.tooDeep
+	}
+	defer x.leave(n)
+	id := int32(n.ID)
+
+	switch n.Kind {
+	case KindRef, KindAlt:
+		for _, c := range n.Children {
+			if !e.hasDone(int32(c.ID), i, j) {
+				continue
+			}
+			ok := x.build(c, i, j, func(ct *Tree) bool {
+				return yield(x.a.wrap(n, ct))
+			})
+			if !ok {
+				return false
+			}
+		}
+		return true
+
+	case KindCat:
+		kids := n.Children
+		buf := make([]*Tree, len(kids))
+		var seq func(k int, end int32) bool
+		seq = func(k int, end int32) bool {
+			if k == 0 {
+				if end != i {
+					return true
+				}
+				t := x.a.node()
+				t.Node, t.Children = n, x.a.children(len(buf))
+				copy(t.Children, buf)
+				return yield(t)
+			}
+			c := kids[k-1]
+			return e.origins(end, int32(c.ID), func(p int32) bool {
+				if p < i || !e.hasItem(p, item{id, int32(k - 1), i}) {
+					return true
+				}
+				return x.build(c, p, end, func(ct *Tree) bool {
+					buf[k-1] = ct
+					return seq(k-1, p)
+				})
+			})
+		}
+		return seq(len(kids), j)
+
+	case KindQuant:
+		c := n.Children[0]
+		cid := int32(c.ID)
+		qcap := quantCap(n)
+		var rev []*Tree // children, last first
+		var rep func(d, end int32) bool
+		rep = func(d, end int32) bool {
+			if d == 0 && end == i {
+				t := x.a.node()
+				t.Node, t.Children = n, x.a.children(len(rev))
+				for k, ct := range rev {
+					t.Children[len(rev)-1-k] = ct
+				}
+				return yield(t)
+			}
+			for _, dp := range quantPreds(n, d, qcap) {
+				ok := e.origins(end, cid, func(p int32) bool {
+					if p < i || p == end && int(dp) >= n.Min || !e.hasItem(p, item{id, dp, i}) {
+						return true
+					}
+					return x.build(c, p, end, func(ct *Tree) bool {
+						rev = append(rev, ct)
+						r := rep(dp, p)
+						rev = rev[:len(rev)-1]
+						return r
+					})
+				})
+				if !ok {
+					return false
+				}
+			}
+			return true
+		}
+		for d := int32(n.Min); d <= qcap; d++ {
+			if e.hasItem(j, item{id, d, i}) && !rep(d, j) {
+				return false
+			}
+		}
+		return true
+	}
+	return true
+}
+
+// first builds one tree of node n deriving in[i:j] directly, without the
+// enumerator's continuations: in a finished chart every split that the
+// items allow can be completed, so the first one found is taken. Only
+// cutting a cyclic derivation can leave a choice without a tree; first
+// then tries the next choice, and returns nil if there is none.
+func (x *extractor) first(n *Node, i, j int32) *Tree {
+	e := x.e
+	if n.Kind == KindLit || n.Kind == KindRegex {
+		return x.leaf(n, i, j)
+	}
+	if !x.enter(n, i, j) {
+		return nil
+	}
+	defer x.leave(n)
+	id := int32(n.ID)
+
+	switch n.Kind {
+	case KindRef, KindAlt:
+		for _, c := range n.Children {
+			if !e.hasDone(int32(c.ID), i, j) {
+				continue
+			}
+			if ct := x.first(c, i, j); ct != nil {
+				return x.a.wrap(n, ct)
+			}
+			if x.tooDeep {
+				return nil
+			}
+		}
+		return nil
+
+	case KindCat:
+		kids := x.a.children(len(n.Children))
+		end := j
+		for k := len(n.Children); k > 0; k-- {
+			c := n.Children[k-1]
+			var ct *Tree
+			var from int32
+			e.origins(end, int32(c.ID), func(p int32) bool {
+				if p < i || !e.hasItem(p, item{id, int32(k - 1), i}) {
+					return true
+				}
+				ct, from = x.first(c, p, end), p
+				return ct == nil && !x.tooDeep
+			})
+			if ct == nil {
+				return nil
+			}
+			kids[k-1], end = ct, from
+		}
+		t := x.a.node()
+		t.Node, t.Children = n, kids
+		return t
+
+	case KindQuant:
+		c := n.Children[0]
+		cid := int32(c.ID)
+		qcap := quantCap(n)
+		for d := int32(n.Min); d <= qcap; d++ {
+			if !e.hasItem(j, item{id, d, i}) {
+				continue
+			}
+			var rev []*Tree
+			end, dot, ok := j, d, true
+			for ok && !(dot == 0 && end == i) {
+				ok = false
+				for _, dp := range quantPreds(n, dot, qcap) {
+					e.origins(end, cid, func(p int32) bool {
+						if p < i || p == end && int(dp) >= n.Min || !e.hasItem(p, item{id, dp, i}) {
+							return true
+						}
+						if ct := x.first(c, p, end); ct != nil {
+							rev = append(rev, ct)
+							end, dot, ok = p, dp, true
+							return false
+						}
+						return !x.tooDeep
+					})
+					if ok || x.tooDeep {
+						break
+					}
+				}
+			}
+			if !ok {
+				continue
+			}
+			t := x.a.node()
+			t.Node, t.Children = n, x.a.children(len(rev))
+			for k, ct := range rev {
+				t.Children[len(rev)-1-k] = ct
+			}
+			return t
+		}
+		return nil
+	}
+	return nil
+}
+
+// quantPreds returns the dots a Quant item can have had before its last
+// child: one less, and for an unbounded Quant at its cap also the cap.
+func quantPreds(n *Node, d, qcap int32) []int32 {
+	var preds []int32
+	if d > 0 {
+		preds = append(preds, d-1)
+	}
+	if n.Max == Unbounded && d == qcap {
+		preds = append(preds, d)
+	}
+	return preds
+}
+
+// parseGeneral parses with the Earley parser and returns up to limit trees.
+func (g *Graph) parseGeneral(in []byte, limit int) ([]*Tree, error) {
+	e := newEarley(g, in)
+	defer e.release()
+	if !e.run() {
+		return nil, e.failure()
+	}
+	x := &extractor{e: e, a: newArena(len(in))}
+	if limit == 1 {
+		if t := x.first(g.Root, 0, int32(len(in))); t != nil {
+			return []*Tree{t}, nil
+		}
+		if x.tooDeep {
+			return nil, errTooDeep
+		}
+		// Only cycles stood in the way: the enumerator backtracks further.
+		x = &extractor{e: e, a: x.a}
+	}
+	var trees []*Tree
+	x.build(g.Root, 0, int32(len(in)), func(t *Tree) bool {
+		trees = append(trees, t)
+		return len(trees) < limit
+	})
+	if x.tooDeep {
+		return nil, errTooDeep
+	}
+	if len(trees) == 0 {
+		// The chart holds only cyclic derivations of the input, which
+		// cannot happen for a productive grammar; say so rather than panic.
+		return nil, newParseError(in, len(in), []string{"a finite derivation"})
+	}
+	return trees, nil
+}
