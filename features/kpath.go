@@ -2,8 +2,7 @@ package features
 
 import (
 	"math/big"
-	"sort"
-	"strconv"
+		"strconv"
 	"strings"
 
 	"github.com/arbor-fuzz/arbor/grammar"
@@ -97,43 +96,5 @@ func Of(t *grammar.Tree, k int) []Path {
 	if k < 1 || t == nil {
 		return nil
 	}
-	seen := map[string]Path{}
-	var stack []int
-	var walk func(*grammar.Tree)
-	walk = func(n *grammar.Tree) {
-		if n == nil {
-			return
-		}
-		sym := n.Node.Kind.Symbolic()
-		if sym {
-			stack = append(stack, n.Node.ID)
-			if len(stack) >= k {
-				p := Path(stack[len(stack)-k:])
-				if key := p.Key(); seen[key] == nil {
-					seen[key] = append(Path(nil), p...)
-				}
-			}
-		}
-		for _, c := range n.Children {
-			walk(c)
-		}
-		if sym {
-			stack = stack[:len(stack)-1]
-		}
-	}
-	walk(t)
-	out := make([]Path, 0, len(seen))
-	for _, p := range seen {
-		out = append(out, p)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		for x := range a {
-			if a[x] != b[x] {
-				return a[x] < b[x]
-			}
-		}
-		return false
-	})
-	return out
+	return Extract(t, k)[k-1]
 }

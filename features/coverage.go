@@ -1,0 +1,95 @@
+package features
+
+import (
+	"math/big"
+
+	"github.com/arbor-fuzz/arbor/grammar"
+)
+
+// Coverage accumulates the k-paths (k = 1..MaxK) covered by a set of
+// inputs: pathcov_k of the set is |∪ paths_k(t)| / |paths_k(G)|.
+type Coverage struct {
+	g       *grammar.Graph
+	maxK    int
+	covered []map[string]Path // per k
+	totals  []*big.Int
+	inputs  int
+}
+
+// NewCoverage returns an empty coverage of g's k-paths for k = 1..maxK.
+func NewCoverage(g *grammar.Graph, maxK int) *Coverage {
+	c := &Coverage{g: g, maxK: maxK, covered: make([]map[string]Path, maxK), totals: CountUpTo(g, maxK)}
+	for k := range c.covered {
+		c.covered[k] = map[string]Path{}
+	}
+	return c
+}
+
+// Add adds the k-paths of one input's tree.
+func (c *Coverage) Add(t *grammar.Tree) {
+	c.inputs++
+	var key []byte
+	walkPaths(t, c.maxK, func(stack []int) {
+		for k := 1; k <= c.maxK && k <= len(stack); k++ {
+			p := Path(stack[len(stack)-k:])
+			key = p.appendKey(key[:0])
+			if _, ok := c.covered[k-1][string(key)]; !ok {
+				c.covered[k-1][string(key)] = append(Path(nil), p...)
+			}
+		}
+	})
+}
+
+// Inputs is the number of trees added.
+func (c *Coverage) Inputs() int { return c.inputs }
+
+// Covered is the number of distinct k-paths covered.
+func (c *Coverage) Covered(k int) int { return len(c.covered[k-1]) }
+
+// Total is |paths_k(G)|.
+func (c *Coverage) Total(k int) *big.Int { return c.totals[k-1] }
+
+// Fraction is the k-path coverage of the set, in [0, 1].
+func (c *Coverage) Fraction(k int) float64 {
+	total := c.totals[k-1]
+	if total.Sign() == 0 {
+		return 1
+	}
+	f, _ := new(big.Rat).SetFrac(big.NewInt(int64(c.Covered(k))), total).Float64()
+	return f
+}
+
+// Has reports whether k-path p is covered.
+func (c *Coverage) Has(p Path) bool {
+	if len(p) < 1 || len(p) > c.maxK {
+		return false
+	}
+	_, ok := c.covered[len(p)-1][string(p.appendKey(nil))]
+	return ok
+}
+
+// CoveredPaths returns the covered k-paths, sorted.
+func (c *Coverage) CoveredPaths(k int) []Path {
+	out := make([]Path, 0, len(c.covered[k-1]))
+	for _, p := range c.covered[k-1] {
+		out = append(out, p)
+	}
+	sortPaths(out)
+	return out
+}
+
+// Missing lists the k-paths of the grammar that no input covers, sorted.
+// It enumerates paths_k(G) and fails with ErrTooMany where that is too large.
+func (c *Coverage) Missing(k int) ([]Path, error) {
+	all, err := All(c.g, k)
+	if err != nil {
+		return nil, err
+	}
+	var out []Path
+	for _, p := range all {
+		if !c.Has(p) {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
