@@ -1,7 +1,20 @@
-// Package synth holds arbor's input generators (DESIGN.md §5, §7, §8):
-// random, shortest, k-path covering, forestation, constraint-targeted and
-// the bandit guide, all making their decisions through one Chooser.
+// Package synth holds arbor's input generators (DESIGN.md §5). Every
+// decision a generator makes, down to the characters of a regex draw, goes
+// through one Chooser, so any generated input can be replayed from its
+// recorded choice sequence.
 //
-// The package is laid out now so that the pipeline's folders exist from the
-// start; the generators are the subject of their own issues.
+//	gen := synth.NewGenerator(g, synth.NewRandom(seed), synth.RandomPolicy)
+//	t := gen.Generate()                     // depth-bounded random tree
+//
+//	rec := &synth.Recorder{C: synth.NewRandom(seed)}
+//	t = synth.NewGenerator(g, rec, synth.RandomPolicy).Generate()
+//	again := synth.NewGenerator(g, &synth.Replay{Choices: rec.Choices}, synth.RandomPolicy).Generate()
+//	// again.String() == t.String()
+//
+// Generators: random (depth-bounded, DefaultMaxDepth 30 rule expansions,
+// unbounded repetitions up to DefaultMaxRepeat 5), shortest (fewest
+// expansions), k-path covering (Cover, with shortest or random close-off
+// and, through WithAbsence, absence of optional parts as a target) and
+// forestation (Forest). The constraint-targeted generator and the bandit
+// guide are later stages.
 package synth

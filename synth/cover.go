@@ -1,0 +1,261 @@
+package synth
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/arbor-fuzz/arbor/features"
+	"github.com/arbor-fuzz/arbor/grammar"
+)
+
+// Input is a generated input with the decisions that produced it: a
+// Replay of Choices through a Generator of the same graph yields the same
+// tree.
+type Input struct {
+	Tree    *grammar.Tree
+	Text    string
+	Choices []int
+}
+
+// Directed builds a tree that contains the k-path target (ids of the
+// generator's graph), closing off everything else with the generator's
+// policy. It follows the route to each path element in the order a plain
+// expansion visits nodes and records every decision, so the result
+// replays. From the root to the first element it takes, at every step, a
+// child at the shortest graph distance from it; from one element to the
+// next, the only route through synthetic nodes.
+func (x *Generator) Directed(target features.Path) (*grammar.Tree, error) {
+	g := x.G
+	nodes := make([]*grammar.Node, len(target))
+	for i, id := range target {
+		if nodes[i] = g.Node(id); nodes[i] == nil || !nodes[i].Kind.Symbolic() {
+			return nil, fmt.Errorf("node %d of the path is not a symbol of the grammar", id)
+		}
+		if i > 0 && (nodes[i-1].Kind != grammar.KindRef || !inBody(nodes[i-1].Children[0], nodes[i])) {
+			return nil, fmt.Errorf("%s is not a k-path of the grammar", target.Format(g))
+		}
+	}
+	if !g.Reachable(g.Root, nodes[0]) {
+		return nil, fmt.Errorf("%s is unreachable from the root", nodes[0])
+	}
+	d := &directed{x: x, path: nodes}
+	return d.toFirst(g.Root, 0), nil
+}
+
+// inBody reports whether symbolic node n lies in the right-hand side rooted at body.
+func inBody(body, n *grammar.Node) bool {
+	for ; n != nil; n = n.Parent {
+		if n == body {
+			return true
+		}
+	}
+	return false
+}
+
+type directed struct {
+	x    *Generator
+	path []*grammar.Node
+}
+
+// toFirst expands n so that it reaches the path's first element.
+func (d *directed) toFirst(n *grammar.Node, depth int) *grammar.Tree {
+	x, g, target := d.x, d.x.G, d.path[0]
+	if n == target {
+		return d.along(n, depth, 1)
+	}
+	closer := func(c *grammar.Node) int {
+		if dist := g.Distance(c, target); dist >= 0 {
+			return dist
+		}
+		return 1 << 30
+	}
+	t := x.a.node()
+	t.Node = n
+	switch n.Kind {
+	case grammar.KindRef:
+		t.Children = x.a.children(1)
+		t.Children[0] = d.toFirst(n.Children[0], depth+1)
+	case grammar.KindAlt:
+		best := 0
+		for i, c := range n.Children {
+			if closer(c) < closer(n.Children[best]) {
+				best = i
+			}
+		}
+		x.force(Point{Node: n, Kind: Alternative, Depth: depth}, best)
+		t.Children = x.a.children(1)
+		t.Children[0] = d.toFirst(n.Children[best], depth)
+	case grammar.KindCat:
+		best := 0
+		for i, c := range n.Children {
+			if closer(c) < closer(n.Children[best]) {
+				best = i
+			}
+		}
+		t.Children = x.a.children(len(n.Children))
+		for i, c := range n.Children {
+			if i == best {
+				t.Children[i] = d.toFirst(c, depth)
+			} else {
+				t.Children[i] = x.Expand(c, depth)
+			}
+		}
+	case grammar.KindQuant:
+		count := x.force(Point{Node: n, Kind: Repetition, Depth: depth}, max(n.Min, 1))
+		t.Children = x.a.children(count)
+		t.Children[0] = d.toFirst(n.Children[0], depth)
+		for i := 1; i < count; i++ {
+			t.Children[i] = x.Expand(n.Children[0], depth)
+		}
+	default:
+		// A terminal that is not the target cannot lead to it; the
+		// distances never choose one.
+		return x.Expand(n, depth)
+	}
+	return t
+}
+
+// along expands path element i-1 (node n, reached) so that it contains
+// elements i.. of the path.
+func (d *directed) along(n *grammar.Node, depth, i int) *grammar.Tree {
+	x := d.x
+	if i == len(d.path) {
+		return x.Expand(n, depth)
+	}
+	// n is a Ref: descend into its right-hand side along the unique route
+	// to the next element.
+	next := d.path[i]
+	route := map[*grammar.Node]bool{}
+	for m := next; m != nil; m = m.Parent {
+		route[m] = true
+	}
+	t := x.a.node()
+	t.Node = n
+	t.Children = x.a.children(1)
+	t.Children[0] = d.inside(n.Children[0], depth+1, i, route)
+	return t
+}
+
+// inside expands a synthetic node on the route to path element i.
+func (d *directed) inside(n *grammar.Node, depth, i int, route map[*grammar.Node]bool) *grammar.Tree {
+	x := d.x
+	if n == d.path[i] {
+		return d.along(n, depth, i+1)
+	}
+	t := x.a.node()
+	t.Node = n
+	switch n.Kind {
+	case grammar.KindAlt:
+		k := 0
+		for j, c := range n.Children {
+			if route[c] {
+				k = j
+			}
+		}
+		x.force(Point{Node: n, Kind: Alternative, Depth: depth}, k)
+		t.Children = x.a.children(1)
+		t.Children[0] = d.inside(n.Children[k], depth, i, route)
+	case grammar.KindCat:
+		t.Children = x.a.children(len(n.Children))
+		for j, c := range n.Children {
+			if route[c] {
+				t.Children[j] = d.inside(c, depth, i, route)
+			} else {
+				t.Children[j] = x.Expand(c, depth)
+			}
+		}
+	case grammar.KindQuant:
+		count := x.force(Point{Node: n, Kind: Repetition, Depth: depth}, max(n.Min, 1))
+		t.Children = x.a.children(count)
+		t.Children[0] = d.inside(n.Children[0], depth, i, route)
+		for j := 1; j < count; j++ {
+			t.Children[j] = x.Expand(n.Children[0], depth)
+		}
+	default:
+		return x.Expand(n, depth)
+	}
+	return t
+}
+
+// CoverOptions configure k-path covering and forestation.
+type CoverOptions struct {
+	K         int
+	Seed      uint64
+	CloseOff  Policy // how the parts off the targeted path are filled
+	MaxDepth  int    // for RandomPolicy close-off; 0 means DefaultMaxDepth
+	MaxRepeat int    // 0 means DefaultMaxRepeat
+}
+
+// CoverResult is a k-path covering set.
+type CoverResult struct {
+	Inputs   []Input
+	Graph    *grammar.Graph // the graph the trees belong to
+	Targets  int            // |paths_k(G)|
+	Elapsed  time.Duration
+	Coverage float64 // k-path coverage of the set, by features.Coverage
+}
+
+// Cover generates a k-path covering set (DESIGN.md §5, after Tribble): the
+// agenda holds every k-path in seeded random order; for each one not yet
+// covered, a tree is grown to contain it and closed off, and every k-path
+// of the finished tree leaves the agenda.
+func Cover(ctx context.Context, g *grammar.Graph, opts CoverOptions) (*CoverResult, error) {
+	start := time.Now()
+	agenda, err := features.All(g, opts.K)
+	if err != nil {
+		return nil, err
+	}
+	r := rand.New(rand.NewPCG(opts.Seed, 1))
+	r.Shuffle(len(agenda), func(i, j int) { agenda[i], agenda[j] = agenda[j], agenda[i] })
+	cov := features.NewCoverage(g, opts.K)
+	res := &CoverResult{Graph: g, Targets: len(agenda)}
+	rec := &Recorder{C: NewRandom(opts.Seed)}
+	x := &Generator{G: g, Chooser: rec, Policy: opts.CloseOff, MaxDepth: opts.MaxDepth, MaxRepeat: opts.MaxRepeat}
+	for _, p := range agenda {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if cov.Has(p) {
+			continue
+		}
+		rec.Choices = nil
+		t, err := x.Directed(p)
+		if err != nil {
+			return nil, err
+		}
+		cov.Add(t)
+		res.Inputs = append(res.Inputs, Input{Tree: t, Text: t.String(), Choices: rec.Choices})
+	}
+	res.Coverage = cov.Fraction(opts.K)
+	res.Elapsed = time.Since(start)
+	return res, nil
+}
+
+// Forest generates n inputs for correlation studies: each is grown towards
+// one k-path drawn uniformly from paths_k(G) and closed off with the
+// generator's policy. The prefixes of the sequence span the range of
+// k-path coverage, from one input's worth to nearly full.
+func Forest(ctx context.Context, g *grammar.Graph, n int, opts CoverOptions) ([]Input, error) {
+	all, err := features.All(g, opts.K)
+	if err != nil {
+		return nil, err
+	}
+	r := rand.New(rand.NewPCG(opts.Seed, 2))
+	rec := &Recorder{C: NewRandom(opts.Seed)}
+	x := &Generator{G: g, Chooser: rec, Policy: opts.CloseOff, MaxDepth: opts.MaxDepth, MaxRepeat: opts.MaxRepeat}
+	out := make([]Input, 0, n)
+	for i := 0; i < n; i++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		rec.Choices = nil
+		t, err := x.Directed(all[r.IntN(len(all))])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Input{Tree: t, Text: t.String(), Choices: rec.Choices})
+	}
+	return out, nil
+}

@@ -1,0 +1,184 @@
+package synth
+
+import "github.com/arbor-fuzz/arbor/grammar"
+
+// Defaults of the random generator (DESIGN.md §5).
+const (
+	DefaultMaxDepth  = 30 // rule expansions, as in Grammarinator
+	DefaultMaxRepeat = 5  // repetitions of an unbounded quantifier
+)
+
+// Policy is how an expander fills a node without a target.
+type Policy uint8
+
+const (
+	// RandomPolicy chooses among the alternatives whose minimum depth fits
+	// in the depth bound, and repetition counts up to the bound.
+	RandomPolicy Policy = iota
+	// ShortestPolicy chooses among the alternatives with the fewest
+	// expansions, and the minimum repetition count.
+	ShortestPolicy
+)
+
+// Generator expands grammar nodes into derivation trees, making every
+// decision through its Chooser. A Generator is not safe for concurrent
+// use; it reuses its buffers from one tree to the next.
+type Generator struct {
+	G         *grammar.Graph
+	Chooser   Chooser
+	Policy    Policy
+	MaxDepth  int // 0 means DefaultMaxDepth
+	MaxRepeat int // 0 means DefaultMaxRepeat
+
+	opts    []int
+	regexes map[int]*regexGen
+	a       arena
+}
+
+// NewGenerator returns a generator of g that decides with c.
+func NewGenerator(g *grammar.Graph, c Chooser, p Policy) *Generator {
+	return &Generator{G: g, Chooser: c, Policy: p}
+}
+
+// Generate expands the grammar's root.
+func (x *Generator) Generate() *grammar.Tree { return x.Expand(x.G.Root, 0) }
+
+// Expand expands node n at the given depth (rule expansions above it).
+func (x *Generator) Expand(n *grammar.Node, depth int) *grammar.Tree {
+	t := x.a.node()
+	t.Node = n
+	switch n.Kind {
+	case grammar.KindLit:
+		t.Value = n.Name
+	case grammar.KindRegex:
+		t.Value = x.regex(n, depth)
+	case grammar.KindRef:
+		t.Children = x.a.children(1)
+		t.Children[0] = x.Expand(n.Children[0], depth+1)
+	case grammar.KindAlt:
+		i := x.choose(Point{Node: n, Kind: Alternative, Depth: depth, Options: x.altOptions(n, depth)})
+		t.Children = x.a.children(1)
+		t.Children[0] = x.Expand(n.Children[i], depth)
+	case grammar.KindCat:
+		t.Children = x.a.children(len(n.Children))
+		for i, c := range n.Children {
+			t.Children[i] = x.Expand(c, depth)
+		}
+	case grammar.KindQuant:
+		count := x.repetitions(n, depth)
+		t.Children = x.a.children(count)
+		for i := range t.Children {
+			t.Children[i] = x.Expand(n.Children[0], depth)
+		}
+	}
+	return t
+}
+
+func (x *Generator) choose(p Point) int { return x.Chooser.Choose(p) }
+
+// force records a decision made to reach a target, for replay.
+func (x *Generator) force(p Point, v int) int {
+	if f, ok := x.Chooser.(forcer); ok {
+		f.Forced(p, v)
+	}
+	return v
+}
+
+func (x *Generator) maxDepth() int {
+	if x.MaxDepth > 0 {
+		return x.MaxDepth
+	}
+	return DefaultMaxDepth
+}
+
+func (x *Generator) maxRepeat() int {
+	if x.MaxRepeat > 0 {
+		return x.MaxRepeat
+	}
+	return DefaultMaxRepeat
+}
+
+// altOptions lists the children an Alt may take: under RandomPolicy those
+// that fit in the depth bound (or, if none does, the shallowest); under
+// ShortestPolicy those with the fewest expansions.
+func (x *Generator) altOptions(n *grammar.Node, depth int) []int {
+	x.opts = x.opts[:0]
+	g := x.G
+	if x.Policy == ShortestPolicy {
+		best := -1
+		for i, c := range n.Children {
+			switch s := g.Shortest(c); {
+			case best < 0 || s < best:
+				best = s
+				x.opts = append(x.opts[:0], i)
+			case s == best:
+				x.opts = append(x.opts, i)
+			}
+		}
+		return x.opts
+	}
+	shallowest := -1
+	for i, c := range n.Children {
+		d := g.MinDepth(c)
+		if depth+d <= x.maxDepth() {
+			x.opts = append(x.opts, i)
+		}
+		if shallowest < 0 || d < g.MinDepth(n.Children[shallowest]) {
+			shallowest = i
+		}
+	}
+	if len(x.opts) == 0 {
+		x.opts = append(x.opts, shallowest)
+	}
+	return x.opts
+}
+
+// repetitions decides a Quant's count.
+func (x *Generator) repetitions(n *grammar.Node, depth int) int {
+	lo, hi := n.Min, n.Max
+	if hi == grammar.Unbounded {
+		hi = max(lo, x.maxRepeat())
+	}
+	if x.Policy == ShortestPolicy || depth+x.G.MinDepth(n.Children[0]) > x.maxDepth() {
+		hi = lo
+	}
+	x.opts = x.opts[:0]
+	for c := lo; c <= hi; c++ {
+		x.opts = append(x.opts, c)
+	}
+	return x.choose(Point{Node: n, Kind: Repetition, Depth: depth, Options: x.opts})
+}
+
+// Text returns the input a tree derives.
+func Text(t *grammar.Tree) string { return t.String() }
+
+// arena allocates tree nodes in blocks: generation builds many small trees.
+type arena struct {
+	nodes []grammar.Tree
+	kids  []*grammar.Tree
+}
+
+const arenaBlock = 1024
+
+func (a *arena) node() *grammar.Tree {
+	if len(a.nodes) == cap(a.nodes) {
+		a.nodes = make([]grammar.Tree, 0, arenaBlock)
+	}
+	a.nodes = a.nodes[:len(a.nodes)+1]
+	return &a.nodes[len(a.nodes)-1]
+}
+
+func (a *arena) children(n int) []*grammar.Tree {
+	if n == 0 {
+		return nil
+	}
+	if n > arenaBlock/8 {
+		return make([]*grammar.Tree, n)
+	}
+	if len(a.kids)+n > cap(a.kids) {
+		a.kids = make([]*grammar.Tree, 0, arenaBlock)
+	}
+	s := a.kids[len(a.kids) : len(a.kids)+n : len(a.kids)+n]
+	a.kids = a.kids[:len(a.kids)+n]
+	return s
+}
