@@ -2,7 +2,7 @@ package features
 
 import (
 	"math/big"
-		"strconv"
+	"strconv"
 	"strings"
 
 	"github.com/arbor-fuzz/arbor/grammar"

@@ -11,11 +11,11 @@ import (
 type PointKind uint8
 
 const (
-	Alternative PointKind = iota // which child of an Alt: a child index
-	Repetition                   // how many repetitions of a Quant: a count
-	RegexAlternative             // which branch of a regex alternation: an index
-	RegexRepetition              // how many repetitions inside a regex: a count
-	RegexChar                    // which character of a regex class: a rune
+	Alternative      PointKind = iota // which child of an Alt: a child index
+	Repetition                        // how many repetitions of a Quant: a count
+	RegexAlternative                  // which branch of a regex alternation: an index
+	RegexRepetition                   // how many repetitions inside a regex: a count
+	RegexChar                         // which character of a regex class: a rune
 )
 
 var pointKindNames = [...]string{"alternative", "repetition", "regex-alternative", "regex-repetition", "regex-char"}
@@ -51,7 +51,9 @@ type Chooser interface {
 type Random struct{ R *rand.Rand }
 
 // NewRandom returns a Random chooser seeded with seed.
-func NewRandom(seed uint64) *Random { return &Random{R: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))} }
+func NewRandom(seed uint64) *Random {
+	return &Random{R: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))}
+}
 
 // Choose picks one of p.Options uniformly.
 func (r *Random) Choose(p Point) int {
