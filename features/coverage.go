@@ -25,16 +25,23 @@ func NewCoverage(g *grammar.Graph, maxK int) *Coverage {
 	return c
 }
 
-// Add adds the k-paths of one input's tree.
-func (c *Coverage) Add(t *grammar.Tree) {
+// Add adds the k-paths of one input. An ambiguous input may be given all
+// its trees (as from grammar.Graph.ParseAll): its k-paths are their union.
+func (c *Coverage) Add(trees ...*grammar.Tree) {
 	c.inputs++
 	var key []byte
+	for _, t := range trees {
+		c.add(t, &key)
+	}
+}
+
+func (c *Coverage) add(t *grammar.Tree, key *[]byte) {
 	walkPaths(t, c.maxK, func(stack []int) {
 		for k := 1; k <= c.maxK && k <= len(stack); k++ {
 			p := Path(stack[len(stack)-k:])
-			key = p.appendKey(key[:0])
-			if _, ok := c.covered[k-1][string(key)]; !ok {
-				c.covered[k-1][string(key)] = append(Path(nil), p...)
+			*key = p.appendKey((*key)[:0])
+			if _, ok := c.covered[k-1][string(*key)]; !ok {
+				c.covered[k-1][string(*key)] = append(Path(nil), p...)
 			}
 		}
 	})

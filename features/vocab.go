@@ -45,21 +45,30 @@ func (v *Vocabulary) ID(p Path) (int, bool) {
 	return id, ok
 }
 
-// Add interns the k-paths of t (k = 1..MaxK) and returns t's feature ids,
-// sorted. A Vocabulary is not safe for concurrent use.
-func (v *Vocabulary) Add(t *grammar.Tree) []int { return v.collect(t, true) }
+// Add interns the k-paths (k = 1..MaxK) of one input and returns its
+// feature ids, sorted. An ambiguous input may be given all its trees: its
+// features are their union. A Vocabulary is not safe for concurrent use.
+func (v *Vocabulary) Add(trees ...*grammar.Tree) []int { return v.collect(trees, true) }
 
-// Features returns the ids of t's k-paths that are in the vocabulary,
-// sorted, without adding new ones (as prediction needs).
-func (v *Vocabulary) Features(t *grammar.Tree) []int { return v.collect(t, false) }
+// Features returns the ids of an input's k-paths that are in the
+// vocabulary, sorted, without adding new ones (as prediction needs).
+func (v *Vocabulary) Features(trees ...*grammar.Tree) []int { return v.collect(trees, false) }
 
-func (v *Vocabulary) collect(t *grammar.Tree, add bool) []int {
+func (v *Vocabulary) collect(trees []*grammar.Tree, add bool) []int {
 	v.gen++
 	if v.gen == 0 { // wrapped: clear the stamps
 		clear(v.stamp)
 		v.gen = 1
 	}
 	var out []int
+	for _, t := range trees {
+		out = v.collectTree(t, add, out)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (v *Vocabulary) collectTree(t *grammar.Tree, add bool, out []int) []int {
 	walkPaths(t, v.maxK, func(stack []int) {
 		for k := 1; k <= v.maxK && k <= len(stack); k++ {
 			p := Path(stack[len(stack)-k:])
@@ -80,7 +89,6 @@ func (v *Vocabulary) collect(t *grammar.Tree, add bool) []int {
 			}
 		}
 	})
-	slices.Sort(out)
 	return out
 }
 

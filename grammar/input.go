@@ -14,6 +14,9 @@ const (
 	// have: about 12,000 levels of JSON arrays, more than encoding/json's
 	// 10,000. Parsing recurses over the nesting, so this bounds its stack.
 	MaxDepth = 50000
+	// DefaultTreeLimit is how many trees of an ambiguous input arbor takes
+	// by default when it needs their union (k-path features, coverage).
+	DefaultTreeLimit = 16
 )
 
 var errTooDeep = fmt.Errorf("the input nests rule expansions more than %d deep; arbor does not parse inputs that deep", MaxDepth)

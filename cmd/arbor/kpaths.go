@@ -1,0 +1,259 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/arbor-fuzz/arbor/datasets"
+	"github.com/arbor-fuzz/arbor/features"
+	"github.com/arbor-fuzz/arbor/grammar"
+)
+
+// maxK bounds --k and --max-k for commands that list k-paths of inputs.
+const maxK = 16
+
+func checkK(flag string, k int) error {
+	if k < 1 || k > maxK {
+		return usageError{fmt.Errorf("%s must be between 1 and %d, not %d", flag, maxK, k)}
+	}
+	return nil
+}
+
+type pathJSON struct {
+	IDs     []int  `json:"ids"`
+	Path    string `json:"path"`
+	Pattern string `json:"pattern"`
+}
+
+// treeLimit is how many trees of an ambiguous input a command takes the
+// union of: all of them up to grammar.DefaultTreeLimit, or with --first one.
+func treeLimit(first bool) int {
+	if first {
+		return 1
+	}
+	return grammar.DefaultTreeLimit
+}
+
+func newKPathsCmd(stdin io.Reader) *cobra.Command {
+	var k int
+	var asJSON, first bool
+	cmd := &cobra.Command{
+		Use:   "kpaths GRAMMAR FILE...",
+		Short: "List the k-paths of inputs, as node ids and as patterns",
+		Long: `kpaths parses each FILE ('-' for standard input) and lists its distinct
+k-paths: paths of k grammar symbols in its derivation tree, the features
+arbor learns from. Each is shown by node ids (AddExpr_0→"+"_10) and as a
+pattern of grammar text. An ambiguous input's k-paths are the union over
+its trees (the first 16; --first takes only the first tree).
+
+With --json, one object per input and line:
+{"file":...,"k":K,"kpaths":[{"ids":[0,10],"path":"...","pattern":"..."},...]}.`,
+		Example: "  echo -n 'x+42' | arbor kpaths expr - --k 2",
+		Args:    minArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkK("--k", k); err != nil {
+				return err
+			}
+			g, err := datasets.LoadGrammar(args[0])
+			if err != nil {
+				return err
+			}
+			out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
+			failed := 0
+			for _, file := range args[1:] {
+				trees, err := parseFile(g, file, stdin, treeLimit(first))
+				if err != nil {
+					failed++
+					fmt.Fprintln(errOut, err)
+					continue
+				}
+				cov := features.NewCoverage(g, k)
+				cov.Add(trees...)
+				paths := cov.CoveredPaths(k)
+				if asJSON {
+					rec := struct {
+						File   string     `json:"file"`
+						K      int        `json:"k"`
+						KPaths []pathJSON `json:"kpaths"`
+					}{file, k, make([]pathJSON, len(paths))}
+					for i, p := range paths {
+						rec.KPaths[i] = pathJSON{p, p.Format(g), features.Pattern(g, p)}
+					}
+					if err := json.NewEncoder(out).Encode(rec); err != nil {
+						return err
+					}
+					continue
+				}
+				fmt.Fprintf(out, "== %s: %d distinct %d-paths\n", file, len(paths), k)
+				rows := make([][]string, len(paths))
+				for i, p := range paths {
+					rows[i] = []string{p.Format(g), features.Pattern(g, p)}
+				}
+				if err := renderTable(out, []string{"k-path", "pattern"}, rows); err != nil {
+					return err
+				}
+			}
+			if failed > 0 {
+				fmt.Fprintf(errOut, "%d of %d inputs did not parse\n", failed, len(args)-1)
+				return errReported
+			}
+			return nil
+		},
+	}
+	cmd.Flags().IntVar(&k, "k", 2, "path length `K` (number of grammar symbols)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON, one line per input")
+	cmd.Flags().BoolVar(&first, "first", false, "use only the first tree of an ambiguous input")
+	return cmd
+}
+
+// kCoverage is the JSON form of one k in 'arbor coverage'.
+type kCoverage struct {
+	Total        string     `json:"total"`
+	Covered      int        `json:"covered"`
+	Coverage     float64    `json:"coverage"`
+	MissingTotal *int       `json:"missing_total,omitempty"`
+	Missing      []pathJSON `json:"missing,omitempty"`
+	Note         string     `json:"note,omitempty"`
+}
+
+func newCoverageCmd() *cobra.Command {
+	var maxKFlag, missing int
+	var asJSON, first bool
+	cmd := &cobra.Command{
+		Use:   "coverage GRAMMAR DIR",
+		Short: "k-path coverage of a corpus, and the k-paths it misses",
+		Long: `coverage parses every file below DIR and reports, for k = 1..K, how many of
+the grammar's k-paths the corpus covers (pathcov_k: the union over the
+inputs, divided by the number of k-paths of the grammar), and lists up to
+--missing of the k-paths it misses, as patterns.
+
+Files that do not parse are reported on standard error and counted as
+rejected; coverage is that of the rest. An ambiguous input counts with the
+union of its trees' k-paths (the first 16; --first takes only the first).
+
+With --json: {"inputs":n,"rejected":r,"kpaths":{"1":{"total":t,"covered":c,
+"coverage":f,"missing_total":m,"missing":[{"ids":...,"path":...,"pattern":...}]},...}}.
+"total" is a decimal string, as k-path counts outgrow JSON numbers.`,
+		Example: "  arbor coverage json corpus/ --max-k 3\n  arbor coverage url urls/ --max-k 2 --json --missing 0",
+		Args:    exactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkK("--max-k", maxKFlag); err != nil {
+				return err
+			}
+			g, err := datasets.LoadGrammar(args[0])
+			if err != nil {
+				return err
+			}
+			files, err := listFiles(args[1])
+			if err != nil {
+				return err
+			}
+			errOut, out := cmd.ErrOrStderr(), cmd.OutOrStdout()
+			cov := features.NewCoverage(g, maxKFlag)
+			rejected := 0
+			for _, f := range files {
+				trees, err := parseFile(g, f, nil, treeLimit(first))
+				if err != nil {
+					rejected++
+					fmt.Fprintln(errOut, err)
+					continue
+				}
+				cov.Add(trees...)
+			}
+			report := map[string]*kCoverage{}
+			for k := 1; k <= maxKFlag; k++ {
+				kc := &kCoverage{Total: cov.Total(k).String(), Covered: cov.Covered(k), Coverage: cov.Fraction(k)}
+				miss, err := cov.Missing(k)
+				switch {
+				case errors.Is(err, features.ErrTooMany):
+					kc.Note = err.Error()
+				case err != nil:
+					return err
+				default:
+					n := len(miss)
+					kc.MissingTotal = &n
+					for _, p := range miss[:min(len(miss), max(missing, 0))] {
+						kc.Missing = append(kc.Missing, pathJSON{p, p.Format(g), features.Pattern(g, p)})
+					}
+				}
+				report[strconv.Itoa(k)] = kc
+			}
+			if asJSON {
+				return json.NewEncoder(out).Encode(struct {
+					Inputs   int                   `json:"inputs"`
+					Rejected int                   `json:"rejected"`
+					KPaths   map[string]*kCoverage `json:"kpaths"`
+				}{cov.Inputs(), rejected, report})
+			}
+			fmt.Fprintf(out, "%s: %d inputs parsed, %d rejected\n", args[1], cov.Inputs(), rejected)
+			var rows [][]string
+			for k := 1; k <= maxKFlag; k++ {
+				kc := report[strconv.Itoa(k)]
+				rows = append(rows, []string{strconv.Itoa(k), kc.Total, strconv.Itoa(kc.Covered), fmt.Sprintf("%.4f", kc.Coverage)})
+			}
+			if err := renderTable(out, []string{"k", "k-paths", "covered", "coverage"}, rows); err != nil {
+				return err
+			}
+			for k := 1; k <= maxKFlag; k++ {
+				kc := report[strconv.Itoa(k)]
+				switch {
+				case kc.Note != "":
+					fmt.Fprintf(out, "\nmissing %d-paths: not listed (%s)\n", k, kc.Note)
+				case *kc.MissingTotal > 0 && missing > 0:
+					fmt.Fprintf(out, "\nmissing %d-paths (%d; first %d):\n", k, *kc.MissingTotal, len(kc.Missing))
+					for _, m := range kc.Missing {
+						fmt.Fprintf(out, "  %s\n      %s\n", m.Pattern, m.Path)
+					}
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().IntVar(&maxKFlag, "max-k", 3, "report k = 1..`K`")
+	cmd.Flags().IntVar(&missing, "missing", 10, "list up to `N` missing k-paths per k")
+	cmd.Flags().BoolVar(&first, "first", false, "use only the first tree of an ambiguous input")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+// listFiles returns the regular files below dir (or dir itself if it is a
+// file), sorted, skipping hidden files and folders.
+func listFiles(dir string) ([]string, error) {
+	info, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("corpus: %w", err)
+	}
+	if !info.IsDir() {
+		return []string{dir}, nil
+	}
+	var files []string
+	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if name := d.Name(); path != dir && len(name) > 0 && name[0] == '.' {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.Type().IsRegular() {
+			files = append(files, path)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("corpus: %w", err)
+	}
+	sort.Strings(files)
+	return files, nil
+}

@@ -1,0 +1,248 @@
+package synth_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/arbor-fuzz/arbor/datasets"
+	"github.com/arbor-fuzz/arbor/features"
+	"github.com/arbor-fuzz/arbor/grammar"
+	"github.com/arbor-fuzz/arbor/synth"
+)
+
+var bundled = []string{"csv", "expr", "ini", "json", "url", "xml"}
+
+func mustGrammar(t testing.TB, name string) *grammar.Graph {
+	t.Helper()
+	g, err := datasets.Grammar(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// mustParse parses a generated input back and returns its trees (all of
+// them, up to the default limit, for an ambiguous input).
+func mustParse(t testing.TB, g *grammar.Graph, text string) []*grammar.Tree {
+	t.Helper()
+	trees, err := g.ParseAll([]byte(text), grammar.DefaultTreeLimit)
+	if err != nil {
+		t.Fatalf("generated input %q does not parse: %v", text, err)
+	}
+	for _, tree := range trees {
+		if tree.String() != text {
+			t.Fatalf("parsed tree derives %q, input is %q", tree.String(), text)
+		}
+	}
+	return trees
+}
+
+func TestRandomAndShortestParse(t *testing.T) {
+	for _, name := range bundled {
+		g := mustGrammar(t, name)
+		for _, policy := range []synth.Policy{synth.RandomPolicy, synth.ShortestPolicy} {
+			gen := synth.NewGenerator(g, synth.NewRandom(7), policy)
+			total := 0
+			for i := 0; i < 200; i++ {
+				tr := gen.Generate()
+				if !tr.Complete() {
+					t.Fatalf("%s: incomplete tree", name)
+				}
+				text := tr.String()
+				total += len(text)
+				mustParse(t, g, text)
+			}
+			if policy == synth.ShortestPolicy && total > 200*40 {
+				t.Errorf("%s: shortest inputs average %d bytes", name, total/200)
+			}
+		}
+	}
+}
+
+func TestDepthBound(t *testing.T) {
+	g := mustGrammar(t, "expr")
+	// expr's shallowest tree is MinDepth(root) = 4 expansions deep.
+	if d := g.MinDepth(g.Root); d != 4 {
+		t.Fatalf("MinDepth(root) = %d", d)
+	}
+	for _, maxDepth := range []int{4, 8, 30} {
+		gen := &synth.Generator{G: g, Chooser: synth.NewRandom(1), MaxDepth: maxDepth}
+		for i := 0; i < 300; i++ {
+			deepest := 0
+			gen.Generate().Walk(func(_ *grammar.Tree, d int) bool { deepest = max(deepest, d); return true })
+			// The bound holds wherever an alternative that fits exists;
+			// expr always has one (Identifier), so it holds exactly.
+			if deepest > maxDepth {
+				t.Fatalf("max depth %d: tree %d deep", maxDepth, deepest)
+			}
+		}
+	}
+}
+
+func TestSeedsAndReplay(t *testing.T) {
+	g := mustGrammar(t, "json")
+	texts := func(seed uint64) []string {
+		gen := synth.NewGenerator(g, synth.NewRandom(seed), synth.RandomPolicy)
+		var out []string
+		for i := 0; i < 20; i++ {
+			out = append(out, gen.Generate().String())
+		}
+		return out
+	}
+	a, b, c := texts(1), texts(1), texts(2)
+	if strings.Join(a, "\x00") != strings.Join(b, "\x00") {
+		t.Errorf("the same seed gave different inputs")
+	}
+	if strings.Join(a, "\x00") == strings.Join(c, "\x00") {
+		t.Errorf("different seeds gave the same inputs")
+	}
+	for _, name := range bundled {
+		g := mustGrammar(t, name)
+		for _, policy := range []synth.Policy{synth.RandomPolicy, synth.ShortestPolicy} {
+			rec := &synth.Recorder{C: synth.NewRandom(3)}
+			gen := synth.NewGenerator(g, rec, policy)
+			for i := 0; i < 50; i++ {
+				rec.Choices = nil
+				want := gen.Generate().String()
+				replay := &synth.Replay{Choices: rec.Choices}
+				got := synth.NewGenerator(g, replay, synth.RandomPolicy).Generate().String()
+				if got != want || replay.Exhausted {
+					t.Fatalf("%s: replay gave %q, want %q", name, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestCoverFullCoverage checks through features, not the generator's own
+// agenda, that covering sets reach k-path coverage 1.0 for k = 1..4: on the
+// generated derivation trees, and on the inputs parsed back with the
+// grammar. expr is ambiguous ("++x" is also "+" "+" x, and runs of signs
+// have exponentially many trees), so parsed back, the union of its first
+// DefaultTreeLimit trees can miss paths: there only the trees are checked.
+func TestCoverFullCoverage(t *testing.T) {
+	for _, name := range bundled {
+		g := mustGrammar(t, name)
+		for k := 1; k <= 4; k++ {
+			for _, policy := range []synth.Policy{synth.RandomPolicy, synth.ShortestPolicy} {
+				res, err := synth.Cover(context.Background(), g, synth.CoverOptions{K: k, Seed: 11, CloseOff: policy})
+				if err != nil {
+					t.Fatal(err)
+				}
+				generated := features.NewCoverage(g, k)
+				parsed := features.NewCoverage(g, k)
+				for _, in := range res.Inputs {
+					generated.Add(in.Tree)
+					parsed.Add(mustParse(t, g, in.Text)...)
+				}
+				check := func(what string, cov *features.Coverage) {
+					if cov.Fraction(k) != 1 {
+						missing, _ := cov.Missing(k)
+						t.Errorf("%s k=%d policy %d: %s coverage %.4f, %d missing, e.g. %s", name, k, policy, what, cov.Fraction(k), len(missing), missing[0].Format(g))
+					}
+				}
+				check("generated-tree", generated)
+				if name != "expr" {
+					check("parsed-back", parsed)
+				}
+				// Every input replays from its choices.
+				for _, in := range res.Inputs[:min(5, len(res.Inputs))] {
+					got := synth.NewGenerator(g, &synth.Replay{Choices: in.Choices}, synth.RandomPolicy).Generate().String()
+					if got != in.Text {
+						t.Fatalf("%s k=%d: replay %q, want %q", name, k, got, in.Text)
+					}
+				}
+			}
+		}
+	}
+}
+
+// Published k-path covering set sizes on grammars of similar size (k = 1, 2, 3).
+var published = map[string][3]int{"json": {40, 35, 58}, "csv": {42, 38, 51}, "url": {43, 45, 72}}
+
+func TestCoverSetSizes(t *testing.T) {
+	for name, limits := range published {
+		g := mustGrammar(t, name)
+		for k := 1; k <= 3; k++ {
+			res, err := synth.Cover(context.Background(), g, synth.CoverOptions{K: k, Seed: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := len(res.Inputs); n > limits[k-1] {
+				t.Errorf("%s k=%d: %d inputs, published %d", name, k, n, limits[k-1])
+			}
+		}
+	}
+}
+
+func TestAbsence(t *testing.T) {
+	g := mustGrammar(t, "json")
+	ag, err := synth.WithAbsence(g.Source)
+	if err != nil {
+		t.Fatal(err)
+	}
+	empties := 0
+	for _, n := range ag.Nodes {
+		if n.Kind == grammar.KindLit && n.Name == "" {
+			empties++
+		}
+	}
+	if empties == 0 {
+		t.Fatal("the rewritten grammar has no absence symbols")
+	}
+	res, err := synth.Cover(context.Background(), ag, synth.CoverOptions{K: 2, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, _ := synth.Cover(context.Background(), g, synth.CoverOptions{K: 2, Seed: 5})
+	for _, in := range res.Inputs {
+		mustParse(t, g, in.Text) // inputs of the original grammar
+	}
+	if res.Coverage != 1 || len(res.Inputs) < len(plain.Inputs) {
+		t.Errorf("absence covering: %d inputs, coverage %v; plain %d", len(res.Inputs), res.Coverage, len(plain.Inputs))
+	}
+}
+
+func TestForest(t *testing.T) {
+	g := mustGrammar(t, "url")
+	inputs, err := synth.Forest(context.Background(), g, 60, synth.CoverOptions{K: 2, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(inputs) != 60 {
+		t.Fatalf("%d inputs", len(inputs))
+	}
+	cov := features.NewCoverage(g, 2)
+	var fractions []float64
+	for _, in := range inputs {
+		cov.Add(mustParse(t, g, in.Text)...)
+		fractions = append(fractions, cov.Fraction(2))
+	}
+	if fractions[0] > 0.3 || fractions[len(fractions)-1] < 0.6 {
+		t.Errorf("forest prefixes do not span the coverage range: %.2f .. %.2f", fractions[0], fractions[len(fractions)-1])
+	}
+}
+
+func TestDirectedRejectsNonPaths(t *testing.T) {
+	g := mustGrammar(t, "expr")
+	gen := synth.NewGenerator(g, synth.NewRandom(1), synth.RandomPolicy)
+	for _, p := range []features.Path{{39, 0}, {1}, {0, 48}, {999}} {
+		if _, err := gen.Directed(p); err == nil {
+			t.Errorf("Directed(%v) accepted a non-path", p)
+		}
+	}
+	tr, err := gen.Directed(features.Path{15, 36, 11})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, parsed := range mustParse(t, g, tr.String()) {
+		for _, p := range features.Of(parsed, 3) {
+			found = found || p.Key() == "15,36,11"
+		}
+	}
+	if !found {
+		t.Errorf("Directed tree %q lacks its target", tr.String())
+	}
+}
