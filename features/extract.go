@@ -1,7 +1,7 @@
 package features
 
 import (
-	"sort"
+	"slices"
 
 	"github.com/arbor-fuzz/arbor/grammar"
 )
@@ -13,18 +13,16 @@ func Extract(t *grammar.Tree, maxK int) [][]Path {
 	if maxK < 1 || t == nil {
 		return nil
 	}
-	seen := make([]map[string]bool, maxK)
+	// One set for all k: keys of different k differ in length.
+	seen := map[string]struct{}{}
 	out := make([][]Path, maxK)
-	for k := range seen {
-		seen[k] = map[string]bool{}
-	}
 	var buf []byte
 	walkPaths(t, maxK, func(stack []int) {
 		for k := 1; k <= maxK && k <= len(stack); k++ {
 			p := Path(stack[len(stack)-k:])
 			buf = p.appendKey(buf[:0])
-			if !seen[k-1][string(buf)] {
-				seen[k-1][string(buf)] = true
+			if _, ok := seen[string(buf)]; !ok {
+				seen[string(buf)] = struct{}{}
 				out[k-1] = append(out[k-1], append(Path(nil), p...))
 			}
 		}
@@ -60,7 +58,7 @@ func walkPaths(t *grammar.Tree, maxK int, f func(stack []int)) {
 }
 
 func sortPaths(ps []Path) {
-	sort.Slice(ps, func(i, j int) bool { return comparePaths(ps[i], ps[j]) < 0 })
+	slices.SortFunc(ps, comparePaths)
 }
 
 func comparePaths(a, b Path) int {

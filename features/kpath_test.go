@@ -10,7 +10,7 @@ import (
 	"github.com/arbor-fuzz/arbor/grammar"
 )
 
-func mustGrammar(t *testing.T, name string) *grammar.Graph {
+func mustGrammar(t testing.TB, name string) *grammar.Graph {
 	t.Helper()
 	g, err := datasets.Grammar(name)
 	if err != nil {

@@ -1,0 +1,58 @@
+package features_test
+
+import (
+	"testing"
+
+	"github.com/arbor-fuzz/arbor/features"
+	"github.com/arbor-fuzz/arbor/synth"
+)
+
+// BenchmarkExtractJSON parses 10,000 random json inputs and extracts all
+// their k-paths for k = 1..4, as training does: into a vocabulary (Add),
+// and plain (Extract).
+func BenchmarkExtractJSON(b *testing.B) {
+	g := mustGrammar(b, "json")
+	gen := synth.NewGenerator(g, synth.NewRandom(1), synth.RandomPolicy)
+	corpus := make([][]byte, 10000)
+	size := 0
+	for i := range corpus {
+		corpus[i] = []byte(gen.Generate().String())
+		size += len(corpus[i])
+	}
+	run := func(b *testing.B, extract func(v *features.Vocabulary, in []byte)) {
+		b.SetBytes(int64(size))
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			v := features.NewVocabulary(g, 4)
+			for _, in := range corpus {
+				extract(v, in)
+			}
+		}
+		b.ReportMetric(float64(b.N*len(corpus))/b.Elapsed().Seconds(), "inputs/s")
+	}
+	b.Run("parse+vocabulary", func(b *testing.B) {
+		run(b, func(v *features.Vocabulary, in []byte) {
+			t, err := g.Parse(in)
+			if err != nil {
+				b.Fatal(err)
+			}
+			v.Add(t)
+		})
+	})
+	b.Run("parse+extract", func(b *testing.B) {
+		run(b, func(_ *features.Vocabulary, in []byte) {
+			t, err := g.Parse(in)
+			if err != nil {
+				b.Fatal(err)
+			}
+			features.Extract(t, 4)
+		})
+	})
+	b.Run("parse-only", func(b *testing.B) {
+		run(b, func(_ *features.Vocabulary, in []byte) {
+			if _, err := g.Parse(in); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+}
