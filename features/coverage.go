@@ -85,6 +85,28 @@ func (c *Coverage) CoveredPaths(k int) []Path {
 	return out
 }
 
+// MissingCount is |paths_k(G)| minus the covered k-paths.
+func (c *Coverage) MissingCount(k int) *big.Int {
+	return new(big.Int).Sub(c.totals[k-1], big.NewInt(int64(c.Covered(k))))
+}
+
+// FirstMissing returns up to n k-paths that no input covers, in increasing
+// order of ids, enumerating paths_k(G) lazily and stopping once it has n.
+// It looks at no more than MaxEnumerate paths, so for an astronomically
+// large grammar space it may return fewer.
+func (c *Coverage) FirstMissing(k, n int) []Path {
+	var out []Path
+	seen := 0
+	Enumerate(c.g, k, func(p Path) bool {
+		seen++
+		if !c.Has(p) {
+			out = append(out, append(Path(nil), p...))
+		}
+		return len(out) < n && seen < MaxEnumerate
+	})
+	return out
+}
+
 // Missing lists the k-paths of the grammar that no input covers, sorted.
 // It enumerates paths_k(G) and fails with ErrTooMany where that is too large.
 func (c *Coverage) Missing(k int) ([]Path, error) {

@@ -91,9 +91,9 @@ func listOrNone(s []string) string {
 
 // grammarStats is the JSON form of 'arbor grammar stats'.
 type grammarStats struct {
-	Nodes   int                 `json:"nodes"`
-	Symbols int                 `json:"symbols"`
-	KPaths  map[string]*big.Int `json:"kpaths"`
+	Nodes   int           `json:"nodes"`
+	Symbols int           `json:"symbols"`
+	KPaths  byK[*big.Int] `json:"kpaths"`
 }
 
 func newGrammarStatsCmd() *cobra.Command {
@@ -119,10 +119,7 @@ With --json it prints {"nodes":N,"symbols":S,"kpaths":{"1":n1,"2":n2,...}}.`,
 				return err
 			}
 			counts := features.CountUpTo(g, maxK)
-			st := grammarStats{Nodes: len(g.Nodes), Symbols: g.Stats().Symbolic, KPaths: map[string]*big.Int{}}
-			for k, c := range counts {
-				st.KPaths[strconv.Itoa(k+1)] = c
-			}
+			st := grammarStats{Nodes: len(g.Nodes), Symbols: g.Stats().Symbolic, KPaths: counts}
 			out := cmd.OutOrStdout()
 			if asJSON {
 				return json.NewEncoder(out).Encode(st)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -120,9 +119,8 @@ type kCoverage struct {
 	Total        string     `json:"total"`
 	Covered      int        `json:"covered"`
 	Coverage     float64    `json:"coverage"`
-	MissingTotal *int       `json:"missing_total,omitempty"`
+	MissingTotal string     `json:"missing_total"`
 	Missing      []pathJSON `json:"missing,omitempty"`
-	Note         string     `json:"note,omitempty"`
 }
 
 func newCoverageCmd() *cobra.Command {
@@ -142,7 +140,8 @@ union of its trees' k-paths (the first 16; --first takes only the first).
 
 With --json: {"inputs":n,"rejected":r,"kpaths":{"1":{"total":t,"covered":c,
 "coverage":f,"missing_total":m,"missing":[{"ids":...,"path":...,"pattern":...}]},...}}.
-"total" is a decimal string, as k-path counts outgrow JSON numbers.`,
+"total" and "missing_total" are decimal strings, as k-path counts outgrow
+JSON numbers. Missing k-paths are listed in increasing order of node ids.`,
 		Example: "  arbor coverage json corpus/ --max-k 3\n  arbor coverage url urls/ --max-k 2 --json --missing 0",
 		Args:    exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -169,47 +168,37 @@ With --json: {"inputs":n,"rejected":r,"kpaths":{"1":{"total":t,"covered":c,
 				}
 				cov.Add(trees...)
 			}
-			report := map[string]*kCoverage{}
+			report := make(byK[*kCoverage], maxKFlag)
 			for k := 1; k <= maxKFlag; k++ {
-				kc := &kCoverage{Total: cov.Total(k).String(), Covered: cov.Covered(k), Coverage: cov.Fraction(k)}
-				miss, err := cov.Missing(k)
-				switch {
-				case errors.Is(err, features.ErrTooMany):
-					kc.Note = err.Error()
-				case err != nil:
-					return err
-				default:
-					n := len(miss)
-					kc.MissingTotal = &n
-					for _, p := range miss[:min(len(miss), max(missing, 0))] {
+				kc := &kCoverage{Total: cov.Total(k).String(), Covered: cov.Covered(k), Coverage: cov.Fraction(k),
+					MissingTotal: cov.MissingCount(k).String()}
+				if missing > 0 {
+					for _, p := range cov.FirstMissing(k, missing) {
 						kc.Missing = append(kc.Missing, pathJSON{p, p.Format(g), features.Pattern(g, p)})
 					}
 				}
-				report[strconv.Itoa(k)] = kc
+				report[k-1] = kc
 			}
 			if asJSON {
 				return json.NewEncoder(out).Encode(struct {
-					Inputs   int                   `json:"inputs"`
-					Rejected int                   `json:"rejected"`
-					KPaths   map[string]*kCoverage `json:"kpaths"`
+					Inputs   int             `json:"inputs"`
+					Rejected int             `json:"rejected"`
+					KPaths   byK[*kCoverage] `json:"kpaths"`
 				}{cov.Inputs(), rejected, report})
 			}
 			fmt.Fprintf(out, "%s: %d inputs parsed, %d rejected\n", args[1], cov.Inputs(), rejected)
 			var rows [][]string
 			for k := 1; k <= maxKFlag; k++ {
-				kc := report[strconv.Itoa(k)]
+				kc := report[k-1]
 				rows = append(rows, []string{strconv.Itoa(k), kc.Total, strconv.Itoa(kc.Covered), fmt.Sprintf("%.4f", kc.Coverage)})
 			}
 			if err := renderTable(out, []string{"k", "k-paths", "covered", "coverage"}, rows); err != nil {
 				return err
 			}
 			for k := 1; k <= maxKFlag; k++ {
-				kc := report[strconv.Itoa(k)]
-				switch {
-				case kc.Note != "":
-					fmt.Fprintf(out, "\nmissing %d-paths: not listed (%s)\n", k, kc.Note)
-				case *kc.MissingTotal > 0 && missing > 0:
-					fmt.Fprintf(out, "\nmissing %d-paths (%d; first %d):\n", k, *kc.MissingTotal, len(kc.Missing))
+				kc := report[k-1]
+				if len(kc.Missing) > 0 {
+					fmt.Fprintf(out, "\nmissing %d-paths (%s; the first %d):\n", k, kc.MissingTotal, len(kc.Missing))
 					for _, m := range kc.Missing {
 						fmt.Fprintf(out, "  %s\n      %s\n", m.Pattern, m.Path)
 					}

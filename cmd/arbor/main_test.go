@@ -144,3 +144,110 @@ func TestParseEveryBundledGrammar(t *testing.T) {
 		}
 	}
 }
+
+func TestFeatureCommands(t *testing.T) {
+	dir := t.TempDir()
+	corpus := filepath.Join(dir, "corpus")
+	os.MkdirAll(filepath.Join(corpus, "sub"), 0o755)
+	os.MkdirAll(filepath.Join(corpus, ".hidden"), 0o755)
+	os.WriteFile(filepath.Join(corpus, "a.json"), []byte(`{"a": [1, 2]}`), 0o644)
+	os.WriteFile(filepath.Join(corpus, "sub", "b.json"), []byte(`"text"`), 0o644)
+	os.WriteFile(filepath.Join(corpus, "bad.json"), []byte(`{"a": }`), 0o644)
+	os.WriteFile(filepath.Join(corpus, ".hidden", "x.json"), []byte(`nope`), 0o644)
+
+	tests := []struct {
+		name   string
+		stdin  string
+		args   []string
+		code   int
+		stdout []string
+		stderr []string
+	}{
+		{"kpaths", "x+42", []string{"kpaths", "expr", "-", "--k", "2"}, 0,
+			[]string{"12 distinct 2-paths", `AddExpr_0→"+"_10`, "AddExpr + MultExpr"}, nil},
+		{"kpaths ambiguous union", "++x", []string{"kpaths", "expr", "-", "--k", "1"}, 0, []string{`"++"_31`, `"+"_27`}, nil},
+		{"kpaths first tree", "++x", []string{"kpaths", "expr", "-", "--k", "1", "--first"}, 0, []string{`"+"_27`}, nil},
+		{"kpaths json", "1", []string{"kpaths", "json", "-", "--k", "1", "--json"}, 0, []string{`{"file":"-","k":1,"kpaths":[{"ids":[1],"path":"WS_1","pattern":"WS Value WS"}`}, nil},
+		{"kpaths bad k", "x", []string{"kpaths", "expr", "-", "--k", "0"}, 2, nil, []string{"--k must be between 1 and 16, not 0"}},
+		{"kpaths unparsable", "x+", []string{"kpaths", "expr", "-"}, 1, nil, []string{"-:1:3 (byte 2): unexpected end of input"}},
+		{"coverage", "", []string{"coverage", "json", corpus, "--max-k", "2", "--missing", "2"}, 0,
+			[]string{"2 inputs parsed, 1 rejected", "│ 1 │ 80", "missing 2-paths"}, []string{"bad.json:1:7 (byte 6): unexpected '}'"}},
+		{"coverage json", "", []string{"coverage", "json", corpus, "--max-k", "1", "--json", "--missing", "0"}, 0,
+			[]string{`{"inputs":2,"rejected":1,"kpaths":{"1":{"total":"80","covered":`}, nil},
+		{"coverage of a huge space", "", []string{"coverage", "expr", corpus, "--max-k", "16", "--missing", "1", "--json"}, 0,
+			[]string{`"9":{"total":"3692661",`, `"16":{"total":"109765750419","covered":0,"coverage":0,"missing_total":"109765750419","missing":[{"ids":[0,2,8,28,`}, nil},
+		{"coverage missing dir", "", []string{"coverage", "json", filepath.Join(dir, "nope")}, 1, nil, []string{"corpus:", "no such file"}},
+		{"coverage missing grammar", "", []string{"coverage", filepath.Join(dir, "g.grammar"), corpus}, 1, nil, []string{"grammar file", "does not exist"}},
+		{"generate bad mode", "", []string{"generate", "json", "--mode", "fancy"}, 2, nil, []string{"--mode must be"}},
+		{"generate bad k", "", []string{"generate", "json", "--mode", "kpath", "--k", "-1"}, 2, nil, []string{"--k must be between"}},
+		{"generate kpath summary", "", []string{"generate", "csv", "--mode", "kpath", "--k", "2", "--out", filepath.Join(dir, "csvset")}, 0,
+			nil, []string{"kpath: 2 inputs", "2-path coverage 1.0000 (21 of 21)"}},
+		{"generate absence", "", []string{"generate", "json", "--mode", "kpath", "--k", "1", "--absence"}, 0,
+			[]string{`{"input":`}, []string{"1-path coverage 1.0000 (80 of 80)"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, code := runArbor(t, tt.stdin, tt.args...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tt.code, out, errOut)
+			}
+			for _, s := range tt.stdout {
+				if !strings.Contains(out, s) {
+					t.Errorf("stdout lacks %q:\n%s", s, out)
+				}
+			}
+			for _, s := range tt.stderr {
+				if !strings.Contains(errOut, s) {
+					t.Errorf("stderr lacks %q:\n%s", s, errOut)
+				}
+			}
+		})
+	}
+}
+
+func TestGenerate(t *testing.T) {
+	for _, mode := range []string{"random", "shortest", "kpath", "forest"} {
+		args := []string{"generate", "url", "--mode", mode, "-n", "25", "--seed", "9", "--k", "2", "--choices"}
+		a, _, code := runArbor(t, "", args...)
+		b, _, _ := runArbor(t, "", args...)
+		c, _, _ := runArbor(t, "", append(args[:len(args)-4:len(args)-4], "--seed", "10", "--k", "2")...)
+		if code != 0 || a != b {
+			t.Fatalf("%s: exit %d or not deterministic", mode, code)
+		}
+		if a == c && mode != "shortest" {
+			t.Errorf("%s: seeds 9 and 10 gave the same output", mode)
+		}
+		lines := strings.Split(strings.TrimSpace(a), "\n")
+		if mode != "kpath" && len(lines) != 25 {
+			t.Errorf("%s: %d inputs, want 25", mode, len(lines))
+		}
+		for _, l := range lines {
+			var rec struct {
+				Input   string `json:"input"`
+				Choices []int  `json:"choices"`
+			}
+			if err := json.Unmarshal([]byte(l), &rec); err != nil {
+				t.Fatalf("%s: %v: %s", mode, err, l)
+			}
+			if _, _, code := runArbor(t, rec.Input, "parse", "url", "-"); code != 0 {
+				t.Errorf("%s: generated %q does not parse", mode, rec.Input)
+			}
+		}
+	}
+	dir := filepath.Join(t.TempDir(), "out")
+	if _, errOut, code := runArbor(t, "", "generate", "json", "-n", "12", "--out", dir, "--choices"); code != 0 {
+		t.Fatal(errOut)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 13 || entries[0].Name() != "00001.json" || entries[12].Name() != "choices.jsonl" {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("output folder holds %v", names)
+	}
+	out, _, code := runArbor(t, "", "coverage", "json", dir, "--max-k", "1", "--json")
+	if code != 0 || !strings.Contains(out, `"rejected":1`) { // choices.jsonl is not a JSON text
+		t.Errorf("coverage of the generated folder: %s", out)
+	}
+}
