@@ -21,3 +21,22 @@ func ExampleOf() {
 	// AddExpr_5→MultExpr_2→UnaryExpr_8
 	// 523 3-paths in the grammar
 }
+
+func ExamplePattern() {
+	g, _ := datasets.Grammar("expr")
+	fmt.Println(features.Pattern(g, features.Path{15, 36, 11}))
+	// Output: MultExpr (* | / | %) ( AddExpr - MultExpr )
+}
+
+func ExampleVocabulary() {
+	g, _ := datasets.Grammar("json")
+	v, m := features.NewVocabulary(g, 2), features.NewMatrix()
+	for _, doc := range []string{`[1]`, `[true]`, `{}`} {
+		t, _ := g.Parse([]byte(doc))
+		m.AddRow(v.Add(t))
+	}
+	cols := m.Columns(v.Len())
+	id, _ := v.ID(features.Path{7}) // Array_7: present in the first two inputs
+	fmt.Println(v.Len(), "features;", cols[id].Count(), "inputs have", features.Pattern(g, v.Path(id)))
+	// Output: 43 features; 2 inputs have Array
+}
