@@ -56,3 +56,31 @@ func BenchmarkExtractJSON(b *testing.B) {
 		})
 	})
 }
+
+// BenchmarkMatrix100kx50k builds the column bitsets of a 100,000-row ×
+// 50,000-feature matrix with 300 features per row (sparse rows, as k-path
+// features are), and reports the memory it holds.
+func BenchmarkMatrix100kx50k(b *testing.B) {
+	const rows, width, perRow = 100_000, 50_000, 300
+	for i := 0; i < b.N; i++ {
+		m := features.NewMatrix()
+		ids := make([]int, perRow)
+		x := uint64(12345)
+		for r := 0; r < rows; r++ {
+			for j := range ids {
+				x ^= x << 13
+				x ^= x >> 7
+				x ^= x << 17
+				ids[j] = int(x % width)
+			}
+			m.AddRow(ids)
+		}
+		cols := m.Columns(width)
+		words := 0
+		for _, c := range cols {
+			words += len(c)
+		}
+		b.ReportMetric(float64(words*8)/(1<<20), "MB-columns")
+		b.ReportMetric(float64(rows*perRow*4)/(1<<20), "MB-rows")
+	}
+}
