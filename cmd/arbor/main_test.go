@@ -16,6 +16,38 @@ func runArbor(t *testing.T, stdin string, args ...string) (stdout, stderr string
 	return out.String(), errOut.String(), code
 }
 
+// cliCase is one run of arbor: its exit status and substrings its output must hold.
+type cliCase struct {
+	name   string
+	stdin  string
+	args   []string
+	code   int
+	stdout []string
+	stderr []string
+}
+
+func runCases(t *testing.T, tests []cliCase) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, code := runArbor(t, tt.stdin, tt.args...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tt.code, out, errOut)
+			}
+			for _, s := range tt.stdout {
+				if !strings.Contains(out, s) {
+					t.Errorf("stdout lacks %q:\n%s", s, out)
+				}
+			}
+			for _, s := range tt.stderr {
+				if !strings.Contains(errOut, s) {
+					t.Errorf("stderr lacks %q:\n%s", s, errOut)
+				}
+			}
+		})
+	}
+}
+
 func TestGrammarStatsJSON(t *testing.T) {
 	out, errOut, code := runArbor(t, "", "grammar", "stats", "expr", "--max-k", "5", "--json")
 	if code != 0 {
@@ -51,14 +83,7 @@ func TestCommands(t *testing.T) {
 	badGrammar := filepath.Join(dir, "bad.grammar")
 	os.WriteFile(badGrammar, []byte("S := \"a\" T ;\nU := \"u\" ;"), 0o644)
 
-	tests := []struct {
-		name   string
-		stdin  string
-		args   []string
-		code   int
-		stdout []string // substrings
-		stderr []string
-	}{
+	tests := []cliCase{
 		{"stats table", "", []string{"grammar", "stats", "json", "--max-k", "5"}, 0, []string{"json: 112 nodes, 80 symbols", "│ 5 │ 377"}, nil},
 		{"check", "", []string{"grammar", "check", "expr"}, 0, []string{"expr: ok", "left-recursive rules", "AddExpr, MultExpr", "3-paths", "523"}, nil},
 		{"check conflicts", "", []string{"grammar", "check", "expr", "--conflicts"}, 0, []string{"conflict: expr.grammar:4:12: alternatives of AddExpr overlap in their first byte"}, nil},
@@ -79,24 +104,7 @@ func TestCommands(t *testing.T) {
 		{"missing args", "", []string{"parse", "json"}, 2, nil, []string{"requires at least 2 arg(s)"}},
 		{"json and dot", "x", []string{"parse", "expr", "-", "--json", "--dot"}, 2, nil, []string{"exclude each other"}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			out, errOut, code := runArbor(t, tt.stdin, tt.args...)
-			if code != tt.code {
-				t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tt.code, out, errOut)
-			}
-			for _, s := range tt.stdout {
-				if !strings.Contains(out, s) {
-					t.Errorf("stdout lacks %q:\n%s", s, out)
-				}
-			}
-			for _, s := range tt.stderr {
-				if !strings.Contains(errOut, s) {
-					t.Errorf("stderr lacks %q:\n%s", s, errOut)
-				}
-			}
-		})
-	}
+	runCases(t, tests)
 }
 
 func TestParseAll(t *testing.T) {
@@ -155,14 +163,7 @@ func TestFeatureCommands(t *testing.T) {
 	os.WriteFile(filepath.Join(corpus, "bad.json"), []byte(`{"a": }`), 0o644)
 	os.WriteFile(filepath.Join(corpus, ".hidden", "x.json"), []byte(`nope`), 0o644)
 
-	tests := []struct {
-		name   string
-		stdin  string
-		args   []string
-		code   int
-		stdout []string
-		stderr []string
-	}{
+	tests := []cliCase{
 		{"kpaths", "x+42", []string{"kpaths", "expr", "-", "--k", "2"}, 0,
 			[]string{"12 distinct 2-paths", `AddExpr_0→"+"_10`, "AddExpr + MultExpr"}, nil},
 		{"kpaths ambiguous union", "++x", []string{"kpaths", "expr", "-", "--k", "1"}, 0, []string{`"++"_31`, `"+"_27`}, nil},
@@ -188,24 +189,7 @@ func TestFeatureCommands(t *testing.T) {
 		{"generate absence", "", []string{"generate", "json", "--mode", "kpath", "--k", "1", "--absence"}, 0,
 			[]string{`{"input":`}, []string{"1-path coverage 1.0000 (80 of 80)"}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			out, errOut, code := runArbor(t, tt.stdin, tt.args...)
-			if code != tt.code {
-				t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tt.code, out, errOut)
-			}
-			for _, s := range tt.stdout {
-				if !strings.Contains(out, s) {
-					t.Errorf("stdout lacks %q:\n%s", s, out)
-				}
-			}
-			for _, s := range tt.stderr {
-				if !strings.Contains(errOut, s) {
-					t.Errorf("stderr lacks %q:\n%s", s, errOut)
-				}
-			}
-		})
-	}
+	runCases(t, tests)
 }
 
 func TestGenerate(t *testing.T) {
