@@ -1,0 +1,235 @@
+package coverage
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// testBinary builds the harness for a function of testdata/mod/lib once per test binary.
+func testBinary(t *testing.T, fn string) *Binary {
+	t.Helper()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	dir, _ := filepath.Abs("testdata/mod")
+	bin, err := Build(context.Background(), Target{ImportPath: "example.com/covtest/lib", Func: fn, Dir: dir}, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+func TestSession(t *testing.T) {
+	bin := testBinary(t, "Parse")
+	s, err := Start(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	want := []string{"example.com/covtest/lib.NoError", "example.com/covtest/lib.Parse", "example.com/covtest/lib.Wrong",
+		"example.com/covtest/lib.accept", "example.com/covtest/lib.fill", "example.com/covtest/lib.reject", "example.com/covtest/lib.sortBytes"}
+	if !slices.Equal(s.Funcs.Names, want) {
+		t.Fatalf("functions %v, want %v (closures folded, harness excluded)", s.Funcs.Names, want)
+	}
+	names := func(r *Result) string {
+		var n []string
+		for _, id := range r.Covered {
+			n = append(n, strings.TrimPrefix(s.Funcs.Names[id], "example.com/covtest/lib."))
+		}
+		return strings.Join(n, ",")
+	}
+	tests := []struct {
+		input   string
+		outcome Outcome
+		covered string
+		message string
+	}{
+		{"abc", OK, "Parse,accept,fill", ""}, // first run in the process fills the cache
+		{"abd", OK, "Parse,accept", ""},
+		{"xyz", Error, "Parse,reject", "rejected xyz"},
+		{"", Error, "Parse", "empty input"},
+		{"sdcba", OK, "Parse,sortBytes", ""}, // the sort.Slice closure folds into sortBytes
+		{"p", Panic, "Parse", "assignment to entry in nil map"},
+		{"h", Timeout, "", "no result after"},
+		{"abe", OK, "Parse,accept,fill", ""}, // a new process after the timeout: cold cache again
+		{"c", Panic, "", "exit"},
+		{"abf", OK, "Parse,accept,fill", ""},
+	}
+	for _, tt := range tests {
+		r, err := s.Record([]byte(tt.input), 300*time.Millisecond)
+		if err != nil {
+			t.Fatalf("%q: %v", tt.input, err)
+		}
+		if r.Outcome != tt.outcome || names(r) != tt.covered || !strings.Contains(r.Message, tt.message) {
+			t.Errorf("%q: %s [%s] %q, want %s [%s] %q", tt.input, r.Outcome, names(r), r.Message, tt.outcome, tt.covered, tt.message)
+		}
+		if tt.input == "p" && (r.Stack == "" || !strings.Contains(r.Frames, "lib.Parse")) {
+			t.Errorf("panic frames %q, hash %q", r.Frames, r.Stack)
+		}
+	}
+	// Warm-up removes the once-per-process function from later records.
+	if _, err := s.WarmUp([]byte("zz"), time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := s.Record([]byte("zz"), time.Second); names(r) != "Parse,accept" {
+		t.Errorf("after warm-up: %s", names(r))
+	}
+}
+
+func TestSignatures(t *testing.T) {
+	if _, err := Start(testBinary(t, "Wrong")); err == nil || !strings.Contains(err.Error(), "has type func(string) bool; arbor needs func([]byte) error or func([]byte)") {
+		t.Errorf("wrong signature: %v", err)
+	}
+	s, err := Start(testBinary(t, "NoError"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if r, err := s.Record([]byte("x"), time.Second); err != nil || r.Outcome != OK || len(r.Covered) != 1 {
+		t.Errorf("func([]byte) subject: %+v %v", r, err)
+	}
+	dir, _ := filepath.Abs("testdata/mod")
+	_, err = Build(context.Background(), Target{ImportPath: "example.com/covtest/nosuch", Func: "F", Dir: dir}, t.TempDir())
+	if err == nil || !strings.Contains(err.Error(), "example.com/covtest/nosuch") {
+		t.Errorf("unknown package: %v", err)
+	}
+	_, err = Build(context.Background(), Target{ImportPath: "example.com/covtest/lib", Func: "Missing", Dir: dir}, t.TempDir())
+	if err == nil || !strings.Contains(err.Error(), "undefined: subject.Missing") {
+		t.Errorf("unknown function: %v", err)
+	}
+}
+
+func TestBuildCache(t *testing.T) {
+	dir, _ := filepath.Abs("testdata/mod")
+	cache := t.TempDir()
+	target := Target{ImportPath: "example.com/covtest/lib", Func: "Parse", Dir: dir}
+	a, err := Build(context.Background(), target, cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Build(context.Background(), target, cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Cached || !b.Cached || a.Path != b.Path {
+		t.Errorf("second build not taken from the cache: %+v %+v", a, b)
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "_arbor_harness") {
+			t.Errorf("harness directory %s left in the module", e.Name())
+		}
+	}
+}
+
+// TestDecoderAgainstCovdata runs the harness with GOCOVERDIR set, so the
+// runtime also writes its own meta-data and counter files, and compares
+// our decoding of exactly those files with 'go tool covdata func'.
+func TestDecoderAgainstCovdata(t *testing.T) {
+	bin := testBinary(t, "Parse")
+	covdir := t.TempDir()
+	cmd := exec.Command(bin.Path)
+	cmd.Env = append(os.Environ(), "GOCOVERDIR="+covdir)
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	rd := bufio.NewReader(stdout)
+	rd.ReadString('\n')
+	rd.ReadString('\n')
+	for _, in := range []string{"abc", "xq", "sba"} {
+		var hdr [5]byte
+		hdr[0] = 'W' // counters accumulate: the exit-time file holds all three runs
+		binary.LittleEndian.PutUint32(hdr[1:], uint32(len(in)))
+		stdin.Write(append(hdr[:], in...))
+	}
+	stdin.Write([]byte{'Q', 0, 0, 0, 0})
+	stdin.Close()
+	go func() { _, _ = rd.WriteTo(discard{}) }()
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	metaFiles, _ := filepath.Glob(filepath.Join(covdir, "covmeta.*"))
+	ctrFiles, _ := filepath.Glob(filepath.Join(covdir, "covcounters.*"))
+	if len(metaFiles) != 1 || len(ctrFiles) != 1 {
+		t.Fatalf("coverage files: %v %v", metaFiles, ctrFiles)
+	}
+	metaBlob, _ := os.ReadFile(metaFiles[0])
+	ctrBlob, _ := os.ReadFile(ctrFiles[0])
+	meta, err := DecodeMeta(metaBlob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Statement coverage per function, as covdata computes it.
+	type key struct{ pkg, fn uint32 }
+	hit := map[key][]uint32{}
+	err = DecodeCounters(ctrBlob, &meta.Hash, func(pkg, fn uint32, c []uint32) {
+		hit[key{pkg, fn}] = append([]uint32(nil), c...)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours := map[string]string{}
+	for pi, p := range meta.Packages {
+		for fi, f := range p.Funcs {
+			var total, covered uint32
+			c := hit[key{uint32(pi), uint32(fi)}]
+			for u, unit := range f.Units {
+				total += unit.NxStmts
+				if u < len(c) && c[u] != 0 {
+					covered += unit.NxStmts
+				}
+			}
+			pct := 0.0
+			if total > 0 {
+				pct = 100 * float64(covered) / float64(total)
+			}
+			ours[f.Name] = strconv.FormatFloat(pct, 'f', 1, 64)
+		}
+	}
+	out, err := exec.Command("go", "tool", "covdata", "func", "-i="+covdir).CombinedOutput()
+	if err != nil {
+		t.Fatalf("covdata: %v\n%s", err, out)
+	}
+	line := regexp.MustCompile(`^\S+:\d+:\s+(\S+)\s+([\d.]+)%$`)
+	compared := 0
+	for _, l := range strings.Split(string(out), "\n") {
+		m := line.FindStringSubmatch(strings.TrimSpace(l))
+		if m == nil {
+			continue
+		}
+		compared++
+		if ours[m[1]] != m[2] {
+			t.Errorf("%s: covdata %s%%, decoder %s%%", m[1], m[2], ours[m[1]])
+		}
+	}
+	if compared < 6 {
+		t.Fatalf("compared only %d functions:\n%s", compared, out)
+	}
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+func TestDecodeRejectsGarbage(t *testing.T) {
+	for _, b := range [][]byte{nil, []byte("x"), make([]byte, 200), append(append([]byte{}, counterMagic[:]...), make([]byte, 60)...)} {
+		if _, err := DecodeMeta(b); err == nil {
+			t.Errorf("DecodeMeta accepted %q", b)
+		}
+		if err := DecodeCounters(b, nil, func(uint32, uint32, []uint32) {}); err == nil {
+			t.Errorf("DecodeCounters accepted %q", b)
+		}
+	}
+}

@@ -1,0 +1,66 @@
+package coverage
+
+import (
+	"sort"
+	"strings"
+)
+
+// Functions names a program's instrumented functions and maps counter
+// data to them. Closures fold into their enclosing function, so
+// "encoding/json.(*decodeState).object.func1" counts as
+// "encoding/json.(*decodeState).object".
+type Functions struct {
+	Names []string  // "importpath.Func", sorted
+	index [][]int32 // [package][function] -> index into Names, or -1
+}
+
+// NewFunctions builds the table for the packages include accepts.
+func NewFunctions(m *Meta, include func(pkgPath string) bool) *Functions {
+	ids := map[string]int32{}
+	var names []string
+	for _, p := range m.Packages {
+		if !include(p.Path) {
+			continue
+		}
+		for _, f := range p.Funcs {
+			name := p.Path + "." + enclosing(f.Name)
+			if _, ok := ids[name]; !ok {
+				ids[name] = 0
+				names = append(names, name)
+			}
+		}
+	}
+	sort.Strings(names)
+	for i, n := range names {
+		ids[n] = int32(i)
+	}
+	fs := &Functions{Names: names, index: make([][]int32, len(m.Packages))}
+	for pi, p := range m.Packages {
+		fs.index[pi] = make([]int32, len(p.Funcs))
+		for fi, f := range p.Funcs {
+			fs.index[pi][fi] = -1
+			if include(p.Path) {
+				fs.index[pi][fi] = ids[p.Path+"."+enclosing(f.Name)]
+			}
+		}
+	}
+	return fs
+}
+
+// ID returns the function a counter payload belongs to, or -1.
+func (fs *Functions) ID(pkg, fn uint32) int {
+	if int(pkg) >= len(fs.index) || int(fn) >= len(fs.index[pkg]) {
+		return -1
+	}
+	return int(fs.index[pkg][fn])
+}
+
+// enclosing strips closure suffixes: "F.func1.2" -> "F", "glob..func3" -> "glob.".
+func enclosing(name string) string {
+	for i := 0; i+5 < len(name); i++ {
+		if name[i] == '.' && strings.HasPrefix(name[i+1:], "func") && name[i+5] >= '0' && name[i+5] <= '9' {
+			return name[:i]
+		}
+	}
+	return name
+}

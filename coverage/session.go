@@ -1,0 +1,384 @@
+package coverage
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Outcome is how an input's run ended.
+type Outcome string
+
+const (
+	OK      Outcome = "ok"      // the function returned nil
+	Error   Outcome = "error"   // it returned an error: the input was rejected
+	Panic   Outcome = "panic"   // it panicked, or the program crashed
+	Timeout Outcome = "timeout" // it did not finish in time
+)
+
+// Result is one input's run.
+type Result struct {
+	Outcome  Outcome
+	Duration time.Duration // of the function call alone
+	Message  string        // the error or panic text
+	Stack    string        // panics: a hash of the three innermost frames
+	Frames   string        // panics: those frames
+	Covered  []int         // functions that ran, sorted
+	Counts   []uint32      // for each covered function: times its entry block ran
+}
+
+// Session runs inputs through a harness process and decodes their
+// coverage. It restarts the harness after a crash or a timeout. A
+// Session is not safe for concurrent use.
+type Session struct {
+	bin   *Binary
+	Meta  *Meta
+	Funcs *Functions
+
+	cmd    *exec.Cmd
+	stdin  *bufio.Writer
+	stdout *bufio.Reader
+	stderr *tailBuffer
+	done   chan error // the process's exit
+	exit   error      // how the last process ended
+	blob   []byte
+	seen   []int32 // per function: the generation it was last covered in
+	gen    int32
+}
+
+// Start starts a harness process and reads the program's meta-data.
+func Start(bin *Binary) (*Session, error) {
+	s := &Session{bin: bin}
+	if err := s.start(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Session) start() error {
+	cmd := exec.Command(s.bin.Path)
+	cmd.Args = []string{"h"} // argv is copied into every counter blob: keep it short
+	cmd.Env = append(os.Environ(), "GOCOVERDIR=")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	s.stderr = &tailBuffer{max: 1 << 16}
+	cmd.Stderr = s.stderr
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start harness: %w", err)
+	}
+	s.cmd, s.stdin, s.stdout = cmd, bufio.NewWriterSize(stdin, 1<<16), bufio.NewReaderSize(stdout, 1<<16)
+	s.done = make(chan error, 1)
+	go func() { s.done <- cmd.Wait() }()
+
+	magic, err := s.stdout.ReadString('\n')
+	if err != nil || magic != "ARBOR1\n" {
+		s.kill()
+		return fmt.Errorf("harness for %s did not start: %s", s.bin.Target, s.crashText())
+	}
+	status, err := s.stdout.ReadString('\n')
+	if err != nil {
+		s.kill()
+		return fmt.Errorf("harness for %s: %s", s.bin.Target, s.crashText())
+	}
+	if status = strings.TrimSpace(status); status != "ok" {
+		s.kill()
+		return errors.New(status)
+	}
+	meta, err := s.readBlob()
+	if err != nil {
+		s.kill()
+		return fmt.Errorf("harness meta-data: %w", err)
+	}
+	if s.Meta == nil {
+		if s.Meta, err = DecodeMeta(meta); err != nil {
+			s.kill()
+			return fmt.Errorf("harness meta-data: %w", err)
+		}
+		s.Funcs = NewFunctions(s.Meta, s.bin.Target.covers)
+		s.seen = make([]int32, len(s.Funcs.Names))
+		if len(s.Funcs.Names) == 0 {
+			s.kill()
+			return fmt.Errorf("no functions of %v are instrumented", s.bin.Target.coverPkgs())
+		}
+	}
+	return nil
+}
+
+// Close stops the harness.
+func (s *Session) Close() error {
+	if s.cmd == nil {
+		return nil
+	}
+	s.stdin.Write([]byte{'Q', 0, 0, 0, 0})
+	s.stdin.Flush()
+	select {
+	case <-s.done:
+	case <-time.After(2 * time.Second):
+		s.kill()
+	}
+	s.cmd = nil
+	return nil
+}
+
+func (s *Session) kill() {
+	if s.cmd != nil && s.cmd.Process != nil {
+		s.cmd.Process.Kill()
+		s.exit = <-s.done
+	}
+	s.cmd = nil
+}
+
+// WarmUp runs an input without recording, so that work a process does
+// only once (type caches, lazy tables) is done before recording starts.
+func (s *Session) WarmUp(input []byte, timeout time.Duration) (*Result, error) {
+	return s.run('W', input, timeout)
+}
+
+// Record runs an input and returns its outcome and coverage.
+func (s *Session) Record(input []byte, timeout time.Duration) (*Result, error) {
+	return s.run('R', input, timeout)
+}
+
+func (s *Session) run(kind byte, input []byte, timeout time.Duration) (*Result, error) {
+	if len(input) > 1<<30 {
+		return nil, fmt.Errorf("input of %d bytes is too large", len(input))
+	}
+	if s.cmd == nil {
+		if err := s.start(); err != nil {
+			return nil, err
+		}
+	}
+	var hdr [5]byte
+	hdr[0] = kind
+	binary.LittleEndian.PutUint32(hdr[1:], uint32(len(input)))
+	s.stdin.Write(hdr[:])
+	s.stdin.Write(input)
+	if err := s.stdin.Flush(); err != nil {
+		return s.crashed()
+	}
+	type reply struct {
+		r   *Result
+		err error
+	}
+	ch := make(chan reply, 1)
+	go func() {
+		r, err := s.readReply(kind)
+		ch <- reply{r, err}
+	}()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case rep := <-ch:
+		if rep.err != nil {
+			return s.crashed()
+		}
+		return rep.r, nil
+	case <-timer.C:
+		s.kill()
+		<-ch
+		return &Result{Outcome: Timeout, Duration: timeout, Message: fmt.Sprintf("no result after %v", timeout)}, nil
+	}
+}
+
+// crashed turns a dead harness into a panic result and forgets the process.
+func (s *Session) crashed() (*Result, error) {
+	s.kill()
+	text := s.crashText()
+	return &Result{Outcome: Panic, Message: firstLine(text), Frames: crashFrames(text), Stack: hashFrames(crashFrames(text))}, nil
+}
+
+// crashText is what the dead process said on stderr, without the
+// runtime's note about GOCOVERDIR, or else how it exited.
+func (s *Session) crashText() string {
+	var lines []string
+	for _, l := range strings.Split(s.stderr.String(), "\n") {
+		if !strings.HasPrefix(l, "warning: GOCOVERDIR") {
+			lines = append(lines, l)
+		}
+	}
+	if text := strings.TrimSpace(strings.Join(lines, "\n")); text != "" {
+		return text
+	}
+	if s.exit != nil {
+		return "the program exited: " + s.exit.Error()
+	}
+	return "the program exited without a message"
+}
+
+func (s *Session) readReply(kind byte) (*Result, error) {
+	var head [9]byte
+	if _, err := io.ReadFull(s.stdout, head[:]); err != nil {
+		return nil, err
+	}
+	r := &Result{Duration: time.Duration(binary.LittleEndian.Uint64(head[1:]))}
+	switch head[0] {
+	case 0:
+		r.Outcome = OK
+	case 1:
+		r.Outcome = Error
+	default:
+		r.Outcome = Panic
+	}
+	msg, err := s.readBlob()
+	if err != nil {
+		return nil, err
+	}
+	r.Message = string(msg)
+	frames, err := s.readBlob()
+	if err != nil {
+		return nil, err
+	}
+	if r.Outcome == Panic {
+		r.Frames = string(frames)
+		r.Stack = hashFrames(r.Frames)
+	}
+	counters, err := s.readBlob()
+	if err != nil {
+		return nil, err
+	}
+	if kind == 'R' {
+		if err := s.decode(counters, r); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// decode fills r.Covered and r.Counts from a counter blob.
+func (s *Session) decode(blob []byte, r *Result) error {
+	s.gen++
+	counts := map[int]uint32{}
+	err := DecodeCounters(blob, &s.Meta.Hash, func(pkg, fn uint32, ctrs []uint32) {
+		id := s.Funcs.ID(pkg, fn)
+		if id < 0 {
+			return
+		}
+		ran := false
+		for _, c := range ctrs {
+			if c != 0 {
+				ran = true
+				break
+			}
+		}
+		if !ran {
+			return
+		}
+		if s.seen[id] != s.gen {
+			s.seen[id] = s.gen
+			r.Covered = append(r.Covered, id)
+		}
+		if len(ctrs) > 0 && !s.Meta.Packages[pkg].Funcs[fn].Lit {
+			counts[id] = max(counts[id], ctrs[0])
+		}
+	})
+	if err != nil {
+		return err
+	}
+	sortInts(r.Covered)
+	r.Counts = make([]uint32, len(r.Covered))
+	for i, id := range r.Covered {
+		r.Counts[i] = max(counts[id], 1)
+	}
+	return nil
+}
+
+func sortInts(s []int) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}
+
+func (s *Session) readBlob() ([]byte, error) {
+	var n [4]byte
+	if _, err := io.ReadFull(s.stdout, n[:]); err != nil {
+		return nil, err
+	}
+	size := binary.LittleEndian.Uint32(n[:])
+	if size > 1<<30 {
+		return nil, fmt.Errorf("harness sent a blob of %d bytes", size)
+	}
+	if cap(s.blob) < int(size) {
+		s.blob = make([]byte, size)
+	}
+	s.blob = s.blob[:size]
+	_, err := io.ReadFull(s.stdout, s.blob)
+	return s.blob, err
+}
+
+// hashFrames is the short hash that identifies a distinct panic.
+func hashFrames(frames string) string {
+	if frames == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(frames))
+	return hex.EncodeToString(sum[:8])
+}
+
+func firstLine(s string) string {
+	for _, line := range strings.Split(s, "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			return line
+		}
+	}
+	return s
+}
+
+// crashFrames picks the three innermost non-runtime function names of
+// the first goroutine of a Go traceback.
+func crashFrames(text string) string {
+	var top []string
+	lines := strings.Split(text, "\n")
+	for i, line := range lines {
+		if len(top) == 3 || strings.HasPrefix(line, "goroutine ") && len(top) > 0 {
+			break
+		}
+		if i+1 < len(lines) && strings.HasPrefix(lines[i+1], "\t") && strings.Contains(line, "(") {
+			fn := line[:strings.LastIndex(line, "(")]
+			if !strings.HasPrefix(fn, "runtime.") && !strings.HasPrefix(fn, "main.") && !strings.HasPrefix(fn, "panic") {
+				top = append(top, fn)
+			}
+		}
+	}
+	return strings.Join(top, "\n")
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	b   bytes.Buffer
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b.Write(p)
+	if t.b.Len() > t.max {
+		t.b.Next(t.b.Len() - t.max)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.b.String()
+}

@@ -1,0 +1,3 @@
+module example.com/covtest
+
+go 1.24
