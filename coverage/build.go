@@ -203,4 +203,3 @@ func DefaultCacheDir() string {
 	}
 	return filepath.Join(os.TempDir(), "arbor-harness")
 }
-

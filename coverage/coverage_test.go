@@ -233,3 +233,119 @@ func TestDecodeRejectsGarbage(t *testing.T) {
 		}
 	}
 }
+
+func writeInputs(t *testing.T, inputs map[string]string) (dir string, files []string) {
+	dir = t.TempDir()
+	for name, data := range inputs {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, p)
+	}
+	slices.Sort(files)
+	return dir, files
+}
+
+func TestRecordResumeShardsMerge(t *testing.T) {
+	bin := testBinary(t, "Parse")
+	_, files := writeInputs(t, map[string]string{"1": "abc", "2": "xyz", "3": "", "4": "sba", "5": "p", "6": "abd", "7": "abc"})
+	files = append(files, filepath.Join(t.TempDir(), "missing"))
+	out := filepath.Join(t.TempDir(), "cov.jsonl")
+	var warnings []string
+	opts := Options{Subject: "covtest", Timeout: time.Second, Warn: func(err error) { warnings = append(warnings, err.Error()) }}
+	sum, err := RecordInputs(context.Background(), bin, files, out, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 7 files, one a duplicate of another, one missing.
+	if sum.Recorded != 6 || sum.Unreadable != 1 || len(warnings) != 1 || sum.Outcomes[OK] != 3 || sum.Outcomes[Error] != 2 || sum.Outcomes[Panic] != 1 {
+		t.Fatalf("summary %+v, warnings %v", sum, warnings)
+	}
+	if sum.AlwaysCovered != 1 || sum.NeverCovered != 3 || sum.EverCovered != 4 { // Parse always; NoError, Wrong, fill never after warm-up
+		t.Errorf("function summary: ever %d always %d never %d", sum.EverCovered, sum.AlwaysCovered, sum.NeverCovered)
+	}
+	// A second run records nothing new.
+	if sum, err = RecordInputs(context.Background(), bin, files, out, opts); err != nil || sum.Recorded != 0 || sum.Skipped != 7 {
+		t.Fatalf("rerun: %+v %v", sum, err)
+	}
+	// A line cut off by a killed run is dropped and its input recorded again.
+	data, _ := os.ReadFile(out)
+	os.WriteFile(out, data[:len(data)-10], 0o644)
+	if sum, err = RecordInputs(context.Background(), bin, files, out, opts); err != nil || sum.Recorded != 1 {
+		t.Fatalf("resume after a cut line: %+v %v", sum, err)
+	}
+	f, err := ReadFile(out)
+	if err != nil || len(f.Records) != 6 {
+		t.Fatalf("file after resume: %v, %d records", err, len(f.Records))
+	}
+	// The matrix agrees with the records.
+	m := f.Matrix()
+	for r, rec := range f.Records {
+		for id := range f.Functions {
+			if m[id].Has(r) != slices.Contains(rec.Covered, id) {
+				t.Fatalf("matrix disagrees with record %d", r)
+			}
+		}
+	}
+	// Another subject's file is refused, and left as it was.
+	before, _ := os.ReadFile(out)
+	if _, err := RecordInputs(context.Background(), bin, files, out, Options{Subject: "other"}); err == nil || !strings.Contains(err.Error(), `records subject "covtest", not "other"`) {
+		t.Errorf("other subject: %v", err)
+	}
+	if after, _ := os.ReadFile(out); string(after) != string(before) {
+		t.Errorf("a refused run changed the file")
+	}
+	// Shards split the inputs and merge back to the same set.
+	var shards []string
+	total := 0
+	for i := 1; i <= 3; i++ {
+		p := filepath.Join(t.TempDir(), "shard.jsonl")
+		o := opts
+		o.Shard, o.Shards = i, 3
+		sum, err := RecordInputs(context.Background(), bin, files, p, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += sum.Recorded
+		shards = append(shards, p)
+	}
+	merged, err := Merge(filepath.Join(t.TempDir(), "merged.jsonl"), shards)
+	if err != nil || total != 6 || len(merged.Records) != 6 {
+		t.Fatalf("shards recorded %d, merged %d: %v", total, len(merged.Records), err)
+	}
+	for i, r := range merged.Records {
+		if r.SHA256 != f.Records[indexBySHA(f, r.SHA256)].SHA256 || i > 0 && merged.Records[i-1].Input > r.Input {
+			t.Fatalf("merged records differ or are unsorted")
+		}
+	}
+}
+
+func indexBySHA(f *File, sha string) int {
+	for i, r := range f.Records {
+		if r.SHA256 == sha {
+			return i
+		}
+	}
+	return -1
+}
+
+func TestIsolateAgrees(t *testing.T) {
+	bin := testBinary(t, "Parse")
+	_, files := writeInputs(t, map[string]string{"1": "abc", "2": "xyz", "3": "", "4": "sba", "5": "abd", "6": "c", "7": "q"})
+	in := filepath.Join(t.TempDir(), "in.jsonl")
+	iso := filepath.Join(t.TempDir(), "iso.jsonl")
+	if _, err := RecordInputs(context.Background(), bin, files, in, Options{Subject: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := RecordInputs(context.Background(), bin, files, iso, Options{Subject: "t", Isolate: true}); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := ReadFile(in)
+	b, _ := ReadFile(iso)
+	for i := range a.Records {
+		if !slices.Equal(a.Records[i].Covered, b.Records[i].Covered) || a.Records[i].Outcome != b.Records[i].Outcome {
+			t.Errorf("%s: in-process %v %s, isolated %v %s", a.Records[i].Input, a.Records[i].Covered, a.Records[i].Outcome, b.Records[i].Covered, b.Records[i].Outcome)
+		}
+	}
+}

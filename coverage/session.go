@@ -52,6 +52,7 @@ type Session struct {
 	done   chan error // the process's exit
 	exit   error      // how the last process ended
 	blob   []byte
+	starts int     // processes started so far
 	seen   []int32 // per function: the generation it was last covered in
 	gen    int32
 }
@@ -82,6 +83,7 @@ func (s *Session) start() error {
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start harness: %w", err)
 	}
+	s.starts++
 	s.cmd, s.stdin, s.stdout = cmd, bufio.NewWriterSize(stdin, 1<<16), bufio.NewReaderSize(stdout, 1<<16)
 	s.done = make(chan error, 1)
 	go func() { s.done <- cmd.Wait() }()

@@ -1,0 +1,247 @@
+package coverage
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"sort"
+
+	"github.com/arbor-fuzz/arbor/features"
+)
+
+// Header is the first line of a coverage file (DESIGN.md §6).
+type Header struct {
+	Arbor     string   `json:"arbor"`   // always "coverage"
+	Version   int      `json:"version"` // 1
+	Subject   string   `json:"subject"`
+	Functions []string `json:"functions"`
+}
+
+// Record is one input's line in a coverage file.
+type Record struct {
+	Input   string   `json:"input"`
+	SHA256  string   `json:"sha256"`
+	Covered []int    `json:"covered"`
+	Counts  []uint32 `json:"counts,omitempty"`
+	Outcome Outcome  `json:"outcome"`
+	MS      float64  `json:"ms"`
+	Error   string   `json:"error,omitempty"` // error or panic text
+	Stack   string   `json:"stack,omitempty"` // panics: hash of the innermost frames
+}
+
+// NewHeader returns the header of a coverage file.
+func NewHeader(subject string, functions []string) Header {
+	return Header{Arbor: "coverage", Version: 1, Subject: subject, Functions: functions}
+}
+
+// compatible explains why records of h cannot be appended to a file with header old.
+func (h Header) compatible(old Header) error {
+	switch {
+	case old.Arbor != "coverage" || old.Version != 1:
+		return errors.New("it is not an arbor coverage file (version 1)")
+	case old.Subject != h.Subject:
+		return fmt.Errorf("it records subject %q, not %q", old.Subject, h.Subject)
+	case !slices.Equal(old.Functions, h.Functions):
+		return fmt.Errorf("it was recorded from another version of %s (%d functions, now %d)", h.Subject, len(old.Functions), len(h.Functions))
+	}
+	return nil
+}
+
+// Writer appends records to a coverage file. Each record is written with
+// one write call, so a process killed mid-run loses at most the line being
+// written; reopening the file drops such a partial line.
+type Writer struct {
+	f    *os.File
+	path string
+	done map[string]bool // sha256 of inputs already recorded
+}
+
+// OpenWriter opens path for appending records of header h, creating it
+// (with the header line) if it does not exist. An existing file must have
+// a compatible header; its records are kept and reported by Done.
+func OpenWriter(path string, h Header) (*Writer, error) {
+	w := &Writer{path: path, done: map[string]bool{}}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("coverage file: %w", err)
+	}
+	w.f = f
+	data, err := io.ReadAll(f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("coverage file %s: %w", path, err)
+	}
+	if len(data) == 0 {
+		line, _ := json.Marshal(h)
+		if _, err := f.Write(append(line, '\n')); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("coverage file %s: %w", path, err)
+		}
+		return w, nil
+	}
+	complete := bytes.LastIndexByte(data, '\n') + 1
+	old, recs, err := parse(data[:complete], path)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if err := h.compatible(old); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cannot add to %s: %w", path, err)
+	}
+	if complete < len(data) { // a line cut off by a killed run
+		if err := f.Truncate(int64(complete)); err != nil {
+			f.Close()
+			return nil, err
+		}
+	}
+	if _, err := f.Seek(int64(complete), io.SeekStart); err != nil {
+		f.Close()
+		return nil, err
+	}
+	for _, r := range recs {
+		w.done[r.SHA256] = true
+	}
+	return w, nil
+}
+
+// Done reports whether an input with this sha256 is already recorded.
+func (w *Writer) Done(sha string) bool { return w.done[sha] }
+
+// Write appends a record.
+func (w *Writer) Write(r Record) error {
+	if r.Covered == nil {
+		r.Covered = []int{}
+	}
+	line, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	if _, err := w.f.Write(append(line, '\n')); err != nil {
+		return fmt.Errorf("coverage file %s: %w", w.path, err)
+	}
+	w.done[r.SHA256] = true
+	return nil
+}
+
+// Close closes the file.
+func (w *Writer) Close() error { return w.f.Close() }
+
+// File is a coverage file read into memory.
+type File struct {
+	Header
+	Records []Record
+}
+
+// ReadFile reads a coverage file. A last line without a newline (left by
+// a killed run) is ignored.
+func ReadFile(path string) (*File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("coverage file: %w", err)
+	}
+	h, recs, err := parse(data[:bytes.LastIndexByte(data, '\n')+1], path)
+	if err != nil {
+		return nil, err
+	}
+	return &File{Header: h, Records: recs}, nil
+}
+
+func parse(data []byte, path string) (Header, []Record, error) {
+	var h Header
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 1<<20), 1<<30)
+	line := 0
+	var recs []Record
+	for sc.Scan() {
+		line++
+		if line == 1 {
+			if err := json.Unmarshal(sc.Bytes(), &h); err != nil || h.Arbor != "coverage" {
+				return h, nil, fmt.Errorf("%s:1: not an arbor coverage file (its first line must be the header)", path)
+			}
+			continue
+		}
+		var r Record
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			return h, nil, fmt.Errorf("%s:%d: %w", path, line, err)
+		}
+		for _, id := range r.Covered {
+			if id < 0 || id >= len(h.Functions) {
+				return h, nil, fmt.Errorf("%s:%d: function %d out of range (the header has %d)", path, line, id, len(h.Functions))
+			}
+		}
+		recs = append(recs, r)
+	}
+	if line == 0 {
+		return h, nil, fmt.Errorf("%s: empty coverage file", path)
+	}
+	return h, recs, sc.Err()
+}
+
+// Matrix returns, for every function, the set of records (inputs, by
+// index) that covered it: a function × input bitset matrix.
+func (f *File) Matrix() []features.Bitset {
+	m := make([]features.Bitset, len(f.Functions))
+	for i := range m {
+		m[i] = features.NewBitset(len(f.Records))
+	}
+	for r, rec := range f.Records {
+		for _, id := range rec.Covered {
+			m[id].Set(r)
+		}
+	}
+	return m
+}
+
+// Merge combines coverage files of the same subject and build (such as
+// the shards of one corpus) into out: each input once (by sha256), sorted
+// by input name.
+func Merge(out string, paths []string) (*File, error) {
+	if len(paths) == 0 {
+		return nil, errors.New("no coverage files to merge")
+	}
+	var merged *File
+	seen := map[string]bool{}
+	for _, p := range paths {
+		f, err := ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		if merged == nil {
+			merged = &File{Header: f.Header}
+		} else if err := merged.Header.compatible(f.Header); err != nil {
+			return nil, fmt.Errorf("cannot merge %s with %s: %w", p, paths[0], err)
+		}
+		for _, r := range f.Records {
+			if !seen[r.SHA256] {
+				seen[r.SHA256] = true
+				merged.Records = append(merged.Records, r)
+			}
+		}
+	}
+	sort.SliceStable(merged.Records, func(i, j int) bool { return merged.Records[i].Input < merged.Records[j].Input })
+	tmp := out + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return nil, err
+	}
+	bw := bufio.NewWriter(f)
+	enc := json.NewEncoder(bw)
+	enc.Encode(merged.Header)
+	for _, r := range merged.Records {
+		enc.Encode(r)
+	}
+	if err := bw.Flush(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if err := f.Close(); err != nil {
+		return nil, err
+	}
+	return merged, os.Rename(tmp, out)
+}

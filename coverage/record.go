@@ -1,0 +1,175 @@
+package coverage
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"time"
+)
+
+// Options configure a recording.
+type Options struct {
+	Subject string        // name written to the file's header
+	Timeout time.Duration // per input; 0 means one second
+	// Isolate runs each input in a process of its own (warmed up with the
+	// same input first): exact labels, crashes cannot affect other inputs,
+	// a few milliseconds per input. Otherwise one process runs all inputs
+	// after a warm-up pass over all of them.
+	Isolate bool
+	// Shard and Shards select the inputs whose sha256 falls in shard
+	// Shard (1-based) of Shards, so that a corpus can be recorded by
+	// independent jobs and merged.
+	Shard, Shards int
+	// Progress, if set, is called after each input of a pass.
+	Progress func(pass string, done, total int)
+	// Warn, if set, receives problems that do not stop the recording,
+	// such as an unreadable input file.
+	Warn func(error)
+}
+
+// Summary describes a recording.
+type Summary struct {
+	Recorded   int             // inputs recorded by this run
+	Skipped    int             // inputs already in the file
+	OtherShard int             // inputs left to other shards
+	Unreadable int             // input files that could not be read
+	Outcomes   map[Outcome]int // of the inputs recorded by this run
+	// Over every record in the file:
+	Inputs, Functions, EverCovered, AlwaysCovered, NeverCovered int
+	// Time per input, means over this run: the subject's own calls, and
+	// the whole recorded run as the recorder saw it.
+	SubjectTime, RecordTime time.Duration
+}
+
+type pending struct {
+	name string
+	data []byte
+	sha  string
+}
+
+// RecordInputs runs the inputs (file paths) through the harness and appends
+// their records to the coverage file out, skipping inputs it already
+// holds.
+func RecordInputs(ctx context.Context, bin *Binary, inputs []string, out string, opts Options) (*Summary, error) {
+	if opts.Timeout <= 0 {
+		opts.Timeout = time.Second
+	}
+	if opts.Shards == 0 {
+		opts.Shard, opts.Shards = 1, 1
+	}
+	if opts.Shard < 1 || opts.Shard > opts.Shards {
+		return nil, fmt.Errorf("shard %d/%d: want 1 <= i <= n", opts.Shard, opts.Shards)
+	}
+	warn := opts.Warn
+	if warn == nil {
+		warn = func(error) {}
+	}
+	s, err := Start(bin)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	w, err := OpenWriter(out, NewHeader(opts.Subject, s.Funcs.Names))
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+
+	sum := &Summary{Outcomes: map[Outcome]int{}}
+	var todo []pending
+	for _, name := range inputs {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			sum.Unreadable++
+			warn(fmt.Errorf("input: %w", err))
+			continue
+		}
+		h := sha256.Sum256(data)
+		if int(binary.BigEndian.Uint64(h[:8])%uint64(opts.Shards)) != opts.Shard-1 {
+			sum.OtherShard++
+			continue
+		}
+		sha := hex.EncodeToString(h[:])
+		if w.Done(sha) {
+			sum.Skipped++
+			continue
+		}
+		w.done[sha] = true // a corpus may hold the same input twice
+		todo = append(todo, pending{name, data, sha})
+	}
+	progress := func(pass string, i int) {
+		if opts.Progress != nil {
+			opts.Progress(pass, i, len(todo))
+		}
+	}
+	// A harness that restarts (after a crash or a timeout, in either pass)
+	// has lost the warm-up; from then on each input is warmed up by itself
+	// first, which gives the same labels for it as the full warm-up pass.
+	warmed := s.starts
+	if !opts.Isolate {
+		for i, in := range todo {
+			if err := ctx.Err(); err != nil {
+				return sum, err
+			}
+			if _, err := s.WarmUp(in.data, opts.Timeout); err != nil {
+				return sum, err
+			}
+			progress("warm-up", i+1)
+		}
+	}
+	var subject, total time.Duration
+	for i, in := range todo {
+		if err := ctx.Err(); err != nil {
+			return sum, err
+		}
+		start := time.Now()
+		var r *Result
+		if opts.Isolate {
+			s.kill()
+		}
+		if opts.Isolate || s.cmd == nil || s.starts != warmed {
+			if _, err = s.WarmUp(in.data, opts.Timeout); err == nil {
+				r, err = s.Record(in.data, opts.Timeout)
+			}
+		} else {
+			r, err = s.Record(in.data, opts.Timeout)
+		}
+		if err != nil {
+			return sum, err
+		}
+		total += time.Since(start)
+		subject += r.Duration
+		rec := Record{Input: in.name, SHA256: in.sha, Covered: r.Covered, Counts: r.Counts, Outcome: r.Outcome,
+			MS: float64(r.Duration.Microseconds()) / 1000, Error: r.Message, Stack: r.Stack}
+		if err := w.Write(rec); err != nil {
+			return sum, err
+		}
+		sum.Recorded++
+		sum.Outcomes[r.Outcome]++
+		progress("record", i+1)
+	}
+	if sum.Recorded > 0 {
+		sum.SubjectTime = subject / time.Duration(sum.Recorded)
+		sum.RecordTime = total / time.Duration(sum.Recorded)
+	}
+	f, err := ReadFile(out)
+	if err != nil {
+		return sum, err
+	}
+	sum.Inputs, sum.Functions = len(f.Records), len(f.Functions)
+	for _, col := range f.Matrix() {
+		switch c := col.Count(); {
+		case c == 0:
+			sum.NeverCovered++
+		case c == len(f.Records):
+			sum.AlwaysCovered++
+			sum.EverCovered++
+		default:
+			sum.EverCovered++
+		}
+	}
+	return sum, nil
+}
