@@ -10,7 +10,7 @@ import (
 )
 
 func TestBundledGrammars(t *testing.T) {
-	want := []string{"csv", "expr", "ini", "json", "url", "xml"}
+	want := []string{"csv", "expr", "exprlang", "govaluate", "ini", "json", "markdown", "toml", "url", "xml"}
 	infos := datasets.Grammars()
 	var names []string
 	for _, info := range infos {
@@ -95,7 +95,7 @@ func TestLoadGrammar(t *testing.T) {
 	bad := filepath.Join(dir, "bad.grammar")
 	os.WriteFile(bad, []byte("S := T ;"), 0o644)
 	tests := []struct{ arg, want string }{
-		{"nosuch", `no bundled grammar named "nosuch" (bundled: csv, expr, ini, json, url, xml)`},
+		{"nosuch", `no bundled grammar named "nosuch" (bundled: csv, expr, exprlang, govaluate, ini, json, markdown, toml, url, xml)`},
 		{filepath.Join(dir, "missing.grammar"), "does not exist"},
 		{bad, "bad.grammar:1:6: undefined symbol T"},
 	}

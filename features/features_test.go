@@ -11,7 +11,7 @@ import (
 	"github.com/arbor-fuzz/arbor/grammar"
 )
 
-var bundled = []string{"csv", "expr", "ini", "json", "url", "xml"}
+var bundled = []string{"csv", "expr", "exprlang", "govaluate", "ini", "json", "markdown", "toml", "url", "xml"}
 
 func TestEnumerate(t *testing.T) {
 	for _, name := range bundled {

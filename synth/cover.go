@@ -41,6 +41,7 @@ func (x *Generator) Directed(target features.Path) (*grammar.Tree, error) {
 		return nil, fmt.Errorf("%s is unreachable from the root", nodes[0])
 	}
 	d := &directed{x: x, path: nodes}
+	x.nodes = 0
 	return d.toFirst(g.Root, 0), nil
 }
 

@@ -6,6 +6,11 @@ import "github.com/arbor-fuzz/arbor/grammar"
 const (
 	DefaultMaxDepth  = 30 // rule expansions, as in Grammarinator
 	DefaultMaxRepeat = 5  // repetitions of an unbounded quantifier
+	// DefaultMaxNodes bounds a tree's size: past it the generator closes
+	// off with the shortest choices. A depth bound alone does not bound
+	// size where repetitions nest (an argument list inside a call inside
+	// an argument list ...).
+	DefaultMaxNodes = 10000
 )
 
 // Policy is how an expander fills a node without a target.
@@ -29,7 +34,9 @@ type Generator struct {
 	Policy    Policy
 	MaxDepth  int // 0 means DefaultMaxDepth
 	MaxRepeat int // 0 means DefaultMaxRepeat
+	MaxNodes  int // 0 means DefaultMaxNodes
 
+	nodes   int // nodes of the tree being built
 	opts    []int
 	regexes map[int]*regexGen
 	a       arena
@@ -41,11 +48,15 @@ func NewGenerator(g *grammar.Graph, c Chooser, p Policy) *Generator {
 }
 
 // Generate expands the grammar's root.
-func (x *Generator) Generate() *grammar.Tree { return x.Expand(x.G.Root, 0) }
+func (x *Generator) Generate() *grammar.Tree {
+	x.nodes = 0
+	return x.Expand(x.G.Root, 0)
+}
 
 // Expand expands node n at the given depth (rule expansions above it).
 func (x *Generator) Expand(n *grammar.Node, depth int) *grammar.Tree {
 	t := x.a.node()
+	x.nodes++
 	t.Node = n
 	switch n.Kind {
 	case grammar.KindLit:
@@ -91,6 +102,16 @@ func (x *Generator) maxDepth() int {
 	return DefaultMaxDepth
 }
 
+// shortest reports whether decisions should take the shortest choice:
+// under ShortestPolicy, or once the tree has outgrown its size budget.
+func (x *Generator) shortest() bool {
+	limit := x.MaxNodes
+	if limit <= 0 {
+		limit = DefaultMaxNodes
+	}
+	return x.Policy == ShortestPolicy || x.nodes > limit
+}
+
 func (x *Generator) maxRepeat() int {
 	if x.MaxRepeat > 0 {
 		return x.MaxRepeat
@@ -104,7 +125,7 @@ func (x *Generator) maxRepeat() int {
 func (x *Generator) altOptions(n *grammar.Node, depth int) []int {
 	x.opts = x.opts[:0]
 	g := x.G
-	if x.Policy == ShortestPolicy {
+	if x.shortest() {
 		best := -1
 		for i, c := range n.Children {
 			switch s := g.Shortest(c); {
@@ -139,7 +160,7 @@ func (x *Generator) repetitions(n *grammar.Node, depth int) int {
 	if hi == grammar.Unbounded {
 		hi = max(lo, x.maxRepeat())
 	}
-	if x.Policy == ShortestPolicy || depth+x.G.MinDepth(n.Children[0]) > x.maxDepth() {
+	if x.shortest() || depth+x.G.MinDepth(n.Children[0]) > x.maxDepth() {
 		hi = lo
 	}
 	x.opts = x.opts[:0]

@@ -62,7 +62,7 @@ func (x *Generator) draw(b *strings.Builder, r *regexGen, re *syntax.Regexp, n *
 		}
 	case syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL:
 		opts := r.candidates(re)
-		if x.Policy == ShortestPolicy {
+		if x.shortest() {
 			opts = opts[:1]
 		}
 		b.WriteRune(rune(point(RegexChar, opts)))
@@ -76,7 +76,7 @@ func (x *Generator) draw(b *strings.Builder, r *regexGen, re *syntax.Regexp, n *
 		x.opts = x.opts[:0]
 		best := -1
 		for i, s := range re.Sub {
-			if x.Policy != ShortestPolicy {
+			if !x.shortest() {
 				x.opts = append(x.opts, i)
 				continue
 			}
@@ -103,7 +103,7 @@ func (x *Generator) draw(b *strings.Builder, r *regexGen, re *syntax.Regexp, n *
 			}
 		}
 		hi = max(lo, hi)
-		if x.Policy == ShortestPolicy {
+		if x.shortest() {
 			hi = lo
 		}
 		x.opts = x.opts[:0]

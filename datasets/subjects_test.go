@@ -1,0 +1,85 @@
+package datasets
+
+import (
+	"bytes"
+	"flag"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite subjects.txtar from datasets/subjects")
+
+// TestSubjectsArchive checks that the embedded copy of the subjects module
+// matches the module's files.
+func TestSubjectsArchive(t *testing.T) {
+	var files []archiveFile
+	err := filepath.WalkDir("subjects", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel("subjects", path)
+		rel = filepath.ToSlash(rel)
+		if rel == "go.mod" || rel == "go.sum" || strings.HasSuffix(rel, ".go") && !strings.HasSuffix(rel, "_test.go") {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			files = append(files, archiveFile{rel, data})
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := formatArchive(files)
+	if *update {
+		if err := os.WriteFile("subjects.txtar", want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if !bytes.Equal(subjectsArchive, want) {
+		t.Fatal("subjects.txtar is out of date: run go test ./datasets -run TestSubjectsArchive -update")
+	}
+	if got := parseArchive(want); len(got) != len(files) {
+		t.Fatalf("archive round trip: %d files, want %d", len(got), len(files))
+	}
+}
+
+func TestSubjects(t *testing.T) {
+	grammars := map[string]bool{}
+	for _, g := range Grammars() {
+		grammars[g.Name] = true
+	}
+	names := map[string]bool{}
+	for _, s := range Subjects() {
+		names[s.Name] = true
+		if !grammars[s.Grammar] {
+			t.Errorf("subject %s: no bundled grammar %q", s.Name, s.Grammar)
+		}
+		if s.Version() == "" {
+			t.Errorf("subject %s: no version", s.Name)
+		}
+	}
+	for _, n := range []string{"json", "url", "csv", "gjson", "fastjson", "govaluate", "exprlang", "toml", "ini", "goldmark", "xml"} {
+		if !names[n] {
+			t.Errorf("no subject %s", n)
+		}
+	}
+	if s, _ := LookupSubject("gjson"); s.Version() != "v1.20.0" {
+		t.Errorf("gjson version %q", s.Version())
+	}
+	if _, err := LookupSubject("nosuch"); err == nil || !strings.Contains(err.Error(), "bundled: csv, exprlang") {
+		t.Errorf("unknown subject: %v", err)
+	}
+	dir, err := SubjectsModule()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "json", "json.go")); err != nil {
+		t.Errorf("extracted module: %v", err)
+	}
+}
