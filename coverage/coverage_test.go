@@ -15,6 +15,15 @@ import (
 	"time"
 )
 
+func testBinaryB(b *testing.B) *Binary {
+	dir, _ := filepath.Abs("testdata/mod")
+	bin, err := Build(context.Background(), Target{ImportPath: "example.com/covtest/lib", Func: "Parse", Dir: dir}, b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	return bin
+}
+
 // testBinary builds the harness for a function of testdata/mod/lib once per test binary.
 func testBinary(t *testing.T, fn string) *Binary {
 	t.Helper()
@@ -259,7 +268,7 @@ func TestRecordResumeShardsMerge(t *testing.T) {
 		t.Fatal(err)
 	}
 	// 7 files, one a duplicate of another, one missing.
-	if sum.Recorded != 6 || sum.Unreadable != 1 || len(warnings) != 1 || sum.Outcomes[OK] != 3 || sum.Outcomes[Error] != 2 || sum.Outcomes[Panic] != 1 {
+	if sum.Recorded != 6 || sum.Duplicates != 1 || sum.Unreadable != 1 || len(warnings) != 1 || sum.Outcomes[OK] != 3 || sum.Outcomes[Error] != 2 || sum.Outcomes[Panic] != 1 {
 		t.Fatalf("summary %+v, warnings %v", sum, warnings)
 	}
 	if sum.AlwaysCovered != 1 || sum.NeverCovered != 3 || sum.EverCovered != 4 { // Parse always; NoError, Wrong, fill never after warm-up

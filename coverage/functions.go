@@ -23,7 +23,7 @@ func NewFunctions(m *Meta, include func(pkgPath string) bool) *Functions {
 			continue
 		}
 		for _, f := range p.Funcs {
-			name := p.Path + "." + enclosing(f.Name)
+			name := p.Path + "." + funcName(f.Name)
 			if _, ok := ids[name]; !ok {
 				ids[name] = 0
 				names = append(names, name)
@@ -40,7 +40,7 @@ func NewFunctions(m *Meta, include func(pkgPath string) bool) *Functions {
 		for fi, f := range p.Funcs {
 			fs.index[pi][fi] = -1
 			if include(p.Path) {
-				fs.index[pi][fi] = ids[p.Path+"."+enclosing(f.Name)]
+				fs.index[pi][fi] = ids[p.Path+"."+funcName(f.Name)]
 			}
 		}
 	}
@@ -53,6 +53,19 @@ func (fs *Functions) ID(pkg, fn uint32) int {
 		return -1
 	}
 	return int(fs.index[pkg][fn])
+}
+
+// funcName is the name a function is listed under: closures folded into
+// their enclosing function, and methods with pointer receivers written
+// as Go writes them elsewhere: (*decodeState).object, not *decodeState.object.
+func funcName(metaName string) string {
+	name := enclosing(metaName)
+	if rest, ok := strings.CutPrefix(name, "*"); ok {
+		if recv, method, ok := strings.Cut(rest, "."); ok {
+			return "(*" + recv + ")." + method
+		}
+	}
+	return name
 }
 
 // enclosing strips closure suffixes: "F.func1.2" -> "F", "glob..func3" -> "glob.".

@@ -34,6 +34,7 @@ type Options struct {
 type Summary struct {
 	Recorded   int             // inputs recorded by this run
 	Skipped    int             // inputs already in the file
+	Duplicates int             // inputs that repeat an earlier one of this run
 	OtherShard int             // inputs left to other shards
 	Unreadable int             // input files that could not be read
 	Outcomes   map[Outcome]int // of the inputs recorded by this run
@@ -80,6 +81,7 @@ func RecordInputs(ctx context.Context, bin *Binary, inputs []string, out string,
 
 	sum := &Summary{Outcomes: map[Outcome]int{}}
 	var todo []pending
+	queued := map[string]bool{}
 	for _, name := range inputs {
 		data, err := os.ReadFile(name)
 		if err != nil {
@@ -93,11 +95,15 @@ func RecordInputs(ctx context.Context, bin *Binary, inputs []string, out string,
 			continue
 		}
 		sha := hex.EncodeToString(h[:])
-		if w.Done(sha) {
+		switch {
+		case w.Done(sha):
 			sum.Skipped++
 			continue
+		case queued[sha]:
+			sum.Duplicates++
+			continue
 		}
-		w.done[sha] = true // a corpus may hold the same input twice
+		queued[sha] = true
 		todo = append(todo, pending{name, data, sha})
 	}
 	progress := func(pass string, i int) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 	"github.com/spf13/cobra"
 
+	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/datasets"
 	"github.com/arbor-fuzz/arbor/features"
 	"github.com/arbor-fuzz/arbor/grammar"
@@ -149,12 +151,37 @@ func renderTable(w io.Writer, header []string, rows [][]string) error {
 }
 
 func newSubjectsCmd() *cobra.Command {
-	return &cobra.Command{
+	var functions bool
+	cmd := &cobra.Command{
 		Use:   "subjects",
-		Short: "List the bundled grammars (and, later, programs under test)",
-		Args:  exactArgs(0),
+		Short: "List the bundled programs under test and grammars",
+		Long: `subjects lists the bundled programs under test (real libraries, wrapped
+the way a program uses them) with their library version and grammar, and
+the bundled grammars. --functions builds each subject's harness (cached
+afterwards) and adds the number of functions instrumented.`,
+		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			out := cmd.OutOrStdout()
 			var rows [][]string
+			for _, s := range datasets.Subjects() {
+				row := []string{s.Name, s.Library + " " + s.Version(), s.Grammar}
+				if functions {
+					n, err := countFunctions(cmd, s)
+					if err != nil {
+						return fmt.Errorf("subject %s: %w", s.Name, err)
+					}
+					row = append(row, strconv.Itoa(n))
+				}
+				rows = append(rows, append(row, s.Description))
+			}
+			header := []string{"subject", "library", "grammar"}
+			if functions {
+				header = append(header, "functions")
+			}
+			if err := renderTable(out, append(header, "what the wrapper does"), rows); err != nil {
+				return err
+			}
+			rows = nil
 			for _, info := range datasets.Grammars() {
 				g, err := datasets.Grammar(info.Name)
 				if err != nil {
@@ -162,7 +189,31 @@ func newSubjectsCmd() *cobra.Command {
 				}
 				rows = append(rows, []string{info.Name, strconv.Itoa(len(g.Rules)), strconv.Itoa(len(g.Nodes)), info.Description})
 			}
-			return renderTable(cmd.OutOrStdout(), []string{"grammar", "rules", "nodes", "description"}, rows)
+			fmt.Fprintln(out)
+			return renderTable(out, []string{"grammar", "rules", "nodes", "description"}, rows)
 		},
 	}
+	cmd.Flags().BoolVar(&functions, "functions", false, "build each harness and count the functions instrumented")
+	return cmd
+}
+
+func countFunctions(cmd *cobra.Command, s datasets.Subject) (int, error) {
+	target, _, err := resolveTarget(recordFlags{subject: s.Name})
+	if err != nil {
+		return 0, err
+	}
+	ctx := cmd.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	bin, err := coverage.Build(ctx, target, coverage.DefaultCacheDir())
+	if err != nil {
+		return 0, err
+	}
+	sess, err := coverage.Start(bin)
+	if err != nil {
+		return 0, err
+	}
+	defer sess.Close()
+	return len(sess.Funcs.Names), nil
 }

@@ -1,0 +1,203 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/arbor-fuzz/arbor/coverage"
+	"github.com/arbor-fuzz/arbor/datasets"
+)
+
+type recordFlags struct {
+	subject, goFunc, inputs, out, shard, cacheDir string
+	coverPkgs                                     []string
+	isolate                                       bool
+	timeout                                       time.Duration
+}
+
+func newRecordCmd() *cobra.Command {
+	var f recordFlags
+	cmd := &cobra.Command{
+		Use:   "record (--subject NAME | --go IMPORTPATH.Func) --inputs DIR --out cov.jsonl",
+		Short: "Record which functions of a Go program each input makes run",
+		Long: `record runs a program under test on every input below --inputs and appends
+one line per input to the coverage file --out: the functions that ran, how
+often their entry block ran, the outcome (ok, error, panic, timeout), the
+error or panic text, a hash of the panicking frames, and the time taken.
+
+The program is a bundled subject (--subject, see 'arbor subjects') or any
+Go function func([]byte) error or func([]byte) (--go importpath.Func, run
+from a directory of a module that can import it; --coverpkg chooses the
+packages to record, by default the function's own). arbor builds a
+harness around it once with coverage instrumentation and caches it.
+
+By default one process runs all inputs, after a warm-up pass over all of
+them, so that work a process does only once (type caches) does not show
+in the first input's record. --isolate runs each input in a process of its
+own, warmed up with the same input: exact labels and crash isolation, a
+few milliseconds per input.
+
+Recording is resumable: inputs already in --out (by sha256) are skipped,
+and a line cut off by a killed run is dropped. --shard i/n records only
+the inputs of shard i of n; 'arbor record merge' combines shard files.`,
+		Example: "  arbor record --subject json --inputs corpus/ --out cov.jsonl\n  arbor record --go encoding/json.Valid --inputs corpus/ --out valid.jsonl --isolate",
+		Args:    exactArgs(0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runRecord(cmd, f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.subject, "subject", "", "bundled subject `NAME`")
+	fl.StringVar(&f.goFunc, "go", "", "Go function to record, as `importpath.Func`")
+	fl.StringSliceVar(&f.coverPkgs, "coverpkg", nil, "with --go: packages to record (patterns like a/b/... allowed)")
+	fl.StringVar(&f.inputs, "inputs", "", "folder (or file) of inputs")
+	fl.StringVar(&f.out, "out", "cov.jsonl", "coverage file to append to")
+	fl.BoolVar(&f.isolate, "isolate", false, "one process per input")
+	fl.DurationVar(&f.timeout, "timeout", time.Second, "time limit per input")
+	fl.StringVar(&f.shard, "shard", "", "record only shard `i/n` of the inputs")
+	fl.StringVar(&f.cacheDir, "cache", coverage.DefaultCacheDir(), "folder for built harnesses")
+	cmd.AddCommand(newRecordMergeCmd())
+	return cmd
+}
+
+func runRecord(cmd *cobra.Command, f recordFlags) error {
+	if (f.subject == "") == (f.goFunc == "") {
+		return usageError{errors.New("give exactly one of --subject and --go")}
+	}
+	if f.inputs == "" {
+		return usageError{errors.New("--inputs is required")}
+	}
+	if f.timeout <= 0 {
+		return usageError{errors.New("--timeout must be positive")}
+	}
+	opts := coverage.Options{Timeout: f.timeout, Isolate: f.isolate}
+	if f.shard != "" {
+		if _, err := fmt.Sscanf(f.shard, "%d/%d", &opts.Shard, &opts.Shards); err != nil || opts.Shard < 1 || opts.Shard > opts.Shards {
+			return usageError{fmt.Errorf("--shard must be i/n with 1 <= i <= n, not %q", f.shard)}
+		}
+	}
+	target, name, err := resolveTarget(f)
+	if err != nil {
+		return err
+	}
+	opts.Subject = name
+	files, err := listFiles(f.inputs)
+	if err != nil {
+		return err
+	}
+	errOut := cmd.ErrOrStderr()
+	ctx := cmd.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	fmt.Fprintf(errOut, "building the harness for %s ...\n", target)
+	bin, err := coverage.Build(ctx, target, f.cacheDir)
+	if err != nil {
+		return err
+	}
+	opts.Warn = func(err error) { fmt.Fprintln(errOut, "arbor:", err) }
+	if isTerminal(errOut) {
+		last := time.Time{}
+		opts.Progress = func(pass string, done, total int) {
+			if time.Since(last) > 200*time.Millisecond || done == total {
+				last = time.Now()
+				fmt.Fprintf(errOut, "\r%s %d/%d", pass, done, total)
+				if done == total {
+					fmt.Fprintln(errOut)
+				}
+			}
+		}
+	}
+	sum, err := coverage.RecordInputs(ctx, bin, files, f.out, opts)
+	if sum != nil {
+		printSummary(cmd.OutOrStdout(), f.out, sum)
+	}
+	return err
+}
+
+func resolveTarget(f recordFlags) (coverage.Target, string, error) {
+	if f.subject != "" {
+		s, err := datasets.LookupSubject(f.subject)
+		if err != nil {
+			return coverage.Target{}, "", err
+		}
+		dir, err := datasets.SubjectsModule()
+		if err != nil {
+			return coverage.Target{}, "", err
+		}
+		return coverage.Target{ImportPath: s.Package, Func: s.Func, CoverPkgs: s.CoverPkgs, Dir: dir}, s.Name, nil
+	}
+	dot := strings.LastIndex(f.goFunc, ".")
+	slash := strings.LastIndex(f.goFunc, "/")
+	if dot <= slash+1 || dot == len(f.goFunc)-1 {
+		return coverage.Target{}, "", usageError{fmt.Errorf("--go wants importpath.Func, as in encoding/json.Valid, not %q", f.goFunc)}
+	}
+	t := coverage.Target{ImportPath: f.goFunc[:dot], Func: f.goFunc[dot+1:], CoverPkgs: f.coverPkgs}
+	return t, f.goFunc, nil
+}
+
+func printSummary(w io.Writer, out string, s *coverage.Summary) {
+	fmt.Fprintf(w, "%s: %d inputs recorded now, %d already there", out, s.Recorded, s.Skipped)
+	if s.Duplicates > 0 {
+		fmt.Fprintf(w, ", %d duplicates", s.Duplicates)
+	}
+	if s.OtherShard > 0 {
+		fmt.Fprintf(w, ", %d left to other shards", s.OtherShard)
+	}
+	if s.Unreadable > 0 {
+		fmt.Fprintf(w, ", %d unreadable", s.Unreadable)
+	}
+	fmt.Fprintln(w)
+	var parts []string
+	for _, o := range []coverage.Outcome{coverage.OK, coverage.Error, coverage.Panic, coverage.Timeout} {
+		parts = append(parts, fmt.Sprintf("%s %d", o, s.Outcomes[o]))
+	}
+	fmt.Fprintf(w, "outcomes: %s\n", strings.Join(parts, ", "))
+	if s.Recorded > 0 {
+		fmt.Fprintf(w, "time per input: subject %v, recorded run %v\n", s.SubjectTime.Round(time.Microsecond), s.RecordTime.Round(time.Microsecond))
+	}
+	fmt.Fprintf(w, "functions (over all %d inputs in the file): %d instrumented, %d ever covered, %d always covered, %d never covered\n",
+		s.Inputs, s.Functions, s.EverCovered, s.AlwaysCovered, s.NeverCovered)
+}
+
+func newRecordMergeCmd() *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "merge --out cov.jsonl FILE...",
+		Short: "Merge coverage files of the same subject (such as shards)",
+		Long: `merge combines coverage files recorded from the same subject and build,
+such as the shards of one corpus: each input once (by sha256), sorted by
+input name. Files of different subjects or builds are refused.`,
+		Args: minArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return usageError{errors.New("--out is required")}
+			}
+			f, err := coverage.Merge(out, args)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d inputs of %s from %d files\n", out, len(f.Records), f.Subject, len(args))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "merged coverage file")
+	return cmd
+}
+
+// isTerminal reports whether w is a terminal (progress lines go only there).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
