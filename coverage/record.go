@@ -111,52 +111,60 @@ func RecordInputs(ctx context.Context, bin *Binary, inputs []string, out string,
 			opts.Progress(pass, i, len(todo))
 		}
 	}
-	// A harness that restarts (after a crash or a timeout, in either pass)
-	// has lost the warm-up; from then on each input is warmed up by itself
-	// first, which gives the same labels for it as the full warm-up pass.
+	// Requests are pipelined: several are in flight, so the harness never
+	// waits for the recorder between inputs. A harness that restarts
+	// (after a crash or a timeout, in either pass) has lost the warm-up;
+	// from then on each input is warmed up by itself first, which gives
+	// the same labels for it as the full warm-up pass.
 	warmed := s.starts
 	if !opts.Isolate {
-		for i, in := range todo {
-			if err := ctx.Err(); err != nil {
-				return sum, err
-			}
-			if _, err := s.WarmUp(in.data, opts.Timeout); err != nil {
-				return sum, err
-			}
+		err := s.pipeline(ctx, todo, opts.Timeout, func() bool { return false }, func(i int, r *Result) error {
 			progress("warm-up", i+1)
-		}
-	}
-	var subject, total time.Duration
-	for i, in := range todo {
-		if err := ctx.Err(); err != nil {
-			return sum, err
-		}
-		start := time.Now()
-		var r *Result
-		if opts.Isolate {
-			s.kill()
-		}
-		if opts.Isolate || s.cmd == nil || s.starts != warmed {
-			if _, err = s.WarmUp(in.data, opts.Timeout); err == nil {
-				r, err = s.Record(in.data, opts.Timeout)
-			}
-		} else {
-			r, err = s.Record(in.data, opts.Timeout)
-		}
+			return nil
+		}, 'W')
 		if err != nil {
 			return sum, err
 		}
-		total += time.Since(start)
+	}
+	var subject, total time.Duration
+	write := func(i int, r *Result) error {
+		in := todo[i]
 		subject += r.Duration
 		rec := Record{Input: in.name, SHA256: in.sha, Covered: r.Covered, Counts: r.Counts, Outcome: r.Outcome,
 			MS: float64(r.Duration.Microseconds()) / 1000, Error: r.Message, Stack: r.Stack}
 		if err := w.Write(rec); err != nil {
-			return sum, err
+			return err
 		}
 		sum.Recorded++
 		sum.Outcomes[r.Outcome]++
 		progress("record", i+1)
+		return nil
 	}
+	start := time.Now()
+	if opts.Isolate {
+		for i, in := range todo {
+			if err := ctx.Err(); err != nil {
+				return sum, err
+			}
+			s.kill()
+			if _, err := s.WarmUp(in.data, opts.Timeout); err != nil {
+				return sum, err
+			}
+			r, err := s.Record(in.data, opts.Timeout)
+			if err != nil {
+				return sum, err
+			}
+			if err := write(i, r); err != nil {
+				return sum, err
+			}
+		}
+	} else {
+		cold := func() bool { return s.starts != warmed }
+		if err := s.pipeline(ctx, todo, opts.Timeout, cold, write, 'R'); err != nil {
+			return sum, err
+		}
+	}
+	total = time.Since(start)
 	if sum.Recorded > 0 {
 		sum.SubjectTime = subject / time.Duration(sum.Recorded)
 		sum.RecordTime = total / time.Duration(sum.Recorded)
@@ -178,4 +186,70 @@ func RecordInputs(ctx context.Context, bin *Binary, inputs []string, out string,
 		}
 	}
 	return sum, nil
+}
+
+// Pipelining limits: requests in flight, and their bytes. Unread requests
+// never exceed half a pipe buffer, so the recorder never blocks writing
+// while the harness blocks writing replies.
+const (
+	maxInFlight      = 16
+	maxInFlightBytes = 32 << 10
+)
+
+// pipeline sends every input as a kind request ('W' or 'R'), several in
+// flight, and calls done with each reply in input order. When cold()
+// reports that the harness lost its warm-up, each input is sent as a
+// warm-up run followed by the recorded run. A crash or timeout loses the
+// requests in flight after it: they are sent again to the new harness.
+func (s *Session) pipeline(ctx context.Context, todo []pending, timeout time.Duration, cold func() bool, done func(int, *Result) error, kind byte) error {
+	type flight struct {
+		i      int
+		warmUp bool // a 'W' sent before this input's 'R'
+	}
+	var queue []flight
+	bytes := 0
+	next := 0
+	for next < len(todo) || len(queue) > 0 {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		for next < len(todo) && len(queue) < maxInFlight && (len(queue) == 0 || bytes+len(todo[next].data) <= maxInFlightBytes) {
+			f := flight{i: next, warmUp: kind == 'R' && cold()}
+			if f.warmUp {
+				if err := s.send('W', todo[next].data); err != nil {
+					return err
+				}
+			}
+			if err := s.send(kind, todo[next].data); err != nil {
+				return err
+			}
+			queue = append(queue, f)
+			bytes += len(todo[next].data)
+			next++
+		}
+		f := queue[0]
+		queue = queue[1:]
+		bytes -= len(todo[f.i].data)
+		var r *Result
+		var err error
+		if f.warmUp {
+			if r, err = s.receive('W', timeout); err == nil && r.Outcome != Timeout && s.alive() {
+				r, err = s.receive(kind, timeout)
+			}
+		} else {
+			r, err = s.receive(kind, timeout)
+		}
+		if err != nil {
+			return err
+		}
+		if !s.alive() && len(queue) > 0 {
+			// The harness died with requests in flight: send them again.
+			next = queue[0].i
+			queue, bytes = queue[:0], 0
+		}
+		if err := done(f.i, r); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -160,12 +160,22 @@ func (s *Session) Record(input []byte, timeout time.Duration) (*Result, error) {
 }
 
 func (s *Session) run(kind byte, input []byte, timeout time.Duration) (*Result, error) {
+	if err := s.send(kind, input); err != nil {
+		return nil, err
+	}
+	return s.receive(kind, timeout)
+}
+
+// send queues a request and flushes it to the harness, starting the
+// harness if needed. A failed write means the harness died: the reply
+// read that follows reports it.
+func (s *Session) send(kind byte, input []byte) error {
 	if len(input) > 1<<30 {
-		return nil, fmt.Errorf("input of %d bytes is too large", len(input))
+		return fmt.Errorf("input of %d bytes is too large", len(input))
 	}
 	if s.cmd == nil {
 		if err := s.start(); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	var hdr [5]byte
@@ -173,7 +183,16 @@ func (s *Session) run(kind byte, input []byte, timeout time.Duration) (*Result, 
 	binary.LittleEndian.PutUint32(hdr[1:], uint32(len(input)))
 	s.stdin.Write(hdr[:])
 	s.stdin.Write(input)
-	if err := s.stdin.Flush(); err != nil {
+	s.stdin.Flush()
+	return nil
+}
+
+// receive reads the next reply. If none comes within timeout the harness
+// is killed and the result is a timeout; if the harness died, a panic
+// result describes the crash. Either way requests sent after this one
+// are lost, and the next send starts a new harness.
+func (s *Session) receive(kind byte, timeout time.Duration) (*Result, error) {
+	if s.cmd == nil {
 		return s.crashed()
 	}
 	// A read deadline on the pipe bounds the wait without a goroutine or a
@@ -191,6 +210,9 @@ func (s *Session) run(kind byte, input []byte, timeout time.Duration) (*Result, 
 	}
 	return r, nil
 }
+
+// alive reports whether a harness process is running.
+func (s *Session) alive() bool { return s.cmd != nil }
 
 // crashed turns a dead harness into a panic result and forgets the process.
 func (s *Session) crashed() (*Result, error) {

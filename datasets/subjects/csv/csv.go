@@ -4,26 +4,32 @@ package csv
 import (
 	"bytes"
 	"encoding/csv"
+	"io"
 )
 
-// Run reads every record (any number of fields per record) and writes
-// them back.
+// Run reads the records one at a time (any number of fields per record),
+// asking where each field started, and writes them back.
 func Run(data []byte) error {
 	r := csv.NewReader(bytes.NewReader(data))
 	r.FieldsPerRecord = -1
-	records, err := r.ReadAll()
-	if err != nil {
-		return err
-	}
 	var out bytes.Buffer
 	w := csv.NewWriter(&out)
-	if err := w.WriteAll(records); err != nil {
-		return err
-	}
-	for _, rec := range records {
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
 		for i := range rec {
 			_, _ = r.FieldPos(i)
 		}
+		_ = r.InputOffset()
+		if err := w.Write(rec); err != nil {
+			return err
+		}
 	}
-	return nil
+	w.Flush()
+	return w.Error()
 }
