@@ -1,7 +1,19 @@
-// Package coverage runs a program under test on inputs and records which
-// functions each input made run (DESIGN.md §6): a Go harness built with
-// -cover, per-input counters, outcomes, and the cov.jsonl file format.
+// Package coverage records which functions of a Go program each input
+// makes run (DESIGN.md §6).
 //
-// The package is laid out now so that the pipeline's folders exist from the
-// start; its recorder is the subject of its own issue.
+// A target is a function func([]byte) error or func([]byte) in any
+// package. Build writes a harness main around it inside the module,
+// builds it once with -cover -covermode=atomic (cached), and a Session
+// runs inputs in the harness process: clear the counters, call the
+// function (recovering panics; the recorder enforces a time limit),
+// write the counters, decode them. Go has no public decoder of its
+// coverage formats; DecodeMeta and DecodeCounters read them.
+//
+//	bin, err := coverage.Build(ctx, coverage.Target{ImportPath: "example.com/p", Func: "Parse"}, coverage.DefaultCacheDir())
+//	sum, err := coverage.RecordInputs(ctx, bin, files, "cov.jsonl", coverage.Options{Subject: "p"})
+//	f, err := coverage.ReadFile("cov.jsonl")
+//	m := f.Matrix() // per function, the inputs that covered it
+//
+// The coverage file (cov.jsonl) is a header line naming the functions,
+// then one line per input; recording appends, resumes, and shards.
 package coverage

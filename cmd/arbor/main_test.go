@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -236,5 +237,54 @@ func TestGenerate(t *testing.T) {
 	out, _, code := runArbor(t, "", "coverage", "json", dir, "--max-k", "1", "--json")
 	if code != 0 || !strings.Contains(out, `"rejected":1`) { // choices.jsonl is not a JSON text
 		t.Errorf("coverage of the generated folder: %s", out)
+	}
+}
+
+func TestRecord(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds harnesses")
+	}
+	dir := t.TempDir()
+	inputs := filepath.Join(dir, "in")
+	os.MkdirAll(inputs, 0o755)
+	for i, s := range []string{`{"a": 1}`, `[true, null]`, `{"a": }`, `"x"`} {
+		os.WriteFile(filepath.Join(inputs, fmt.Sprintf("%d.json", i)), []byte(s), 0o644)
+	}
+	out := filepath.Join(dir, "cov.jsonl")
+	runCases(t, []cliCase{
+		{"record", "", []string{"record", "--subject", "json", "--inputs", inputs, "--out", out}, 0,
+			[]string{"4 inputs recorded now, 0 already there", "outcomes: ok 3, error 1, panic 0, timeout 0", "158 instrumented"}, nil},
+		{"resume", "", []string{"record", "--subject", "json", "--inputs", inputs, "--out", out}, 0,
+			[]string{"0 inputs recorded now, 4 already there"}, nil},
+		{"other subject", "", []string{"record", "--subject", "url", "--inputs", inputs, "--out", out}, 1,
+			nil, []string{`cannot add to ` + out + `: it records subject "json", not "url"`}},
+		{"unknown subject", "", []string{"record", "--subject", "nosuch", "--inputs", inputs}, 1, nil, []string{`no bundled subject named "nosuch"`}},
+		{"no target", "", []string{"record", "--inputs", inputs}, 2, nil, []string{"give exactly one of --subject and --go"}},
+		{"bad go", "", []string{"record", "--go", "encoding/json", "--inputs", inputs}, 2, nil, []string{"--go wants importpath.Func"}},
+		{"wrong signature", "", []string{"record", "--go", "strings.ToUpper", "--inputs", inputs, "--out", filepath.Join(dir, "x.jsonl")}, 1,
+			nil, []string{"strings.ToUpper has type func(string) string; arbor needs func([]byte) error or func([]byte)"}},
+		{"build failure", "", []string{"record", "--go", "encoding/json.Nope", "--inputs", inputs, "--out", filepath.Join(dir, "y.jsonl")}, 1,
+			nil, []string{"build harness for encoding/json.Nope", "undefined: subject.Nope"}},
+		{"bad shard", "", []string{"record", "--subject", "json", "--inputs", inputs, "--shard", "3/2"}, 2, nil, []string{"--shard must be i/n"}},
+		{"missing inputs", "", []string{"record", "--subject", "json", "--inputs", filepath.Join(dir, "none")}, 1, nil, []string{"corpus:"}},
+	})
+	before, _ := os.ReadFile(out)
+	if !strings.Contains(string(before), `"subject":"json"`) || strings.Count(string(before), "\n") != 5 {
+		t.Errorf("coverage file after the refused runs:\n%s", before)
+	}
+	// --go on a function of another module, and shards merged back.
+	mod, _ := filepath.Abs("../../coverage/testdata/mod")
+	var shards []string
+	for i := 1; i <= 2; i++ {
+		p := filepath.Join(dir, fmt.Sprintf("valid%d.jsonl", i))
+		if _, errOut, code := runArbor(t, "", "record", "--go", "example.com/covtest/lib.Parse", "--dir", mod, "--inputs", inputs, "--out", p, "--shard", fmt.Sprintf("%d/2", i)); code != 0 {
+			t.Fatal(errOut)
+		}
+		shards = append(shards, p)
+	}
+	merged := filepath.Join(dir, "valid.jsonl")
+	out2, errOut, code := runArbor(t, "", append([]string{"record", "merge", "--out", merged}, shards...)...)
+	if code != 0 || !strings.Contains(out2, "4 inputs of example.com/covtest/lib.Parse from 2 files") {
+		t.Errorf("merge: %d %s %s", code, out2, errOut)
 	}
 }

@@ -16,7 +16,7 @@ import (
 )
 
 type recordFlags struct {
-	subject, goFunc, inputs, out, shard, cacheDir string
+	subject, goFunc, inputs, out, shard, cacheDir, dir string
 	coverPkgs                                     []string
 	isolate                                       bool
 	timeout                                       time.Duration
@@ -35,7 +35,8 @@ error or panic text, a hash of the panicking frames, and the time taken.
 The program is a bundled subject (--subject, see 'arbor subjects') or any
 Go function func([]byte) error or func([]byte) (--go importpath.Func, run
 from a directory of a module that can import it; --coverpkg chooses the
-packages to record, by default the function's own). arbor builds a
+packages to record, by default the function's own; --dir names the
+module directory if it is not the current one). arbor builds a
 harness around it once with coverage instrumentation and caches it.
 
 By default one process runs all inputs, after a warm-up pass over all of
@@ -57,6 +58,7 @@ the inputs of shard i of n; 'arbor record merge' combines shard files.`,
 	fl.StringVar(&f.subject, "subject", "", "bundled subject `NAME`")
 	fl.StringVar(&f.goFunc, "go", "", "Go function to record, as `importpath.Func`")
 	fl.StringSliceVar(&f.coverPkgs, "coverpkg", nil, "with --go: packages to record (patterns like a/b/... allowed)")
+	fl.StringVar(&f.dir, "dir", "", "with --go: a directory of a module that can import the package (default: the current directory)")
 	fl.StringVar(&f.inputs, "inputs", "", "folder (or file) of inputs")
 	fl.StringVar(&f.out, "out", "cov.jsonl", "coverage file to append to")
 	fl.BoolVar(&f.isolate, "isolate", false, "one process per input")
@@ -139,7 +141,7 @@ func resolveTarget(f recordFlags) (coverage.Target, string, error) {
 	if dot <= slash+1 || dot == len(f.goFunc)-1 {
 		return coverage.Target{}, "", usageError{fmt.Errorf("--go wants importpath.Func, as in encoding/json.Valid, not %q", f.goFunc)}
 	}
-	t := coverage.Target{ImportPath: f.goFunc[:dot], Func: f.goFunc[dot+1:], CoverPkgs: f.coverPkgs}
+	t := coverage.Target{ImportPath: f.goFunc[:dot], Func: f.goFunc[dot+1:], CoverPkgs: f.coverPkgs, Dir: f.dir}
 	return t, f.goFunc, nil
 }
 
