@@ -17,9 +17,9 @@ import (
 
 type recordFlags struct {
 	subject, goFunc, inputs, out, shard, cacheDir, dir string
-	coverPkgs                                     []string
-	isolate                                       bool
-	timeout                                       time.Duration
+	coverPkgs                                          []string
+	isolate                                            bool
+	timeout                                            time.Duration
 }
 
 func newRecordCmd() *cobra.Command {
