@@ -33,7 +33,7 @@ func Subjects() []Subject {
 	s := []Subject{
 		{"json", "encoding/json", "json", "", "Run", []string{"encoding/json"}, "decode to values and numbers, re-encode, compact and indent"},
 		{"url", "net/url", "url", "", "Run", []string{"net/url"}, "parse, resolve against a base, decode query and path, serialise"},
-		{"csv", "encoding/csv", "csv", "", "Run", []string{"encoding/csv"}, "read all records, write them back"},
+		{"csv", "encoding/csv", "csv", "", "Run", []string{"encoding/csv"}, "read records one by one with field positions, write them back"},
 		{"xml", "encoding/xml", "xml", "", "Run", []string{"encoding/xml"}, "copy token by token, unmarshal to a tree, marshal it"},
 		{"gjson", "github.com/tidwall/gjson", "json", "", "Run", []string{"github.com/tidwall/gjson", "github.com/tidwall/match", "github.com/tidwall/pretty"}, "validate, walk every value, run path queries and modifiers"},
 		{"fastjson", "github.com/valyala/fastjson", "json", "", "Run", []string{"github.com/valyala/fastjson/..."}, "validate, parse, walk with typed getters, marshal"},
@@ -72,7 +72,7 @@ func (s Subject) Version() string {
 		sc := bufio.NewScanner(bytes.NewReader(f.data))
 		for sc.Scan() {
 			fields := strings.Fields(strings.TrimPrefix(strings.TrimSpace(sc.Text()), "require"))
-			if len(fields) >= 2 && strings.HasPrefix(s.Library, fields[0]) && fields[0] != "module" {
+			if len(fields) >= 2 && (s.Library == fields[0] || strings.HasPrefix(s.Library, fields[0]+"/")) {
 				return fields[1]
 			}
 		}

@@ -69,8 +69,10 @@ func TestSubjects(t *testing.T) {
 			t.Errorf("no subject %s", n)
 		}
 	}
-	if s, _ := LookupSubject("gjson"); s.Version() != "v1.20.0" {
-		t.Errorf("gjson version %q", s.Version())
+	for name, want := range map[string]string{"gjson": "v1.20.0", "ini": "v1.67.3", "fastjson": "v1.6.10"} {
+		if s, _ := LookupSubject(name); s.Version() != want {
+			t.Errorf("%s version %q, want %s", name, s.Version(), want)
+		}
 	}
 	if _, err := LookupSubject("nosuch"); err == nil || !strings.Contains(err.Error(), "bundled: csv, exprlang") {
 		t.Errorf("unknown subject: %v", err)
