@@ -39,7 +39,7 @@ func corpus(t testing.TB, grammarName string, n int, seed uint64) []string {
 		t.Fatal(err)
 	}
 	gen := synth.NewGenerator(g, synth.NewRandom(seed), synth.RandomPolicy)
-	gen.MaxDepth, gen.MaxNodes = 12, 2000
+	gen.MaxDepth, gen.MaxNodes = 22, 600
 	dir := t.TempDir()
 	var files []string
 	for i := 0; i < n; i++ {
