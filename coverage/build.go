@@ -61,6 +61,16 @@ type Binary struct {
 // target, the module's go.mod and go.sum, and the names, sizes and times
 // of the source files of every non-standard package it depends on.
 func Build(ctx context.Context, t Target, cacheDir string) (*Binary, error) {
+	return build(ctx, t, cacheDir, true)
+}
+
+// Cached returns the target's harness if it is already built in cacheDir,
+// and nil otherwise; it never builds.
+func Cached(ctx context.Context, t Target, cacheDir string) (*Binary, error) {
+	return build(ctx, t, cacheDir, false)
+}
+
+func build(ctx context.Context, t Target, cacheDir string, doBuild bool) (*Binary, error) {
 	src, err := harnessMain(t.ImportPath, t.Func)
 	if err != nil {
 		return nil, err
@@ -94,6 +104,9 @@ func Build(ctx context.Context, t Target, cacheDir string) (*Binary, error) {
 	}
 	if _, err := os.Stat(bin); err == nil {
 		return &Binary{Path: bin, Target: t, Cached: true}, nil
+	}
+	if !doBuild {
+		return nil, nil
 	}
 	if modDir == "" {
 		// The standard library needs some module to build in: a scratch one.

@@ -157,28 +157,22 @@ func newSubjectsCmd() *cobra.Command {
 		Short: "List the bundled programs under test and grammars",
 		Long: `subjects lists the bundled programs under test (real libraries, wrapped
 the way a program uses them) with their library version and grammar, and
-the bundled grammars. --functions builds each subject's harness (cached
-afterwards) and adds the number of functions instrumented.`,
+the bundled grammars, and the number of functions instrumented for the
+subjects whose harness is built ("-" for the others; --functions builds
+them, once: they are cached).`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out := cmd.OutOrStdout()
 			var rows [][]string
 			for _, s := range datasets.Subjects() {
-				row := []string{s.Name, s.Library + " " + s.Version(), s.Grammar}
-				if functions {
-					n, err := countFunctions(cmd, s)
-					if err != nil {
-						return fmt.Errorf("subject %s: %w", s.Name, err)
-					}
-					row = append(row, strconv.Itoa(n))
+				n, err := countFunctions(cmd, s, functions)
+				if err != nil {
+					return fmt.Errorf("subject %s: %w", s.Name, err)
 				}
-				rows = append(rows, append(row, s.Description))
+				rows = append(rows, []string{s.Name, s.Library + " " + s.Version(), s.Grammar, n, s.Description})
 			}
-			header := []string{"subject", "library", "grammar"}
-			if functions {
-				header = append(header, "functions")
-			}
-			if err := renderTable(out, append(header, "what the wrapper does"), rows); err != nil {
+			header := []string{"subject", "library", "grammar", "functions", "what the wrapper does"}
+			if err := renderTable(out, header, rows); err != nil {
 				return err
 			}
 			rows = nil
@@ -197,23 +191,31 @@ afterwards) and adds the number of functions instrumented.`,
 	return cmd
 }
 
-func countFunctions(cmd *cobra.Command, s datasets.Subject) (int, error) {
+// countFunctions returns the number of functions instrumented for a
+// subject, building its harness if build is set, else "-" if it is not
+// built yet.
+func countFunctions(cmd *cobra.Command, s datasets.Subject, build bool) (string, error) {
 	target, _, err := resolveTarget(recordFlags{subject: s.Name})
 	if err != nil {
-		return 0, err
+		return "", err
 	}
 	ctx := cmd.Context()
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	bin, err := coverage.Build(ctx, target, coverage.DefaultCacheDir())
-	if err != nil {
-		return 0, err
+	var bin *coverage.Binary
+	if build {
+		bin, err = coverage.Build(ctx, target, coverage.DefaultCacheDir())
+	} else {
+		bin, err = coverage.Cached(ctx, target, coverage.DefaultCacheDir())
+	}
+	if err != nil || bin == nil {
+		return "-", err
 	}
 	sess, err := coverage.Start(bin)
 	if err != nil {
-		return 0, err
+		return "", err
 	}
 	defer sess.Close()
-	return len(sess.Funcs.Names), nil
+	return strconv.Itoa(len(sess.Funcs.Names)), nil
 }

@@ -89,7 +89,7 @@ func TestCommands(t *testing.T) {
 		{"check", "", []string{"grammar", "check", "expr"}, 0, []string{"expr: ok", "left-recursive rules", "AddExpr, MultExpr", "3-paths", "523"}, nil},
 		{"check conflicts", "", []string{"grammar", "check", "expr", "--conflicts"}, 0, []string{"conflict: expr.grammar:4:12: alternatives of AddExpr overlap in their first byte"}, nil},
 		{"check errors", "", []string{"grammar", "check", badGrammar}, 1, nil, []string{"bad.grammar:1:10: undefined symbol T"}},
-		{"subjects", "", []string{"subjects"}, 0, []string{"json", "url", "RFC 3986"}, nil},
+		{"subjects", "", []string{"subjects"}, 0, []string{"json", "url", "RFC 3986", "github.com/tidwall/gjson v1.20.0", "goldmark", "markdown"}, nil},
 		{"parse text", "", []string{"parse", "json", good}, 0, []string{"Value_", "Array_"}, nil},
 		{"parse stdin", "x+42", []string{"parse", "expr", "-"}, 0, []string{"AddExpr_0\n  AddExpr_5\n"}, nil},
 		{"parse full", "x", []string{"parse", "expr", "-", "--full"}, 0, []string{"Alt_1"}, nil},
