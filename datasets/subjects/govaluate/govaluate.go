@@ -10,25 +10,25 @@ import (
 
 var functions = map[string]govaluate.ExpressionFunction{
 	"len": func(args ...any) (any, error) {
-		if len(args) != 1 {
-			return nil, errors.New("len takes one argument")
-		}
-		s, ok := args[0].(string)
-		if !ok {
-			return nil, errors.New("len takes a string")
-		}
-		return float64(len(s)), nil
+		s, err := oneString("len", args)
+		return float64(len(s)), err
 	},
 	"upper": func(args ...any) (any, error) {
-		if len(args) != 1 {
-			return nil, errors.New("upper takes one argument")
-		}
-		s, ok := args[0].(string)
-		if !ok {
-			return nil, errors.New("upper takes a string")
-		}
-		return strings.ToUpper(s), nil
+		s, err := oneString("upper", args)
+		return strings.ToUpper(s), err
 	},
+}
+
+// oneString checks that a function was given a single string.
+func oneString(name string, args []any) (string, error) {
+	if len(args) != 1 {
+		return "", errors.New(name + " takes one argument")
+	}
+	s, ok := args[0].(string)
+	if !ok {
+		return "", errors.New(name + " takes a string")
+	}
+	return s, nil
 }
 
 // Run parses the expression, lists its variables and tokens, evaluates it
