@@ -13,6 +13,7 @@ import (
 //
 //	start:   "ARBOR1", then a status line ("ok" or the reason the function
 //	         cannot be called), then uint32 length + the meta-data blob
+//	         (empty when ARBOR_HARNESS_META=0)
 //	request: kind byte ('W' warm-up run, 'R' recorded run, 'Q' quit),
 //	         uint32 length + the input
 //	reply:   outcome byte (0 ok, 1 error, 2 panic), uint64 duration in ns,
@@ -47,8 +48,12 @@ func main() {
 	call, status := adapt(subject.{{.Func}})
 	out.WriteString(status + "\n")
 	var buf bytes.Buffer
-	if err := coverage.WriteMeta(&buf); err != nil {
-		buf.Reset()
+	// A restarted harness need not send the meta-data again: the parent
+	// has it, and the counter data names its hash.
+	if os.Getenv("ARBOR_HARNESS_META") != "0" {
+		if err := coverage.WriteMeta(&buf); err != nil {
+			buf.Reset()
+		}
 	}
 	writeBlob(out, buf.Bytes())
 	out.Flush()

@@ -71,6 +71,9 @@ func (s *Session) start() error {
 	cmd := exec.Command(s.bin.Path)
 	cmd.Args = []string{"h"} // argv is copied into every counter blob: keep it short
 	cmd.Env = append(os.Environ(), "GOCOVERDIR=")
+	if s.Meta != nil {
+		cmd.Env = append(cmd.Env, "ARBOR_HARNESS_META=0")
+	}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return err
