@@ -54,7 +54,8 @@ type Session struct {
 	exit   error      // how the last process ended
 	blob   []byte
 	starts int     // processes started so far
-	seen   []int32 // per function: the generation it was last covered in
+	seen   []int32  // per function: the generation it was last covered in
+	counts []uint32 // per function: entry count in the current decode
 	gen    int32
 }
 
@@ -119,6 +120,7 @@ func (s *Session) start() error {
 		}
 		s.Funcs = NewFunctions(s.Meta, s.bin.Target.covers)
 		s.seen = make([]int32, len(s.Funcs.Names))
+		s.counts = make([]uint32, len(s.Funcs.Names))
 		if len(s.Funcs.Names) == 0 {
 			s.kill()
 			return fmt.Errorf("no functions of %v are instrumented", s.bin.Target.coverPkgs())
@@ -284,7 +286,6 @@ func (s *Session) readReply(kind byte) (*Result, error) {
 // decode fills r.Covered and r.Counts from a counter blob.
 func (s *Session) decode(blob []byte, r *Result) error {
 	s.gen++
-	counts := map[int]uint32{}
 	err := DecodeCounters(blob, &s.Meta.Hash, func(pkg, fn uint32, ctrs []uint32) {
 		id := s.Funcs.ID(pkg, fn)
 		if id < 0 {
@@ -302,10 +303,11 @@ func (s *Session) decode(blob []byte, r *Result) error {
 		}
 		if s.seen[id] != s.gen {
 			s.seen[id] = s.gen
+			s.counts[id] = 0
 			r.Covered = append(r.Covered, id)
 		}
 		if len(ctrs) > 0 && !s.Meta.Packages[pkg].Funcs[fn].Lit {
-			counts[id] = max(counts[id], ctrs[0])
+			s.counts[id] = max(s.counts[id], ctrs[0])
 		}
 	})
 	if err != nil {
@@ -314,7 +316,7 @@ func (s *Session) decode(blob []byte, r *Result) error {
 	sortInts(r.Covered)
 	r.Counts = make([]uint32, len(r.Covered))
 	for i, id := range r.Covered {
-		r.Counts[i] = max(counts[id], 1)
+		r.Counts[i] = max(s.counts[id], 1)
 	}
 	return nil
 }
