@@ -53,7 +53,7 @@ type Session struct {
 	done   chan error // the process's exit
 	exit   error      // how the last process ended
 	blob   []byte
-	starts int     // processes started so far
+	starts int      // processes started so far
 	seen   []int32  // per function: the generation it was last covered in
 	counts []uint32 // per function: entry count in the current decode
 	gen    int32
