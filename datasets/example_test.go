@@ -14,5 +14,5 @@ func ExampleLoadGrammar() {
 	}
 	tree, err := g.Parse([]byte(`{"answer": 42}`))
 	fmt.Println(g.Start, len(g.Nodes), tree.Size(), err)
-	// Output: JSON 112 45 <nil>
+	// Output: JSON 129 48 <nil>
 }

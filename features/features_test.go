@@ -231,7 +231,7 @@ func TestPattern(t *testing.T) {
 		{expr, features.Path{15, 36, 11}, "MultExpr (* | / | %) ( AddExpr - MultExpr )"},
 		{expr, features.Path{39}, "x"},
 		{expr, features.Path{22, 42, 48}, "4+"},
-		{json, features.Path{6, 36, 81}, "{ WS (Member (, WS Member)*)? }"},
+		{json, features.Path{6, 36, 89}, "{ WS (Member (, WS Member)*)? }"},
 	}
 	for _, tt := range tests {
 		if got := features.Pattern(tt.g, tt.path); got != tt.want {

@@ -45,6 +45,20 @@ func (v *Vocabulary) ID(p Path) (int, bool) {
 	return id, ok
 }
 
+// Intern adds one path (if new) and returns its id; a vocabulary read
+// from a model is rebuilt this way, in the model's id order.
+func (v *Vocabulary) Intern(p Path) int {
+	key := string(p.appendKey(nil))
+	if id, ok := v.ids[key]; ok {
+		return id
+	}
+	id := len(v.paths)
+	v.ids[key] = id
+	v.paths = append(v.paths, append(Path(nil), p...))
+	v.stamp = append(v.stamp, 0)
+	return id
+}
+
 // Add interns the k-paths (k = 1..MaxK) of one input and returns its
 // feature ids, sorted. An ambiguous input may be given all its trees: its
 // features are their union. A Vocabulary is not safe for concurrent use.

@@ -85,7 +85,7 @@ func TestCommands(t *testing.T) {
 	os.WriteFile(badGrammar, []byte("S := \"a\" T ;\nU := \"u\" ;"), 0o644)
 
 	tests := []cliCase{
-		{"stats table", "", []string{"grammar", "stats", "json", "--max-k", "5"}, 0, []string{"json: 112 nodes, 80 symbols", "│ 5 │ 377"}, nil},
+		{"stats table", "", []string{"grammar", "stats", "json", "--max-k", "5"}, 0, []string{"json: 129 nodes, 90 symbols", "│ 5 │ 458"}, nil},
 		{"check", "", []string{"grammar", "check", "expr"}, 0, []string{"expr: ok", "left-recursive rules", "AddExpr, MultExpr", "3-paths", "523"}, nil},
 		{"check conflicts", "", []string{"grammar", "check", "expr", "--conflicts"}, 0, []string{"conflict: expr.grammar:4:12: alternatives of AddExpr overlap in their first byte"}, nil},
 		{"check errors", "", []string{"grammar", "check", badGrammar}, 1, nil, []string{"bad.grammar:1:10: undefined symbol T"}},
@@ -173,9 +173,9 @@ func TestFeatureCommands(t *testing.T) {
 		{"kpaths bad k", "x", []string{"kpaths", "expr", "-", "--k", "0"}, 2, nil, []string{"--k must be between 1 and 16, not 0"}},
 		{"kpaths unparsable", "x+", []string{"kpaths", "expr", "-"}, 1, nil, []string{"-:1:3 (byte 2): unexpected end of input"}},
 		{"coverage", "", []string{"coverage", "json", corpus, "--max-k", "2", "--missing", "2"}, 0,
-			[]string{"2 inputs parsed, 1 rejected", "│ 1 │ 80", "missing 2-paths"}, []string{"bad.json:1:7 (byte 6): unexpected '}'"}},
+			[]string{"2 inputs parsed, 1 rejected", "│ 1 │ 90", "missing 2-paths"}, []string{"bad.json:1:7 (byte 6): unexpected '}'"}},
 		{"coverage json", "", []string{"coverage", "json", corpus, "--max-k", "1", "--json", "--missing", "0"}, 0,
-			[]string{`{"inputs":2,"rejected":1,"kpaths":{"1":{"total":"80","covered":`}, nil},
+			[]string{`{"inputs":2,"rejected":1,"kpaths":{"1":{"total":"90","covered":`}, nil},
 		{"coverage of a huge space", "", []string{"coverage", "expr", corpus, "--max-k", "16", "--missing", "1", "--json"}, 0,
 			[]string{`"9":{"total":"3692661",`, `"16":{"total":"109765750419","covered":0,"coverage":0,"missing_total":"109765750419","missing":[{"ids":[0,2,8,28,`}, nil},
 		{"coverage missing dir", "", []string{"coverage", "json", filepath.Join(dir, "nope")}, 1, nil, []string{"corpus:", "no such file"}},
@@ -188,7 +188,7 @@ func TestFeatureCommands(t *testing.T) {
 		{"generate kpath summary", "", []string{"generate", "csv", "--mode", "kpath", "--k", "2", "--out", filepath.Join(dir, "csvset")}, 0,
 			nil, []string{"kpath: 2 inputs", "2-path coverage 1.0000 (21 of 21)"}},
 		{"generate absence", "", []string{"generate", "json", "--mode", "kpath", "--k", "1", "--absence"}, 0,
-			[]string{`{"input":`}, []string{"1-path coverage 1.0000 (80 of 80)"}},
+			[]string{`{"input":`}, []string{"1-path coverage 1.0000 (90 of 90)"}},
 	}
 	runCases(t, tests)
 }

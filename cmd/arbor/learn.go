@@ -1,0 +1,476 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/arbor-fuzz/arbor/coverage"
+	"github.com/arbor-fuzz/arbor/datasets"
+	"github.com/arbor-fuzz/arbor/eval"
+	"github.com/arbor-fuzz/arbor/grammar"
+	"github.com/arbor-fuzz/arbor/learn"
+)
+
+func contextOf(cmd *cobra.Command) context.Context {
+	if ctx := cmd.Context(); ctx != nil {
+		return ctx
+	}
+	return context.Background()
+}
+
+func learnFlags(cmd *cobra.Command, o *learn.Options) {
+	cmd.Flags().IntVar(&o.MaxDepth, "max-depth", 5, "depth of each tree")
+	cmd.Flags().IntVar(&o.MinSamplesLeaf, "min-samples-leaf", 1, "fewest training rows in a leaf")
+	cmd.Flags().Float64Var(&o.MinImpurityDec, "min-impurity-decrease", 0, "smallest weighted gini decrease a split must bring")
+}
+
+func newTrainCmd() *cobra.Command {
+	var grammarArg, inputs, covPath, out string
+	var maxK int
+	var seed uint64
+	var opts learn.Options
+	cmd := &cobra.Command{
+		Use:   "train --grammar G --inputs DIR --coverage cov.jsonl --out model.json",
+		Short: "Learn one decision tree per function from recorded coverage",
+		Long: `train reads the inputs below --inputs (matched to the coverage file's
+records by sha256), parses them, describes each by its k-paths for
+k = 1..--max-k, and fits one decision tree per trainable function (covered
+by some but not all inputs): CART on bitsets, gini impurity, rows of each
+function balanced by seeded subsampling, functions in parallel. Inputs
+that panicked or timed out are left out (their coverage is cut short).
+
+The model (JSON; gzipped if --out ends in .gz) carries the grammar, the
+feature vocabulary with pattern text, the trees and training statistics.`,
+		Example: "  arbor train --grammar json --inputs corpus/ --coverage cov.jsonl --out json.model.gz",
+		Args:    exactArgs(0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if grammarArg == "" || inputs == "" || covPath == "" {
+				return usageError{errors.New("--grammar, --inputs and --coverage are required")}
+			}
+			if err := checkK("--max-k", maxK); err != nil {
+				return err
+			}
+			g, err := datasets.LoadGrammar(grammarArg)
+			if err != nil {
+				return err
+			}
+			cov, err := coverage.ReadFile(covPath)
+			if err != nil {
+				return err
+			}
+			data, err := readCorpus(inputs)
+			if err != nil {
+				return err
+			}
+			start := time.Now()
+			d := learn.NewDataset(g, maxK, cov, data)
+			if d.Rows == 0 {
+				return fmt.Errorf("no training rows: none of the %d records matches a parsable input below %s", len(cov.Records), inputs)
+			}
+			fns, err := learn.Train(contextOf(cmd), d, learn.TrainOptions{Options: opts, Seed: seed})
+			if err != nil {
+				return err
+			}
+			m := learn.NewModel(cov.Subject, grammarName(grammarArg), g, d, fns, seed)
+			if err := m.Save(out); err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "%s: %d functions trained in %v on %d inputs (%d features)\n", out, len(fns), time.Since(start).Round(time.Millisecond), d.Rows, d.Vocab.Len())
+			fmt.Fprintf(w, "functions: %d observed, %d trainable, %d always covered\n", m.Stats.Observed, m.Stats.Trainable, len(m.Stats.AlwaysCovered))
+			if len(d.Skipped) > 0 {
+				fmt.Fprintf(w, "left out: %v\n", d.Skipped)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&grammarArg, "grammar", "", "grammar of the inputs")
+	cmd.Flags().StringVar(&inputs, "inputs", "", "folder of the recorded inputs")
+	cmd.Flags().StringVar(&covPath, "coverage", "", "coverage file from 'arbor record'")
+	cmd.Flags().StringVar(&out, "out", "model.json", "model file to write")
+	cmd.Flags().IntVar(&maxK, "max-k", 4, "k-paths for k = 1..`K` are the features")
+	cmd.Flags().Uint64Var(&seed, "seed", 1, "seed of the class balancing")
+	learnFlags(cmd, &opts)
+	return cmd
+}
+
+func grammarName(arg string) string {
+	base := arg[strings.LastIndexAny(arg, `/\`)+1:]
+	return strings.TrimSuffix(base, ".grammar")
+}
+
+// readCorpus reads every file below dir, by sha256.
+func readCorpus(dir string) (map[string][]byte, error) {
+	files, err := listFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	data := map[string][]byte{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("input: %w", err)
+		}
+		sum := sha256.Sum256(b)
+		data[hex.EncodeToString(sum[:])] = b
+	}
+	return data, nil
+}
+
+func loadPredictor(modelPath, grammarArg string) (*learn.Predictor, error) {
+	m, err := learn.LoadModel(modelPath)
+	if err != nil {
+		return nil, err
+	}
+	var g *grammar.Graph
+	if grammarArg != "" {
+		if g, err = datasets.LoadGrammar(grammarArg); err != nil {
+			return nil, err
+		}
+	}
+	return learn.NewPredictor(m, g)
+}
+
+func newPredictCmd(stdin io.Reader) *cobra.Command {
+	var modelPath, function, grammarArg string
+	var asJSON, all bool
+	cmd := &cobra.Command{
+		Use:   "predict --model M FILE...",
+		Short: "Predict which functions inputs run, without running the program",
+		Long: `predict parses each FILE ('-' for standard input) with the model's grammar,
+extracts its k-paths, and evaluates every function's tree. It prints the
+functions predicted to run, each with the purity of the leaf reached (the
+share of the training rows there of the predicted class); --all also
+lists the functions predicted not to run; --function F asks about one.
+An input outside the language gets an error line; the others are still
+predicted. --grammar checks that the model was trained on that grammar.
+
+--json prints one object per input and line:
+{"file":...,"predictions":[{"function":...,"covered":true,"purity":0.98,"leaf":3},...]}.`,
+		Example: "  arbor predict --model json.model.gz input.json\n  arbor predict --model json.model.gz --function 'encoding/json.(*decodeState).object' corpus/*",
+		Args:    minArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if modelPath == "" {
+				return usageError{errors.New("--model is required")}
+			}
+			p, err := loadPredictor(modelPath, grammarArg)
+			if err != nil {
+				return err
+			}
+			if function != "" {
+				if _, err := p.Model.Function(function); err != nil {
+					return err
+				}
+			}
+			out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
+			failed := 0
+			for _, file := range args {
+				data, err := readInput(file, stdin)
+				if err == nil {
+					var preds []learn.Prediction
+					if preds, err = p.Predict(data); err == nil {
+						printPredictions(out, file, preds, function, all, asJSON)
+						continue
+					}
+					var pe *grammar.ParseError
+					if errors.As(err, &pe) {
+						pe.Pos.Filename = file
+					}
+				}
+				failed++
+				if asJSON {
+					json.NewEncoder(out).Encode(map[string]string{"file": file, "error": err.Error()})
+				}
+				fmt.Fprintln(errOut, err)
+			}
+			if failed > 0 {
+				fmt.Fprintf(errOut, "%d of %d inputs could not be predicted\n", failed, len(args))
+				return errReported
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&modelPath, "model", "", "model file from 'arbor train'")
+	cmd.Flags().StringVar(&function, "function", "", "predict only this `function`")
+	cmd.Flags().StringVar(&grammarArg, "grammar", "", "refuse the model unless it was trained on this grammar")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON, one line per input")
+	cmd.Flags().BoolVar(&all, "all", false, "also list the functions predicted not to run")
+	return cmd
+}
+
+func readInput(file string, stdin io.Reader) ([]byte, error) {
+	if file == "-" {
+		return io.ReadAll(stdin)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("read input: %w", err)
+	}
+	return b, nil
+}
+
+func printPredictions(w io.Writer, file string, preds []learn.Prediction, function string, all, asJSON bool) {
+	var keep []learn.Prediction
+	for _, p := range preds {
+		if function != "" && p.Function != function || function == "" && !all && !p.Covered {
+			continue
+		}
+		keep = append(keep, p)
+	}
+	if asJSON {
+		if keep == nil {
+			keep = []learn.Prediction{}
+		}
+		json.NewEncoder(w).Encode(struct {
+			File        string             `json:"file"`
+			Predictions []learn.Prediction `json:"predictions"`
+		}{file, keep})
+		return
+	}
+	fmt.Fprintf(w, "== %s: %d functions predicted to run\n", file, countCovered(preds))
+	for _, p := range keep {
+		verdict := "runs   "
+		if !p.Covered {
+			verdict = "skipped"
+		}
+		fmt.Fprintf(w, "%s  %.2f  %s\n", verdict, p.Purity, p.Function)
+	}
+}
+
+func countCovered(preds []learn.Prediction) int {
+	n := 0
+	for _, p := range preds {
+		if p.Covered {
+			n++
+		}
+	}
+	return n
+}
+
+func newExplainCmd() *cobra.Command {
+	var modelPath, function string
+	var asDOT, asJSON, ascii bool
+	cmd := &cobra.Command{
+		Use:   "explain --model M [--function F]",
+		Short: "Explain a function's calling condition as grammar patterns",
+		Long: `explain prints a function's tree as indented text, each test a pattern of
+grammar text ("has P" goes to the inputs with the k-path, "not P" to the
+others), with the training rows (covered / not covered) and gini of every
+node, then its covering constraints: every root-to-leaf path that ends in
+a covered leaf with gini <= 0.3, as a conjunction of ∃ (present) and ∄
+(absent) patterns, infeasible ones left out. --dot prints the tree for
+Graphviz, --json the tree and constraints. Without --function it lists
+all functions with their tree size and training accuracy.`,
+		Example: "  arbor explain --model json.model.gz\n  arbor explain --model json.model.gz --function 'encoding/json.unquote'",
+		Args:    exactArgs(0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if modelPath == "" {
+				return usageError{errors.New("--model is required")}
+			}
+			m, err := learn.LoadModel(modelPath)
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if function == "" {
+				rows := make([][]string, len(m.Functions))
+				for i, f := range m.Functions {
+					rows[i] = []string{f.Name, strconv.Itoa(len(f.Tree.Nodes)), strconv.Itoa(f.Depth), strconv.Itoa(f.Positives), fmt.Sprintf("%.3f", f.TrainAccuracy)}
+				}
+				sort.Slice(rows, func(i, j int) bool { return rows[i][0] < rows[j][0] })
+				fmt.Fprintf(out, "%s (subject %s, grammar %s, k ≤ %d): %d functions with trees, trained on %d inputs\n",
+					modelPath, m.Subject, m.Grammar.Name, m.K, len(m.Functions), m.Stats.Rows)
+				return renderTable(out, []string{"function", "nodes", "depth", "covered by", "training accuracy"}, rows)
+			}
+			fn, err := m.Function(function)
+			if err != nil {
+				return err
+			}
+			cons := m.Constraints(fn)
+			switch {
+			case asJSON:
+				type jc struct {
+					Literals []string `json:"literals"`
+					Pos      int      `json:"pos"`
+					Neg      int      `json:"neg"`
+					Gini     float64  `json:"gini"`
+				}
+				var js []jc
+				for _, c := range cons {
+					js = append(js, jc{strings.Split(m.Text(c, ascii), "\n"), c.Pos, c.Neg, c.Gini})
+				}
+				return json.NewEncoder(out).Encode(struct {
+					Function    string               `json:"function"`
+					Tree        *learn.Tree          `json:"tree"`
+					Patterns    map[int]string       `json:"patterns"`
+					Constraints []jc                 `json:"constraints"`
+					Stats       *learn.FunctionModel `json:"-"`
+				}{fn.Name, fn.Tree, treePatterns(m, fn), js, fn})
+			case asDOT:
+				return writeTreeDOT(out, m, fn)
+			}
+			fmt.Fprintf(out, "%s: tree of %d nodes, depth %d; covered by %d of %d training inputs; training accuracy %.3f\n\n",
+				fn.Name, len(fn.Tree.Nodes), fn.Depth, fn.Positives, m.Stats.Rows, fn.TrainAccuracy)
+			writeTreeText(out, m, fn, ascii)
+			fmt.Fprintf(out, "\ncovering constraints (%d):\n", len(cons))
+			for i, c := range cons {
+				fmt.Fprintf(out, "%d. leaf %d: %d covered, %d not, gini %.3f\n", i+1, c.Leaf, c.Pos, c.Neg, c.Gini)
+				for _, line := range strings.Split(m.Text(c, ascii), "\n") {
+					fmt.Fprintf(out, "   %s\n", line)
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&modelPath, "model", "", "model file from 'arbor train'")
+	cmd.Flags().StringVar(&function, "function", "", "the `function` to explain")
+	cmd.Flags().BoolVar(&asDOT, "dot", false, "print the tree as a Graphviz digraph")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&ascii, "ascii", false, "write has/not instead of ∃/∄ in constraints")
+	return cmd
+}
+
+func treePatterns(m *learn.Model, fn *learn.FunctionModel) map[int]string {
+	p := map[int]string{}
+	for _, n := range fn.Tree.Nodes {
+		if !n.Leaf() {
+			p[n.Feature] = m.Features[n.Feature].Pattern
+		}
+	}
+	return p
+}
+
+func writeTreeText(w io.Writer, m *learn.Model, fn *learn.FunctionModel, ascii bool) {
+	var walk func(i int, indent string, test string)
+	walk = func(i int, indent, test string) {
+		n := &fn.Tree.Nodes[i]
+		label := fmt.Sprintf("[%d covered / %d not, gini %.3f]", n.Pos, n.Neg, n.Gini)
+		if n.Leaf() {
+			verdict := "→ not covered"
+			if n.Covered() {
+				verdict = "→ covered"
+			}
+			fmt.Fprintf(w, "%s%s%s %s\n", indent, test, verdict, label)
+			return
+		}
+		fmt.Fprintf(w, "%s%s%s\n", indent, test, label)
+		pattern := m.Features[n.Feature].Pattern
+		walk(n.Present, indent+"  ", "has "+pattern+"  ")
+		walk(n.Absent, indent+"  ", "not "+pattern+"  ")
+	}
+	walk(0, "", "")
+}
+
+func writeTreeDOT(w io.Writer, m *learn.Model, fn *learn.FunctionModel) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "digraph tree {\n  label=%q;\n  node [fontname=\"Helvetica\" shape=box];\n", fn.Name)
+	for i, n := range fn.Tree.Nodes {
+		if n.Leaf() {
+			color := "lightgrey"
+			if n.Covered() {
+				color = "palegreen"
+			}
+			fmt.Fprintf(&b, "  n%d [label=%q style=filled fillcolor=%s];\n", i, fmt.Sprintf("%d covered / %d not\ngini %.3f", n.Pos, n.Neg, n.Gini), color)
+			continue
+		}
+		fmt.Fprintf(&b, "  n%d [label=%q];\n", i, fmt.Sprintf("%s\n%d covered / %d not", m.Features[n.Feature].Pattern, n.Pos, n.Neg))
+		fmt.Fprintf(&b, "  n%d -> n%d [label=\"has\"];\n  n%d -> n%d [label=\"not\" style=dashed];\n", i, n.Present, i, n.Absent)
+	}
+	b.WriteString("}\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func newEvalCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "eval",
+		Short: "Run arbor's experiments",
+	}
+	var subject, work string
+	var train, test, k int
+	var seed uint64
+	var asJSON bool
+	var opts learn.Options
+	e3 := &cobra.Command{
+		Use:   "E3 --subject S",
+		Short: "Association quality: predicted against recorded coverage",
+		Long: `E3 generates --train grammar-random training inputs (depth 30) and an
+independent set of --test inputs, records the subject's coverage of both,
+trains one tree per trainable function, predicts the test inputs'
+coverage without running them, and reports per function and on average
+(over trainable functions): accuracy, precision, recall. Work files
+(inputs, coverage, the model) go to --work (a temporary folder if unset).
+
+--json prints {"subject":..,"functions_observed":..,"functions_trainable":..,
+"accuracy":..,"precision":..,"recall":..,"per_function":[...]}.`,
+		Example: "  arbor eval E3 --subject json --train 1000 --test 1000",
+		Args:    exactArgs(0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if subject == "" {
+				return usageError{errors.New("--subject is required")}
+			}
+			if train < 1 || test < 1 {
+				return usageError{errors.New("--train and --test must be at least 1")}
+			}
+			s, err := datasets.LookupSubject(subject)
+			if err != nil {
+				return err
+			}
+			target, _, err := resolveTarget(recordFlags{subject: subject})
+			if err != nil {
+				return err
+			}
+			g, err := datasets.Grammar(s.Grammar)
+			if err != nil {
+				return err
+			}
+			if work == "" {
+				if work, err = os.MkdirTemp("", "arbor-e3-"); err != nil {
+					return err
+				}
+				defer os.RemoveAll(work)
+			}
+			errOut := cmd.ErrOrStderr()
+			res, err := eval.E3(contextOf(cmd), eval.E3Config{Subject: subject, GrammarName: s.Grammar, Grammar: g, Target: target,
+				Train: train, Test: test, Seed: seed, K: k, WorkDir: work, CacheDir: coverage.DefaultCacheDir(), Learn: opts,
+				Progress: func(step string) { fmt.Fprintln(errOut, "E3:", step) }})
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if asJSON {
+				return json.NewEncoder(out).Encode(res)
+			}
+			rows := make([][]string, 0, len(res.PerFunction)+1)
+			for _, f := range res.PerFunction {
+				rows = append(rows, []string{f.Function, fmt.Sprintf("%.3f", f.Accuracy), fmt.Sprintf("%.3f", f.Precision), fmt.Sprintf("%.3f", f.Recall), strconv.Itoa(f.TestPositives)})
+			}
+			rows = append(rows, []string{fmt.Sprintf("mean over %d trainable", res.FunctionsTrainable), fmt.Sprintf("%.3f", res.Accuracy), fmt.Sprintf("%.3f", res.Precision), fmt.Sprintf("%.3f", res.Recall), ""})
+			fmt.Fprintf(out, "E3 %s: %d functions observed, %d trainable; trained on %d inputs in %.2fs, tested on %d\n",
+				subject, res.FunctionsObserved, res.FunctionsTrainable, res.TrainInputs, res.TrainSeconds, res.TestInputs)
+			return renderTable(out, []string{"function", "accuracy", "precision", "recall", "test positives"}, rows)
+		},
+	}
+	e3.Flags().StringVar(&subject, "subject", "", "bundled subject `NAME`")
+	e3.Flags().IntVar(&train, "train", 1000, "training inputs")
+	e3.Flags().IntVar(&test, "test", 1000, "test inputs")
+	e3.Flags().IntVar(&k, "k", 4, "k-paths for k = 1..`K` are the features")
+	e3.Flags().Uint64Var(&seed, "seed", 1, "random `seed`")
+	e3.Flags().StringVar(&work, "work", "", "folder for inputs, coverage files and the model")
+	e3.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	learnFlags(e3, &opts)
+	cmd.AddCommand(e3)
+	return cmd
+}

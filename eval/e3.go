@@ -1,0 +1,226 @@
+package eval
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/arbor-fuzz/arbor/coverage"
+	"github.com/arbor-fuzz/arbor/grammar"
+	"github.com/arbor-fuzz/arbor/learn"
+	"github.com/arbor-fuzz/arbor/synth"
+)
+
+// E3Config configures the association-quality experiment.
+type E3Config struct {
+	Subject     string
+	GrammarName string
+	Grammar     *grammar.Graph
+	Target      coverage.Target
+	Train, Test int    // inputs; 0 means 1000 each
+	Seed        uint64 // training inputs use Seed, test inputs Seed+1
+	K           int    // 0 means 4
+	MaxDepth    int    // of random generation; 0 means 30
+	WorkDir     string // inputs, coverage files and the model go here
+	CacheDir    string // for harness binaries
+	Learn       learn.Options
+	Progress    func(step string)
+}
+
+// FunctionMetrics is one function's association quality on the test set.
+type FunctionMetrics struct {
+	Function       string  `json:"function"`
+	Accuracy       float64 `json:"accuracy"`
+	Precision      float64 `json:"precision"`
+	Recall         float64 `json:"recall"`
+	TP, FP, TN, FN int     `json:"-"`
+	TestPositives  int     `json:"test_positives"`
+	TrainPositives int     `json:"train_positives"`
+	TreeDepth      int     `json:"tree_depth"`
+}
+
+// E3Result is the experiment's outcome; means are over trainable functions.
+type E3Result struct {
+	Subject            string            `json:"subject"`
+	FunctionsObserved  int               `json:"functions_observed"`
+	FunctionsTrainable int               `json:"functions_trainable"`
+	Accuracy           float64           `json:"accuracy"`
+	Precision          float64           `json:"precision"`
+	Recall             float64           `json:"recall"`
+	PerFunction        []FunctionMetrics `json:"per_function"`
+	TrainInputs        int               `json:"train_inputs"` // rows the model was trained on
+	TestInputs         int               `json:"test_inputs"`  // rows it was evaluated on
+	TrainSeconds       float64           `json:"train_seconds"`
+	Model              string            `json:"model"` // path of the saved model
+}
+
+// E3 measures association quality (DESIGN.md §9): generate grammar-random
+// training and test inputs, record their coverage, train one tree per
+// trainable function, predict the test inputs' coverage without running
+// them, and compare with the recorded coverage.
+//
+// Precision of a function with no predicted positives is 1 if the test
+// set has no positives either and 0 otherwise; recall of a function with
+// no test positives is 1.
+func E3(ctx context.Context, cfg E3Config) (*E3Result, error) {
+	if cfg.Train == 0 {
+		cfg.Train = 1000
+	}
+	if cfg.Test == 0 {
+		cfg.Test = 1000
+	}
+	if cfg.K == 0 {
+		cfg.K = 4
+	}
+	if cfg.MaxDepth == 0 {
+		cfg.MaxDepth = 30
+	}
+	step := func(format string, args ...any) {
+		if cfg.Progress != nil {
+			cfg.Progress(fmt.Sprintf(format, args...))
+		}
+	}
+	step("generating %d training and %d test inputs", cfg.Train, cfg.Test)
+	trainFiles, trainData, err := generate(cfg, "train", cfg.Train, cfg.Seed)
+	if err != nil {
+		return nil, err
+	}
+	testFiles, testData, err := generate(cfg, "test", cfg.Test, cfg.Seed+1)
+	if err != nil {
+		return nil, err
+	}
+	step("building the harness for %s", cfg.Target)
+	bin, err := coverage.Build(ctx, cfg.Target, cfg.CacheDir)
+	if err != nil {
+		return nil, err
+	}
+	record := func(name string, files []string) (*coverage.File, error) {
+		step("recording the %s inputs", name)
+		out := filepath.Join(cfg.WorkDir, name+".cov.jsonl")
+		os.Remove(out)
+		if _, err := coverage.RecordInputs(ctx, bin, files, out, coverage.Options{Subject: cfg.Subject}); err != nil {
+			return nil, err
+		}
+		return coverage.ReadFile(out)
+	}
+	trainCov, err := record("train", trainFiles)
+	if err != nil {
+		return nil, err
+	}
+	testCov, err := record("test", testFiles)
+	if err != nil {
+		return nil, err
+	}
+	step("training")
+	start := time.Now()
+	d := learn.NewDataset(cfg.Grammar, cfg.K, trainCov, trainData)
+	fns, err := learn.Train(ctx, d, learn.TrainOptions{Options: cfg.Learn, Seed: cfg.Seed})
+	if err != nil {
+		return nil, err
+	}
+	model := learn.NewModel(cfg.Subject, cfg.GrammarName, cfg.Grammar, d, fns, cfg.Seed)
+	res := &E3Result{Subject: cfg.Subject, FunctionsObserved: model.Stats.Observed, FunctionsTrainable: len(fns),
+		TrainInputs: d.Rows, TrainSeconds: time.Since(start).Seconds(), Model: filepath.Join(cfg.WorkDir, "model.json.gz")}
+	if err := model.Save(res.Model); err != nil {
+		return nil, err
+	}
+	step("predicting the test inputs")
+	p, err := learn.NewPredictor(model, cfg.Grammar)
+	if err != nil {
+		return nil, err
+	}
+	index := map[string]int{}
+	for i, name := range testCov.Functions {
+		index[name] = i
+	}
+	res.PerFunction = make([]FunctionMetrics, len(fns))
+	for i, fn := range fns {
+		res.PerFunction[i] = FunctionMetrics{Function: fn.Name, TrainPositives: fn.Positives, TreeDepth: fn.Depth}
+	}
+	for _, r := range testCov.Records {
+		if r.Outcome == coverage.Panic || r.Outcome == coverage.Timeout {
+			continue
+		}
+		preds, err := p.Predict(testData[r.SHA256])
+		if err != nil {
+			continue // generated inputs parse; a rejection here would be a parser bug, not a prediction
+		}
+		res.TestInputs++
+		covered := map[int]bool{}
+		for _, id := range r.Covered {
+			covered[id] = true
+		}
+		for i, pr := range preds {
+			m := &res.PerFunction[i]
+			actual := covered[index[pr.Function]]
+			switch {
+			case pr.Covered && actual:
+				m.TP++
+			case pr.Covered:
+				m.FP++
+			case actual:
+				m.FN++
+			default:
+				m.TN++
+			}
+		}
+	}
+	for i := range res.PerFunction {
+		m := &res.PerFunction[i]
+		n := m.TP + m.FP + m.TN + m.FN
+		m.TestPositives = m.TP + m.FN
+		m.Accuracy = ratio(m.TP+m.TN, n, 1)
+		m.Precision = ratio(m.TP, m.TP+m.FP, boolf(m.TP+m.FN == 0))
+		m.Recall = ratio(m.TP, m.TP+m.FN, 1)
+		res.Accuracy += m.Accuracy
+		res.Precision += m.Precision
+		res.Recall += m.Recall
+	}
+	if n := float64(len(res.PerFunction)); n > 0 {
+		res.Accuracy /= n
+		res.Precision /= n
+		res.Recall /= n
+	}
+	return res, nil
+}
+
+func ratio(a, b int, empty float64) float64 {
+	if b == 0 {
+		return empty
+	}
+	return float64(a) / float64(b)
+}
+
+func boolf(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// generate writes n seeded grammar-random inputs to WorkDir/name and
+// returns their paths and their data by sha256.
+func generate(cfg E3Config, name string, n int, seed uint64) ([]string, map[string][]byte, error) {
+	dir := filepath.Join(cfg.WorkDir, name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, nil, err
+	}
+	gen := synth.NewGenerator(cfg.Grammar, synth.NewRandom(seed), synth.RandomPolicy)
+	gen.MaxDepth = cfg.MaxDepth
+	data := map[string][]byte{}
+	files := make([]string, n)
+	for i := range files {
+		b := []byte(gen.Generate().String())
+		files[i] = filepath.Join(dir, fmt.Sprintf("%05d", i+1))
+		if err := os.WriteFile(files[i], b, 0o644); err != nil {
+			return nil, nil, err
+		}
+		sum := sha256.Sum256(b)
+		data[hex.EncodeToString(sum[:])] = b
+	}
+	return files, data, nil
+}

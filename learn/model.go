@@ -1,0 +1,177 @@
+package learn
+
+import (
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/arbor-fuzz/arbor/features"
+	"github.com/arbor-fuzz/arbor/grammar"
+)
+
+// ModelVersion is the version of the model file format.
+const ModelVersion = 1
+
+// Model is a trained model: the grammar it reads inputs with, its feature
+// vocabulary, and one tree per trainable function.
+type Model struct {
+	Arbor     string          `json:"arbor"` // "model"
+	Version   int             `json:"version"`
+	Subject   string          `json:"subject"`
+	Grammar   ModelGrammar    `json:"grammar"`
+	K         int             `json:"k"`
+	Features  []ModelFeature  `json:"features"`
+	Functions []FunctionModel `json:"functions"`
+	Stats     ModelStats      `json:"stats"`
+}
+
+// ModelGrammar identifies and carries the grammar a model was trained on.
+type ModelGrammar struct {
+	Name        string `json:"name"`
+	Fingerprint string `json:"fingerprint"` // sha256 of the grammar's canonical text
+	Source      string `json:"source"`      // that text
+}
+
+// ModelFeature is a k-path feature: node ids and pattern text.
+type ModelFeature struct {
+	IDs     []int  `json:"ids"`
+	Pattern string `json:"pattern"`
+}
+
+// ModelStats describe the training run.
+type ModelStats struct {
+	Rows          int            `json:"rows"`
+	Skipped       map[string]int `json:"skipped,omitempty"`
+	Observed      int            `json:"functions_observed"` // covered by at least one row
+	Trainable     int            `json:"functions_trainable"`
+	AlwaysCovered []string       `json:"always_covered,omitempty"`
+	Seed          uint64         `json:"seed"`
+}
+
+// Fingerprint identifies a grammar by its canonical text, so that
+// formatting and comments do not matter.
+func Fingerprint(g *grammar.Graph) (fingerprint, source string) {
+	source = grammar.Format(g.Source)
+	sum := sha256.Sum256([]byte(source))
+	return hex.EncodeToString(sum[:]), source
+}
+
+// NewModel assembles a model from a dataset and its trained functions.
+func NewModel(subject, grammarName string, g *grammar.Graph, d *Dataset, fns []FunctionModel, seed uint64) *Model {
+	fp, src := Fingerprint(g)
+	m := &Model{Arbor: "model", Version: ModelVersion, Subject: subject, K: d.Vocab.MaxK(),
+		Grammar: ModelGrammar{Name: grammarName, Fingerprint: fp, Source: src}, Functions: fns,
+		Stats: ModelStats{Rows: d.Rows, Skipped: d.Skipped, Trainable: len(fns), Seed: seed}}
+	for id := 0; id < d.Vocab.Len(); id++ {
+		p := d.Vocab.Path(id)
+		m.Features = append(m.Features, ModelFeature{IDs: p, Pattern: features.Pattern(g, p)})
+	}
+	for f, l := range d.Labels {
+		switch c := l.Count(); {
+		case c == d.Rows && c > 0:
+			m.Stats.AlwaysCovered = append(m.Stats.AlwaysCovered, d.Functions[f])
+			m.Stats.Observed++
+		case c > 0:
+			m.Stats.Observed++
+		}
+	}
+	return m
+}
+
+// Save writes the model as JSON, gzipped if the path ends in .gz.
+func (m *Model) Save(path string) error {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return fmt.Errorf("save model: %w", err)
+	}
+	var w io.Writer = f
+	var zw *gzip.Writer
+	if strings.HasSuffix(path, ".gz") {
+		zw = gzip.NewWriter(f)
+		w = zw
+	}
+	err = json.NewEncoder(w).Encode(m)
+	if zw != nil && err == nil {
+		err = zw.Close()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("save model: %w", err)
+	}
+	return os.Rename(tmp, path)
+}
+
+// LoadModel reads a model file (gzipped or not).
+func LoadModel(path string) (*Model, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	defer f.Close()
+	var r io.Reader = f
+	var magic [2]byte
+	if n, _ := f.Read(magic[:]); n == 2 && magic == [2]byte{0x1f, 0x8b} {
+		f.Seek(0, io.SeekStart)
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			return nil, fmt.Errorf("model %s: %w", path, err)
+		}
+		r = zr
+	} else {
+		f.Seek(0, io.SeekStart)
+	}
+	var m Model
+	if err := json.NewDecoder(r).Decode(&m); err != nil {
+		return nil, fmt.Errorf("model %s: %w", path, err)
+	}
+	if m.Arbor != "model" {
+		return nil, fmt.Errorf("%s is not an arbor model", path)
+	}
+	if m.Version != ModelVersion {
+		return nil, fmt.Errorf("model %s has format version %d; this arbor reads version %d", path, m.Version, ModelVersion)
+	}
+	for _, fn := range m.Functions {
+		if fn.Tree == nil || len(fn.Tree.Nodes) == 0 {
+			return nil, fmt.Errorf("model %s: function %s has no tree", path, fn.Name)
+		}
+		for _, n := range fn.Tree.Nodes {
+			if n.Feature >= len(m.Features) || !n.Leaf() && (n.Absent <= 0 || n.Present <= 0 || n.Absent >= len(fn.Tree.Nodes) || n.Present >= len(fn.Tree.Nodes)) {
+				return nil, fmt.Errorf("model %s: the tree of %s is malformed", path, fn.Name)
+			}
+		}
+	}
+	return &m, nil
+}
+
+// Function returns the model of the named function.
+func (m *Model) Function(name string) (*FunctionModel, error) {
+	for i := range m.Functions {
+		if m.Functions[i].Name == name {
+			return &m.Functions[i], nil
+		}
+	}
+	for _, a := range m.Stats.AlwaysCovered {
+		if a == name {
+			return nil, fmt.Errorf("%s ran for every training input: there is nothing to learn about it", name)
+		}
+	}
+	var close []string
+	for _, f := range m.Functions {
+		if strings.Contains(f.Name, name) {
+			close = append(close, f.Name)
+		}
+	}
+	if len(close) > 0 && len(close) <= 5 {
+		return nil, fmt.Errorf("the model has no function %q; did you mean %s?", name, strings.Join(close, " or "))
+	}
+	return nil, fmt.Errorf("the model has no function %q (it has %d; 'arbor explain --model M' lists them)", name, len(m.Functions))
+}

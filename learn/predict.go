@@ -1,0 +1,83 @@
+package learn
+
+import (
+	"fmt"
+
+	"github.com/arbor-fuzz/arbor/features"
+	"github.com/arbor-fuzz/arbor/grammar"
+)
+
+// Predictor evaluates a model on inputs without running the program.
+type Predictor struct {
+	Model *Model
+	Graph *grammar.Graph
+	vocab *features.Vocabulary
+	has   []bool
+}
+
+// NewPredictor rebuilds the model's grammar and vocabulary. If g is not
+// nil it must be the grammar the model was trained on.
+func NewPredictor(m *Model, g *grammar.Graph) (*Predictor, error) {
+	if g == nil {
+		ast, err := grammar.Parse(m.Grammar.Name+".grammar", []byte(m.Grammar.Source))
+		if err != nil {
+			return nil, fmt.Errorf("model grammar: %w", err)
+		}
+		if g, err = grammar.Build(ast); err != nil {
+			return nil, fmt.Errorf("model grammar: %w", err)
+		}
+	}
+	if fp, _ := Fingerprint(g); fp != m.Grammar.Fingerprint {
+		return nil, fmt.Errorf("the model was trained on another grammar (%s, fingerprint %.12s; this one is %.12s)", m.Grammar.Name, m.Grammar.Fingerprint, fp)
+	}
+	p := &Predictor{Model: m, Graph: g, vocab: features.NewVocabulary(g, m.K), has: make([]bool, len(m.Features))}
+	for _, f := range m.Features {
+		p.vocab.Intern(f.IDs)
+	}
+	return p, nil
+}
+
+// Prediction is a function's predicted coverage for one input.
+type Prediction struct {
+	Function string  `json:"function"`
+	Covered  bool    `json:"covered"`
+	Purity   float64 `json:"purity"` // share of the majority class in the leaf reached
+	Leaf     int     `json:"leaf"`
+}
+
+// Features returns the model's feature ids present in an input.
+func (p *Predictor) Features(input []byte) ([]int, error) {
+	trees, err := p.Graph.ParseAll(input, grammar.DefaultTreeLimit)
+	if err != nil {
+		return nil, err
+	}
+	return p.vocab.Features(trees...), nil
+}
+
+// Predict parses the input, extracts its features and evaluates every
+// function's tree. A Predictor is not safe for concurrent use.
+func (p *Predictor) Predict(input []byte) ([]Prediction, error) {
+	ids, err := p.Features(input)
+	if err != nil {
+		return nil, err
+	}
+	return p.PredictFeatures(ids), nil
+}
+
+// PredictFeatures evaluates every tree on a set of feature ids.
+func (p *Predictor) PredictFeatures(ids []int) []Prediction {
+	for _, id := range ids {
+		p.has[id] = true
+	}
+	has := func(f int) bool { return p.has[f] }
+	out := make([]Prediction, len(p.Model.Functions))
+	for i, fn := range p.Model.Functions {
+		leaf := fn.Tree.Leaf(has)
+		n := &fn.Tree.Nodes[leaf]
+		out[i] = Prediction{Function: fn.Name, Covered: n.Covered(), Purity: n.Purity(), Leaf: leaf}
+	}
+	for _, id := range ids {
+		p.has[id] = false
+	}
+	return out
+}
