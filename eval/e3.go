@@ -28,6 +28,7 @@ type E3Config struct {
 	WorkDir     string // inputs, coverage files and the model go here
 	CacheDir    string // for harness binaries
 	Learn       learn.Options
+	NoBalance   bool // fit on all rows instead of balancing each function's classes
 	Progress    func(step string)
 }
 
@@ -118,7 +119,7 @@ func E3(ctx context.Context, cfg E3Config) (*E3Result, error) {
 	step("training")
 	start := time.Now()
 	d := learn.NewDataset(cfg.Grammar, cfg.K, trainCov, trainData)
-	fns, err := learn.Train(ctx, d, learn.TrainOptions{Options: cfg.Learn, Seed: cfg.Seed})
+	fns, err := learn.Train(ctx, d, learn.TrainOptions{Options: cfg.Learn, Seed: cfg.Seed, NoBalance: cfg.NoBalance})
 	if err != nil {
 		return nil, err
 	}

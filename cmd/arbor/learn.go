@@ -401,7 +401,7 @@ func newEvalCmd() *cobra.Command {
 	var subject, work string
 	var train, test, k int
 	var seed uint64
-	var asJSON bool
+	var asJSON, noBalance bool
 	var opts learn.Options
 	e3 := &cobra.Command{
 		Use:   "E3 --subject S",
@@ -444,7 +444,7 @@ coverage without running them, and reports per function and on average
 			}
 			errOut := cmd.ErrOrStderr()
 			res, err := eval.E3(contextOf(cmd), eval.E3Config{Subject: subject, GrammarName: s.Grammar, Grammar: g, Target: target,
-				Train: train, Test: test, Seed: seed, K: k, WorkDir: work, CacheDir: coverage.DefaultCacheDir(), Learn: opts,
+				Train: train, Test: test, Seed: seed, K: k, WorkDir: work, CacheDir: coverage.DefaultCacheDir(), Learn: opts, NoBalance: noBalance,
 				Progress: func(step string) { fmt.Fprintln(errOut, "E3:", step) }})
 			if err != nil {
 				return err
@@ -470,6 +470,7 @@ coverage without running them, and reports per function and on average
 	e3.Flags().Uint64Var(&seed, "seed", 1, "random `seed`")
 	e3.Flags().StringVar(&work, "work", "", "folder for inputs, coverage files and the model")
 	e3.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	e3.Flags().BoolVar(&noBalance, "no-balance", false, "fit each tree on all rows instead of balancing the classes")
 	learnFlags(e3, &opts)
 	cmd.AddCommand(e3)
 	return cmd
