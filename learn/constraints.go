@@ -88,7 +88,7 @@ func (m *Model) Text(c Constraint, ascii bool) string {
 	lits := make([]string, len(c.Literals))
 	for i, l := range c.Literals {
 		prefix := map[[2]bool]string{{true, false}: "∃ ", {false, false}: "∄ ", {true, true}: "has ", {false, true}: "not "}[[2]bool{l.Present, ascii}]
-		lits[i] = prefix + m.Features[l.Feature].Pattern
+		lits[i] = prefix + m.Features[l.Feature].Describe()
 	}
 	return strings.Join(lits, "\n")
 }

@@ -172,7 +172,7 @@ func boolInt(b bool) int {
 
 func TestConstraintsAndModel(t *testing.T) {
 	m := &Model{Arbor: "model", Version: ModelVersion, Features: []ModelFeature{
-		{IDs: []int{1, 2, 3}, Pattern: "A B C"}, {IDs: []int{2, 3}, Pattern: "B C"}, {IDs: []int{7}, Pattern: "Q"},
+		{IDs: []int{1, 2, 3}, Symbols: "A B C", Pattern: "A B C"}, {IDs: []int{2, 3}, Symbols: "B C", Pattern: "B C"}, {IDs: []int{7}, Symbols: "Q", Pattern: "Q"},
 	}}
 	// root: f0? yes -> (f1? yes -> covered, no -> covered) ; no -> (f2? yes -> covered impure, no -> not)
 	fn := FunctionModel{Name: "p.F", Tree: &Tree{Nodes: []Node{

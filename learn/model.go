@@ -37,10 +37,21 @@ type ModelGrammar struct {
 	Source      string `json:"source"`      // that text
 }
 
-// ModelFeature is a k-path feature: node ids and pattern text.
+// ModelFeature is a k-path feature: node ids, the symbols on the path
+// (labels without ids, as in String→Escape), and pattern text.
 type ModelFeature struct {
 	IDs     []int  `json:"ids"`
+	Symbols string `json:"symbols"`
 	Pattern string `json:"pattern"`
+}
+
+// Describe is how explanations show a feature: its pattern, and the
+// symbols of the path, which tell what in the pattern it is about.
+func (f ModelFeature) Describe() string {
+	if f.Pattern == f.Symbols {
+		return f.Pattern
+	}
+	return f.Pattern + "   [" + f.Symbols + "]"
 }
 
 // ModelStats describe the training run.
@@ -69,7 +80,11 @@ func NewModel(subject, grammarName string, g *grammar.Graph, d *Dataset, fns []F
 		Stats: ModelStats{Rows: d.Rows, Skipped: d.Skipped, Trainable: len(fns), Seed: seed}}
 	for id := 0; id < d.Vocab.Len(); id++ {
 		p := d.Vocab.Path(id)
-		m.Features = append(m.Features, ModelFeature{IDs: p, Pattern: features.Pattern(g, p)})
+		labels := make([]string, len(p))
+		for i, id := range p {
+			labels[i] = g.Node(id).Label()
+		}
+		m.Features = append(m.Features, ModelFeature{IDs: p, Symbols: strings.Join(labels, "→"), Pattern: features.Pattern(g, p)})
 	}
 	for f, l := range d.Labels {
 		switch c := l.Count(); {

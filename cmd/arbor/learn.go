@@ -346,7 +346,7 @@ func treePatterns(m *learn.Model, fn *learn.FunctionModel) map[int]string {
 	p := map[int]string{}
 	for _, n := range fn.Tree.Nodes {
 		if !n.Leaf() {
-			p[n.Feature] = m.Features[n.Feature].Pattern
+			p[n.Feature] = m.Features[n.Feature].Describe()
 		}
 	}
 	return p
@@ -366,9 +366,9 @@ func writeTreeText(w io.Writer, m *learn.Model, fn *learn.FunctionModel, ascii b
 			return
 		}
 		fmt.Fprintf(w, "%s%s%s\n", indent, test, label)
-		pattern := m.Features[n.Feature].Pattern
-		walk(n.Present, indent+"  ", "has "+pattern+"  ")
-		walk(n.Absent, indent+"  ", "not "+pattern+"  ")
+		feature := m.Features[n.Feature].Describe()
+		walk(n.Present, indent+"  ", "has "+feature+"  ")
+		walk(n.Absent, indent+"  ", "not "+feature+"  ")
 	}
 	walk(0, "", "")
 }
@@ -385,7 +385,7 @@ func writeTreeDOT(w io.Writer, m *learn.Model, fn *learn.FunctionModel) error {
 			fmt.Fprintf(&b, "  n%d [label=%q style=filled fillcolor=%s];\n", i, fmt.Sprintf("%d covered / %d not\ngini %.3f", n.Pos, n.Neg, n.Gini), color)
 			continue
 		}
-		fmt.Fprintf(&b, "  n%d [label=%q];\n", i, fmt.Sprintf("%s\n%d covered / %d not", m.Features[n.Feature].Pattern, n.Pos, n.Neg))
+		fmt.Fprintf(&b, "  n%d [label=%q];\n", i, fmt.Sprintf("%s\n%d covered / %d not", m.Features[n.Feature].Describe(), n.Pos, n.Neg))
 		fmt.Fprintf(&b, "  n%d -> n%d [label=\"has\"];\n  n%d -> n%d [label=\"not\" style=dashed];\n", i, n.Present, i, n.Absent)
 	}
 	b.WriteString("}\n")

@@ -288,3 +288,45 @@ func TestRecord(t *testing.T) {
 		t.Errorf("merge: %d %s %s", code, out2, errOut)
 	}
 }
+
+func TestLearnCommands(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records coverage")
+	}
+	dir := t.TempDir()
+	corpus := filepath.Join(dir, "corpus")
+	if _, errOut, code := runArbor(t, "", "generate", "json", "-n", "300", "--seed", "4", "--out", corpus); code != 0 {
+		t.Fatal(errOut)
+	}
+	cov := filepath.Join(dir, "cov.jsonl")
+	if _, errOut, code := runArbor(t, "", "record", "--subject", "json", "--inputs", corpus, "--out", cov); code != 0 {
+		t.Fatal(errOut)
+	}
+	model := filepath.Join(dir, "json.model.gz")
+	sample := filepath.Join(dir, "sample.json")
+	os.WriteFile(sample, []byte(`{"k": [1.5e3, "a<b", true]}`), 0o644)
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"k": }`), 0o644)
+	runCases(t, []cliCase{
+		{"train", "", []string{"train", "--grammar", "json", "--inputs", corpus, "--coverage", cov, "--out", model}, 0,
+			[]string{"functions trained", "observed", "trainable"}, nil},
+		{"train needs flags", "", []string{"train", "--grammar", "json"}, 2, nil, []string{"--grammar, --inputs and --coverage are required"}},
+		{"predict", "", []string{"predict", "--model", model, sample}, 0,
+			[]string{"functions predicted to run", "runs     ", "encoding/json.stateInString\n"}, nil},
+		{"predict json", "", []string{"predict", "--model", model, "--json", "--function", "encoding/json.stateInString", sample}, 0,
+			[]string{`"predictions":[{"function":"encoding/json.stateInString","covered":true`}, nil},
+		{"predict bad input", "", []string{"predict", "--model", model, bad, sample}, 1,
+			[]string{"== " + sample}, []string{"bad.json:1:7 (byte 6): unexpected '}'", "1 of 2 inputs could not be predicted"}},
+		{"predict other grammar", "", []string{"predict", "--model", model, "--grammar", "url", sample}, 1,
+			nil, []string{"the model was trained on another grammar"}},
+		{"predict unknown function", "", []string{"predict", "--model", model, "--function", "nosuch", sample}, 1, nil, []string{`no function "nosuch"`}},
+		{"explain list", "", []string{"explain", "--model", model}, 0, []string{"functions with trees", "training accuracy", "encoding/json."}, nil},
+		{"explain function", "", []string{"explain", "--model", model, "--function", "encoding/json.stateInStringEsc", "--ascii"}, 0,
+			[]string{"covering constraints", "has ", "covered /"}, nil},
+		{"explain dot", "", []string{"explain", "--model", model, "--function", "encoding/json.stateInStringEsc", "--dot"}, 0, []string{"digraph tree {", "->"}, nil},
+		{"missing model", "", []string{"explain", "--model", filepath.Join(dir, "none")}, 1, nil, []string{"model:"}},
+		{"eval E3", "", []string{"eval", "E3", "--subject", "url", "--train", "150", "--test", "100", "--json"}, 0,
+			[]string{`{"subject":"url","functions_observed":`, `"functions_trainable":`, `"accuracy":`, `"per_function":[`}, nil},
+		{"eval E3 needs subject", "", []string{"eval", "E3"}, 2, nil, []string{"--subject is required"}},
+	})
+}
