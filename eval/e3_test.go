@@ -25,7 +25,7 @@ func TestE3(t *testing.T) {
 	g, _ := datasets.Grammar(s.Grammar)
 	res, err := eval.E3(context.Background(), eval.E3Config{Subject: "url", GrammarName: "url", Grammar: g,
 		Target: coverage.Target{ImportPath: s.Package, Func: s.Func, CoverPkgs: s.CoverPkgs, Dir: mod},
-		Train: 200, Test: 150, Seed: 7, WorkDir: t.TempDir(), CacheDir: coverage.DefaultCacheDir()})
+		Train:  200, Test: 150, Seed: 7, WorkDir: t.TempDir(), CacheDir: coverage.DefaultCacheDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
