@@ -33,6 +33,10 @@ type Point struct {
 	Kind  PointKind
 	Sub   int // inside a regex: which part of it decides (pre-order index)
 	Depth int // rule expansions above the decision
+	// Stack holds the ids of the symbolic nodes from the root down to the
+	// decision (only valid during the call): the k-paths a choice would
+	// extend.
+	Stack []int
 	// Options are the choices the generator suggests: the children that
 	// fit in the depth bound, the repetition counts within bounds, the
 	// characters of a class. A chooser normally returns one of them; a

@@ -36,7 +36,12 @@ type Generator struct {
 	MaxRepeat int // 0 means DefaultMaxRepeat
 	MaxNodes  int // 0 means DefaultMaxNodes
 
-	nodes   int // nodes of the tree being built
+	// Placed, if set, is called whenever a symbolic node is added to the
+	// tree, with the ids of the symbolic nodes from the root down to it.
+	Placed func(stack []int)
+
+	nodes   int   // nodes of the tree being built
+	stack   []int // symbolic ancestors of the node being expanded
 	opts    []int
 	regexes map[int]*regexGen
 	a       arena
@@ -50,6 +55,7 @@ func NewGenerator(g *grammar.Graph, c Chooser, p Policy) *Generator {
 // Generate expands the grammar's root.
 func (x *Generator) Generate() *grammar.Tree {
 	x.nodes = 0
+	x.stack = x.stack[:0]
 	return x.Expand(x.G.Root, 0)
 }
 
@@ -58,6 +64,13 @@ func (x *Generator) Expand(n *grammar.Node, depth int) *grammar.Tree {
 	t := x.a.node()
 	x.nodes++
 	t.Node = n
+	if n.Kind.Symbolic() {
+		x.stack = append(x.stack, n.ID)
+		if x.Placed != nil {
+			x.Placed(x.stack)
+		}
+		defer func() { x.stack = x.stack[:len(x.stack)-1] }()
+	}
 	switch n.Kind {
 	case grammar.KindLit:
 		t.Value = n.Name
@@ -85,7 +98,10 @@ func (x *Generator) Expand(n *grammar.Node, depth int) *grammar.Tree {
 	return t
 }
 
-func (x *Generator) choose(p Point) int { return x.Chooser.Choose(p) }
+func (x *Generator) choose(p Point) int {
+	p.Stack = x.stack
+	return x.Chooser.Choose(p)
+}
 
 // force records a decision made to reach a target, for replay.
 func (x *Generator) force(p Point, v int) int {

@@ -1,0 +1,115 @@
+package synth
+
+import (
+	"context"
+	"time"
+
+	"github.com/arbor-fuzz/arbor/features"
+	"github.com/arbor-fuzz/arbor/grammar"
+	"github.com/arbor-fuzz/arbor/learn"
+)
+
+// FromModel turns a learned covering constraint into k-paths.
+func FromModel(m *learn.Model, c learn.Constraint) Constraint {
+	var out Constraint
+	for _, l := range c.Literals {
+		p := features.Path(m.Features[l.Feature].IDs)
+		if l.Present {
+			out.Require = append(out.Require, p)
+		} else {
+			out.Forbid = append(out.Forbid, p)
+		}
+	}
+	return out
+}
+
+// Satisfies parses an input back with the grammar and checks a constraint
+// on the union of the k-paths of its trees: what the learned model will
+// see, not what the generator meant.
+func Satisfies(g *grammar.Graph, input string, c Constraint) bool {
+	trees, err := g.ParseAll([]byte(input), grammar.DefaultTreeLimit)
+	if err != nil {
+		return false
+	}
+	maxK := 0
+	for _, p := range append(append([]features.Path(nil), c.Require...), c.Forbid...) {
+		maxK = max(maxK, len(p))
+	}
+	cov := features.NewCoverage(g, max(maxK, 1))
+	cov.Add(trees...)
+	for _, p := range c.Require {
+		if !cov.Has(p) {
+			return false
+		}
+	}
+	for _, p := range c.Forbid {
+		if cov.Has(p) {
+			return false
+		}
+	}
+	return true
+}
+
+// TargetInput is an input generated for one of a function's constraints.
+type TargetInput struct {
+	Text       string
+	Constraint int // index into the function's constraints
+	Solution   *Solution
+}
+
+// TargetResult is what targeting a function produced.
+type TargetResult struct {
+	Inputs      []TargetInput
+	Constraints []Constraint
+	Unsolved    []int           // constraints no input could be found for
+	SolveTimes  []time.Duration // one per Solve call
+}
+
+// Target generates up to n distinct inputs for a function of a model:
+// round-robin over its covering constraints, each solved again with a new
+// seed for every round, keeping inputs that parse back with the grammar
+// and satisfy their constraint. It stops after n inputs, or when a round
+// adds nothing new.
+func Target(ctx context.Context, g *grammar.Graph, m *learn.Model, fn *learn.FunctionModel, n int, opts SolveOptions) *TargetResult {
+	res := &TargetResult{}
+	for _, c := range m.Constraints(fn) {
+		res.Constraints = append(res.Constraints, FromModel(m, c))
+	}
+	seen := map[string]bool{}
+	solved := make([]bool, len(res.Constraints))
+	dead := make([]bool, len(res.Constraints))
+	for round := 0; len(res.Inputs) < n && ctx.Err() == nil; round++ {
+		added := false
+		for i, c := range res.Constraints {
+			if dead[i] || len(res.Inputs) >= n {
+				continue
+			}
+			o := opts
+			o.Seed = opts.Seed + uint64(round)*7919 + uint64(i)
+			sol := Solve(ctx, g, c, o)
+			res.SolveTimes = append(res.SolveTimes, sol.Elapsed)
+			if !sol.Satisfied || !Satisfies(g, sol.Text, c) {
+				if !solved[i] {
+					dead[i] = true // no solution at all: do not spend more on it
+				}
+				continue
+			}
+			solved[i] = true
+			if seen[sol.Text] {
+				continue
+			}
+			seen[sol.Text] = true
+			res.Inputs = append(res.Inputs, TargetInput{Text: sol.Text, Constraint: i, Solution: sol})
+			added = true
+		}
+		if !added {
+			break
+		}
+	}
+	for i, ok := range solved {
+		if !ok {
+			res.Unsolved = append(res.Unsolved, i)
+		}
+	}
+	return res
+}
