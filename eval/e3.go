@@ -25,6 +25,7 @@ type E3Config struct {
 	Seed        uint64 // training inputs use Seed, test inputs Seed+1
 	K           int    // 0 means 4
 	MaxDepth    int    // of random generation; 0 means 30
+	MaxRepeat   int    // of unbounded repetitions in random generation; 0 means synth.DefaultMaxRepeat
 	WorkDir     string // inputs, coverage files and the model go here
 	CacheDir    string // for harness binaries
 	Learn       learn.Options
@@ -211,7 +212,7 @@ func generate(cfg E3Config, name string, n int, seed uint64) ([]string, map[stri
 		return nil, nil, err
 	}
 	gen := synth.NewGenerator(cfg.Grammar, synth.NewRandom(seed), synth.RandomPolicy)
-	gen.MaxDepth = cfg.MaxDepth
+	gen.MaxDepth, gen.MaxRepeat = cfg.MaxDepth, cfg.MaxRepeat
 	data := map[string][]byte{}
 	files := make([]string, n)
 	for i := range files {

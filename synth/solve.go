@@ -174,6 +174,17 @@ type constraintChooser struct {
 	choices   []int
 	decisions []decision
 	satisfied []bool
+	extra     int // speculative repetitions made
+}
+
+func (ch *constraintChooser) missing() int {
+	n := 0
+	for _, ok := range ch.satisfied {
+		if !ok {
+			n++
+		}
+	}
+	return n
 }
 
 func (ch *constraintChooser) placed(stack []int) {
@@ -222,10 +233,22 @@ func (ch *constraintChooser) greedy(p Point) int {
 		}
 		return best
 	case Repetition:
-		// Repeat once more than the minimum if the repeated part leads to
-		// a missing required path.
-		if ch.cost(p.Node.Children[0], p.Stack) < unreachable*float64(ch.missing()) && p.Node.Min == 0 && slices.Contains(p.Options, 1) {
-			return 1
+		// Repeat once more than the minimum only if the repeated part
+		// continues a missing required path or starts one close by (within
+		// four edges): in a
+		// recursive grammar every path is reachable from everywhere, and
+		// repeating at every level would double the tree per level.
+		if p.Node.Min == 0 && slices.Contains(p.Options, 1) {
+			switch d := ch.nearest(p.Node.Children[0], p.Stack); {
+			case d <= 4:
+				return 1
+			case d < unreachable && ch.extra < ch.missing():
+				// A farther path may need a repetition of its own (two
+				// members of one object); allow as many such repetitions
+				// per completion as there are missing paths.
+				ch.extra++
+				return 1
+			}
 		}
 		return p.Options[0]
 	case RegexChar:
@@ -234,14 +257,16 @@ func (ch *constraintChooser) greedy(p Point) int {
 	return p.Options[0]
 }
 
-func (ch *constraintChooser) missing() int {
-	n := 0
-	for _, ok := range ch.satisfied {
-		if !ok {
-			n++
+// nearest is the smallest distance from c to a missing required path (0
+// if c continues one).
+func (ch *constraintChooser) nearest(c *grammar.Node, stack []int) int {
+	best := unreachable
+	for i, p := range ch.s.c.Require {
+		if !ch.satisfied[i] {
+			best = min(best, ch.distance(c, stack, p))
 		}
 	}
-	return n
+	return best
 }
 
 // cost of expanding child c under the symbolic ancestors stack: a forbidden
@@ -258,28 +283,31 @@ func (ch *constraintChooser) cost(c *grammar.Node, stack []int) float64 {
 		}
 	}
 	for i, p := range ch.s.c.Require {
-		if ch.satisfied[i] {
-			continue
+		if !ch.satisfied[i] {
+			cost += float64(ch.distance(c, stack, p))
 		}
-		d := unreachable
-		// Continuing the path: the stack ends with p[:j] and c is on the
-		// route to p[j] inside the current right-hand side.
-		for j := min(len(p)-1, len(stack)); j >= 1; j-- {
-			if endsWith(stack, p[:j]) {
-				if next := g.Node(p[j]); next != nil && onRoute(c, next) {
-					d = 0
-				}
-				break
-			}
-		}
-		if d != 0 {
-			if dist := g.Distance(c, g.Node(p[0])); dist >= 0 {
-				d = 1 + dist
-			}
-		}
-		cost += float64(d)
 	}
 	return cost + 0.001*float64(g.Shortest(c))
+}
+
+// distance of choosing c from required path p: 0 if the stack ends with
+// a beginning of p and c is on the route to its next element inside the
+// current right-hand side; else one more than the graph distance from c
+// to p's first element; unreachable if there is none.
+func (ch *constraintChooser) distance(c *grammar.Node, stack []int, p features.Path) int {
+	g := ch.s.g
+	for j := min(len(p)-1, len(stack)); j >= 1; j-- {
+		if endsWith(stack, p[:j]) {
+			if next := g.Node(p[j]); next != nil && onRoute(c, next) {
+				return 0
+			}
+			break
+		}
+	}
+	if dist := g.Distance(c, g.Node(p[0])); dist >= 0 {
+		return 1 + dist
+	}
+	return unreachable
 }
 
 // onRoute reports whether symbolic node target is c or lies below c

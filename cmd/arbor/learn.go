@@ -21,6 +21,7 @@ import (
 	"github.com/arbor-fuzz/arbor/eval"
 	"github.com/arbor-fuzz/arbor/grammar"
 	"github.com/arbor-fuzz/arbor/learn"
+	"github.com/arbor-fuzz/arbor/synth"
 )
 
 func contextOf(cmd *cobra.Command) context.Context {
@@ -393,16 +394,70 @@ func writeTreeDOT(w io.Writer, m *learn.Model, fn *learn.FunctionModel) error {
 	return err
 }
 
+// experimentFlags are the flags E3, E4 and E5 share.
+type experimentFlags struct {
+	subject, work     string
+	train, test, k    int
+	maxRepeat         int
+	seed              uint64
+	asJSON, noBalance bool
+	opts              learn.Options
+}
+
+func (f *experimentFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.subject, "subject", "", "bundled subject `NAME`")
+	cmd.Flags().IntVar(&f.train, "train", 1000, "training inputs")
+	cmd.Flags().IntVar(&f.test, "test", 1000, "test inputs")
+	cmd.Flags().IntVar(&f.k, "k", 4, "k-paths for k = 1..`K` are the features")
+	cmd.Flags().IntVar(&f.maxRepeat, "max-repeat", synth.DefaultMaxRepeat, "most repetitions of an unbounded quantifier in generated inputs")
+	cmd.Flags().Uint64Var(&f.seed, "seed", 1, "random `seed`")
+	cmd.Flags().StringVar(&f.work, "work", "", "folder for inputs, coverage files and the model")
+	cmd.Flags().BoolVar(&f.asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&f.noBalance, "no-balance", false, "fit each tree on all rows instead of balancing the classes")
+	learnFlags(cmd, &f.opts)
+}
+
+// config resolves the subject; the returned cleanup removes a temporary work folder.
+func (f *experimentFlags) config(cmd *cobra.Command) (eval.E3Config, func(), error) {
+	nothing := func() {}
+	if f.subject == "" {
+		return eval.E3Config{}, nothing, usageError{errors.New("--subject is required")}
+	}
+	if f.train < 1 || f.test < 1 {
+		return eval.E3Config{}, nothing, usageError{errors.New("--train and --test must be at least 1")}
+	}
+	s, err := datasets.LookupSubject(f.subject)
+	if err != nil {
+		return eval.E3Config{}, nothing, err
+	}
+	target, _, err := resolveTarget(recordFlags{subject: f.subject})
+	if err != nil {
+		return eval.E3Config{}, nothing, err
+	}
+	g, err := datasets.Grammar(s.Grammar)
+	if err != nil {
+		return eval.E3Config{}, nothing, err
+	}
+	cleanup := nothing
+	work := f.work
+	if work == "" {
+		if work, err = os.MkdirTemp("", "arbor-eval-"); err != nil {
+			return eval.E3Config{}, nothing, err
+		}
+		cleanup = func() { os.RemoveAll(work) }
+	}
+	errOut := cmd.ErrOrStderr()
+	return eval.E3Config{Subject: f.subject, GrammarName: s.Grammar, Grammar: g, Target: target,
+		Train: f.train, Test: f.test, Seed: f.seed, K: f.k, MaxRepeat: f.maxRepeat, WorkDir: work, CacheDir: coverage.DefaultCacheDir(), Learn: f.opts,
+		NoBalance: f.noBalance, Progress: func(step string) { fmt.Fprintln(errOut, "eval:", step) }}, cleanup, nil
+}
+
 func newEvalCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "eval",
-		Short: "Run arbor's experiments",
+		Short: "Run arbor's experiments (E3 association, E4/E5 targeted generation)",
 	}
-	var subject, work string
-	var train, test, k int
-	var seed uint64
-	var asJSON, noBalance bool
-	var opts learn.Options
+	var f3, f4, f5 experimentFlags
 	e3 := &cobra.Command{
 		Use:   "E3 --subject S",
 		Short: "Association quality: predicted against recorded coverage",
@@ -418,39 +473,17 @@ coverage without running them, and reports per function and on average
 		Example: "  arbor eval E3 --subject json --train 1000 --test 1000",
 		Args:    exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if subject == "" {
-				return usageError{errors.New("--subject is required")}
-			}
-			if train < 1 || test < 1 {
-				return usageError{errors.New("--train and --test must be at least 1")}
-			}
-			s, err := datasets.LookupSubject(subject)
+			cfg, cleanup, err := f3.config(cmd)
 			if err != nil {
 				return err
 			}
-			target, _, err := resolveTarget(recordFlags{subject: subject})
-			if err != nil {
-				return err
-			}
-			g, err := datasets.Grammar(s.Grammar)
-			if err != nil {
-				return err
-			}
-			if work == "" {
-				if work, err = os.MkdirTemp("", "arbor-e3-"); err != nil {
-					return err
-				}
-				defer os.RemoveAll(work)
-			}
-			errOut := cmd.ErrOrStderr()
-			res, err := eval.E3(contextOf(cmd), eval.E3Config{Subject: subject, GrammarName: s.Grammar, Grammar: g, Target: target,
-				Train: train, Test: test, Seed: seed, K: k, WorkDir: work, CacheDir: coverage.DefaultCacheDir(), Learn: opts, NoBalance: noBalance,
-				Progress: func(step string) { fmt.Fprintln(errOut, "E3:", step) }})
+			defer cleanup()
+			res, err := eval.E3(contextOf(cmd), cfg)
 			if err != nil {
 				return err
 			}
 			out := cmd.OutOrStdout()
-			if asJSON {
+			if f3.asJSON {
 				return json.NewEncoder(out).Encode(res)
 			}
 			rows := make([][]string, 0, len(res.PerFunction)+1)
@@ -459,19 +492,71 @@ coverage without running them, and reports per function and on average
 			}
 			rows = append(rows, []string{fmt.Sprintf("mean over %d trainable", res.FunctionsTrainable), fmt.Sprintf("%.3f", res.Accuracy), fmt.Sprintf("%.3f", res.Precision), fmt.Sprintf("%.3f", res.Recall), ""})
 			fmt.Fprintf(out, "E3 %s: %d functions observed, %d trainable; trained on %d inputs in %.2fs, tested on %d\n",
-				subject, res.FunctionsObserved, res.FunctionsTrainable, res.TrainInputs, res.TrainSeconds, res.TestInputs)
+				res.Subject, res.FunctionsObserved, res.FunctionsTrainable, res.TrainInputs, res.TrainSeconds, res.TestInputs)
 			return renderTable(out, []string{"function", "accuracy", "precision", "recall", "test positives"}, rows)
 		},
 	}
-	e3.Flags().StringVar(&subject, "subject", "", "bundled subject `NAME`")
-	e3.Flags().IntVar(&train, "train", 1000, "training inputs")
-	e3.Flags().IntVar(&test, "test", 1000, "test inputs")
-	e3.Flags().IntVar(&k, "k", 4, "k-paths for k = 1..`K` are the features")
-	e3.Flags().Uint64Var(&seed, "seed", 1, "random `seed`")
-	e3.Flags().StringVar(&work, "work", "", "folder for inputs, coverage files and the model")
-	e3.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	e3.Flags().BoolVar(&noBalance, "no-balance", false, "fit each tree on all rows instead of balancing the classes")
-	learnFlags(e3, &opts)
-	cmd.AddCommand(e3)
+	f3.register(e3)
+	targeted := func(f *experimentFlags, print func(io.Writer, *eval.TargetResult) error) func(*cobra.Command, []string) error {
+		return func(cmd *cobra.Command, args []string) error {
+			cfg, cleanup, err := f.config(cmd)
+			if err != nil {
+				return err
+			}
+			defer cleanup()
+			res, err := eval.Targeted(contextOf(cmd), eval.TargetConfig{E3Config: cfg, Solve: synth.SolveOptions{Seed: f.seed}})
+			if err != nil {
+				return err
+			}
+			if f.asJSON {
+				return json.NewEncoder(cmd.OutOrStdout()).Encode(res)
+			}
+			return print(cmd.OutOrStdout(), res)
+		}
+	}
+	e4 := &cobra.Command{
+		Use:   "E4 --subject S",
+		Short: "Targeted generation: coverage fractions of targeted against random inputs",
+		Long: `E4 trains a model as E3 does, then for every trainable function generates
+one targeted input per covering constraint and as many grammar-random
+inputs, runs them all, and reports the relative coverage fraction (share
+of a function's inputs that ran it; median over functions), the absolute
+coverage fraction (share of functions reached by at least one of their
+inputs), mean input sizes, and the solver's time per constraint.
+
+--json prints {"relative":{"targeted":..,"random":..},"absolute":{...},...}
+(the same object as E5's).`,
+		Args: exactArgs(0),
+		RunE: targeted(&f4, func(w io.Writer, r *eval.TargetResult) error {
+			fmt.Fprintf(w, "E4 %s: %d trainable functions, %d with covering constraints (%d constraints, %d unsolved); solver %.3f ms median, %.3f ms p95 per constraint\n",
+				r.Subject, r.Functions, r.WithConstraints, r.Constraints, r.Unsolved, r.SolveMedian, r.SolveP95)
+			return renderTable(w, []string{"measure", "targeted", "random"}, [][]string{
+				{"relative coverage fraction (median)", fmt.Sprintf("%.3f", r.Relative.Targeted), fmt.Sprintf("%.3f", r.Relative.Random)},
+				{"absolute coverage fraction", fmt.Sprintf("%.3f", r.Absolute.Targeted), fmt.Sprintf("%.3f", r.Absolute.Random)},
+				{"absolute, over all trainable functions", fmt.Sprintf("%.3f", r.AbsoluteAll.Targeted), fmt.Sprintf("%.3f", r.AbsoluteAll.Random)},
+				{"mean input size (bytes)", fmt.Sprintf("%.1f", r.Size.Targeted), fmt.Sprintf("%.1f", r.Size.Random)},
+			})
+		}),
+	}
+	f4.register(e4)
+	e5 := &cobra.Command{
+		Use:   "E5 --subject S",
+		Short: "Targeted generation: functions covered per input and calls of the target",
+		Long: `E5 runs the same inputs as E4 and compares targeted with random inputs by
+the number of functions each input covers (median, mean) and by how often
+the targeted function is called, each with a Wilcoxon signed-rank test
+paired by function and Cohen's d.`,
+		Args: exactArgs(0),
+		RunE: targeted(&f5, func(w io.Writer, r *eval.TargetResult) error {
+			fmt.Fprintf(w, "E5 %s: %d functions\n", r.Subject, r.Functions)
+			return renderTable(w, []string{"measure", "targeted", "random", "Wilcoxon p", "Cohen's d"}, [][]string{
+				{"functions covered per input (median)", fmt.Sprintf("%.1f", r.CoveredPerInputMedian.Targeted), fmt.Sprintf("%.1f", r.CoveredPerInputMedian.Random), "", ""},
+				{"functions covered per input (mean)", fmt.Sprintf("%.2f", r.CoveredPerInputMean.Targeted), fmt.Sprintf("%.2f", r.CoveredPerInputMean.Random), fmt.Sprintf("%.3g", r.CoveredP), fmt.Sprintf("%.2f", r.CoveredD)},
+				{"calls of the targeted function (mean)", fmt.Sprintf("%.2f", r.CallsMean.Targeted), fmt.Sprintf("%.2f", r.CallsMean.Random), fmt.Sprintf("%.3g", r.CallsP), fmt.Sprintf("%.2f", r.CallsD)},
+			})
+		}),
+	}
+	f5.register(e5)
+	cmd.AddCommand(e3, e4, e5)
 	return cmd
 }

@@ -1,0 +1,125 @@
+package eval
+
+import (
+	"math"
+	"sort"
+)
+
+// Median of xs (0 for none).
+func Median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	if n := len(s); n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// Mean of xs (0 for none).
+func Mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	sum := 0.0
+	for _, x := range xs {
+		sum += x
+	}
+	return sum / float64(len(xs))
+}
+
+// Quantile q (0..1) of xs by linear interpolation between order statistics.
+func Quantile(xs []float64, q float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	pos := q * float64(len(s)-1)
+	lo := int(math.Floor(pos))
+	hi := min(lo+1, len(s)-1)
+	return s[lo] + (s[hi]-s[lo])*(pos-float64(lo))
+}
+
+// Wilcoxon is the two-sided Wilcoxon signed-rank test of paired samples:
+// zero differences are dropped, tied absolute differences get mean ranks,
+// and the p-value comes from the normal approximation with the variance
+// corrected for ties and a continuity correction. W is the smaller of the
+// positive and negative rank sums; N the number of non-zero differences.
+func Wilcoxon(a, b []float64) (w, p float64, n int) {
+	var d []float64
+	for i := range a {
+		if diff := a[i] - b[i]; diff != 0 {
+			d = append(d, diff)
+		}
+	}
+	n = len(d)
+	if n == 0 {
+		return 0, 1, 0
+	}
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(i, j int) bool { return math.Abs(d[idx[i]]) < math.Abs(d[idx[j]]) })
+	ranks := make([]float64, n)
+	tieTerm := 0.0
+	for i := 0; i < n; {
+		j := i
+		for j+1 < n && math.Abs(d[idx[j+1]]) == math.Abs(d[idx[i]]) {
+			j++
+		}
+		r := float64(i+j)/2 + 1
+		for k := i; k <= j; k++ {
+			ranks[idx[k]] = r
+		}
+		t := float64(j - i + 1)
+		tieTerm += t*t*t - t
+		i = j + 1
+	}
+	var plus, minus float64
+	for i, x := range d {
+		if x > 0 {
+			plus += ranks[i]
+		} else {
+			minus += ranks[i]
+		}
+	}
+	w = math.Min(plus, minus)
+	nf := float64(n)
+	mean := nf * (nf + 1) / 4
+	sd := math.Sqrt(nf*(nf+1)*(2*nf+1)/24 - tieTerm/48)
+	if sd == 0 {
+		return w, 1, n
+	}
+	z := (math.Abs(plus-mean) - 0.5) / sd
+	if z < 0 {
+		z = 0
+	}
+	p = math.Erfc(z / math.Sqrt2)
+	return w, math.Min(1, p), n
+}
+
+// CohensD is the standardised mean difference of two samples, with the
+// pooled standard deviation.
+func CohensD(a, b []float64) float64 {
+	na, nb := float64(len(a)), float64(len(b))
+	if na < 2 || nb < 2 {
+		return 0
+	}
+	ma, mb := Mean(a), Mean(b)
+	var va, vb float64
+	for _, x := range a {
+		va += (x - ma) * (x - ma)
+	}
+	for _, x := range b {
+		vb += (x - mb) * (x - mb)
+	}
+	pooled := math.Sqrt((va + vb) / (na + nb - 2))
+	if pooled == 0 {
+		return 0
+	}
+	return (ma - mb) / pooled
+}
