@@ -24,6 +24,10 @@ type SolveOptions struct {
 	MaxCompletions int           // inner completions; 0 means 300
 	Timeout        time.Duration // 0 means one second
 	MaxDepth       int           // depth bound of completions; 0 means DefaultMaxDepth
+	// Explore adds seeded noise of this size to the greedy's costs, and
+	// as often an extra repetition, so that solving the same constraint
+	// again finds other inputs (0 finds the smallest it can).
+	Explore float64
 }
 
 // Solution is the outcome of solving a constraint.
@@ -226,7 +230,7 @@ func (ch *constraintChooser) greedy(p Point) int {
 	case Alternative:
 		best, bestCost := p.Options[0], -1.0
 		for _, i := range p.Options {
-			cost := ch.cost(p.Node.Children[i], p.Stack) + ch.s.r.Float64()*0.01
+			cost := ch.cost(p.Node.Children[i], p.Stack) + ch.s.r.Float64()*(0.01+ch.s.opts.Explore)
 			if bestCost < 0 || cost < bestCost {
 				best, bestCost = i, cost
 			}
@@ -238,6 +242,9 @@ func (ch *constraintChooser) greedy(p Point) int {
 		// four edges): in a
 		// recursive grammar every path is reachable from everywhere, and
 		// repeating at every level would double the tree per level.
+		if ch.s.opts.Explore > 0 && ch.s.r.Float64() < ch.s.opts.Explore/(1+ch.s.opts.Explore)/4 {
+			return p.Options[ch.s.r.IntN(len(p.Options))]
+		}
 		if p.Node.Min == 0 && slices.Contains(p.Options, 1) {
 			switch d := ch.nearest(p.Node.Children[0], p.Stack); {
 			case d <= 4:

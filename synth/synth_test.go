@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/datasets"
 	"github.com/arbor-fuzz/arbor/features"
 	"github.com/arbor-fuzz/arbor/grammar"
@@ -263,4 +264,21 @@ func TestDirectedRejectsNonPaths(t *testing.T) {
 	if !found {
 		t.Errorf("Directed tree %q lacks its target", tr.String())
 	}
+}
+
+func jsonHarness(t testing.TB) *coverage.Binary {
+	t.Helper()
+	s, err := datasets.LookupSubject("json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod, err := datasets.SubjectsModule()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, err := coverage.Build(context.Background(), coverage.Target{ImportPath: s.Package, Func: s.Func, CoverPkgs: s.CoverPkgs, Dir: mod}, coverage.DefaultCacheDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin
 }

@@ -67,9 +67,9 @@ type TargetResult struct {
 
 // Target generates up to n distinct inputs for a function of a model:
 // round-robin over its covering constraints, each solved again with a new
-// seed for every round, keeping inputs that parse back with the grammar
-// and satisfy their constraint. It stops after n inputs, or when a round
-// adds nothing new.
+// seed and more exploration for every round, keeping inputs that parse
+// back with the grammar and satisfy their constraint. It stops after n
+// inputs, or after three rounds in a row add nothing new.
 func Target(ctx context.Context, g *grammar.Graph, m *learn.Model, fn *learn.FunctionModel, n int, opts SolveOptions) *TargetResult {
 	res := &TargetResult{}
 	for _, c := range m.Constraints(fn) {
@@ -78,7 +78,8 @@ func Target(ctx context.Context, g *grammar.Graph, m *learn.Model, fn *learn.Fun
 	seen := map[string]bool{}
 	solved := make([]bool, len(res.Constraints))
 	dead := make([]bool, len(res.Constraints))
-	for round := 0; len(res.Inputs) < n && ctx.Err() == nil; round++ {
+	idle := 0
+	for round := 0; len(res.Inputs) < n && ctx.Err() == nil && idle < 3; round++ {
 		added := false
 		for i, c := range res.Constraints {
 			if dead[i] || len(res.Inputs) >= n {
@@ -86,6 +87,9 @@ func Target(ctx context.Context, g *grammar.Graph, m *learn.Model, fn *learn.Fun
 			}
 			o := opts
 			o.Seed = opts.Seed + uint64(round)*7919 + uint64(i)
+			if round > 0 {
+				o.Explore = float64(min(round, 4)) // later rounds look further from the smallest input
+			}
 			sol := Solve(ctx, g, c, o)
 			res.SolveTimes = append(res.SolveTimes, sol.Elapsed)
 			if !sol.Satisfied || !Satisfies(g, sol.Text, c) {
@@ -102,8 +106,10 @@ func Target(ctx context.Context, g *grammar.Graph, m *learn.Model, fn *learn.Fun
 			res.Inputs = append(res.Inputs, TargetInput{Text: sol.Text, Constraint: i, Solution: sol})
 			added = true
 		}
-		if !added {
-			break
+		if added {
+			idle = 0
+		} else {
+			idle++
 		}
 	}
 	for i, ok := range solved {

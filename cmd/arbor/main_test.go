@@ -330,3 +330,24 @@ func TestLearnCommands(t *testing.T) {
 		{"eval E3 needs subject", "", []string{"eval", "E3"}, 2, nil, []string{"--subject is required"}},
 	})
 }
+
+func TestDemo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the pipeline")
+	}
+	dir := filepath.Join(t.TempDir(), "demo")
+	out, errOut, code := runArbor(t, "", "demo", "--out", dir, "--train", "300", "--test", "150")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"[1/6]", "[6/6]", "accuracy", "covering constraints", "targeted inputs ran", "Everything is in " + dir} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	for _, f := range []string{"model.json.gz", "train.cov.jsonl", "targeted/manifest.jsonl"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("demo did not write %s", f)
+		}
+	}
+}

@@ -1,0 +1,211 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/arbor-fuzz/arbor/coverage"
+	"github.com/arbor-fuzz/arbor/datasets"
+	"github.com/arbor-fuzz/arbor/eval"
+	"github.com/arbor-fuzz/arbor/learn"
+	"github.com/arbor-fuzz/arbor/synth"
+)
+
+// demoFunctions are the functions the demo would rather explain, in
+// order: each has a calling condition a JSON user recognises.
+var demoFunctions = []string{
+	"encoding/json.stateInStringEscU",
+	"encoding/json.(*decodeState).object",
+	"encoding/json.unquoteBytes",
+}
+
+func newDemoCmd() *cobra.Command {
+	var out, subject string
+	var train, test int
+	var seed uint64
+	cmd := &cobra.Command{
+		Use:   "demo",
+		Short: "Run the whole pipeline on a bundled subject (encoding/json by default)",
+		Long: `demo runs arbor end to end on a real library: it generates grammar-random
+training and test inputs, records which functions each one runs, trains
+one decision tree per function, reports how well the trees predict the
+test inputs' coverage, explains one function's calling condition as
+grammar patterns, generates inputs aimed at it without running the
+program, runs them to verify, and compares targeted with random inputs
+over every function. Everything it writes goes to one folder, named at
+the end. It takes a few seconds (the first run also builds the harness).`,
+		Args: exactArgs(0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			start := time.Now()
+			w := cmd.OutOrStdout()
+			if out == "" {
+				out = "arbor-demo-" + time.Now().Format("20060102-150405")
+			}
+			if err := os.MkdirAll(out, 0o755); err != nil {
+				return err
+			}
+			s, err := datasets.LookupSubject(subject)
+			if err != nil {
+				return err
+			}
+			g, err := datasets.Grammar(s.Grammar)
+			if err != nil {
+				return err
+			}
+			target, _, err := resolveTarget(recordFlags{subject: subject})
+			if err != nil {
+				return err
+			}
+			step := 0
+			say := func(format string, args ...any) {
+				step++
+				fmt.Fprintf(w, "\n[%d/6] "+format+"\n", append([]any{step}, args...)...)
+			}
+			progress := func(msg string) {
+				fmt.Fprintf(cmd.ErrOrStderr(), "      %s (%.1fs)\n", msg, time.Since(start).Seconds())
+			}
+
+			say("Learn which inputs make which functions of %s %s run", s.Library, s.Version())
+			cfg := eval.E3Config{Subject: subject, GrammarName: s.Grammar, Grammar: g, Target: target, Train: train, Test: test,
+				Seed: seed, WorkDir: out, CacheDir: coverage.DefaultCacheDir(), Progress: progress}
+			e3, err := eval.E3(contextOf(cmd), cfg)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "      %d training inputs recorded; %d functions ran at least once, %d sometimes (one tree each)\n",
+				e3.TrainInputs, e3.FunctionsObserved, e3.FunctionsTrainable)
+
+			say("Predict the coverage of %d new inputs without running them", e3.TestInputs)
+			fmt.Fprintf(w, "      mean over %d functions: accuracy %.3f, precision %.3f, recall %.3f\n",
+				e3.FunctionsTrainable, e3.Accuracy, e3.Precision, e3.Recall)
+
+			m, err := learn.LoadModel(e3.Model)
+			if err != nil {
+				return err
+			}
+			fn := pickDemoFunction(m)
+			if fn == nil {
+				return errors.New("the model has no function with a covering constraint to show")
+			}
+			say("Explain when %s runs", fn.Name)
+			writeTreeText(indented{w}, m, fn, false)
+			cons := m.Constraints(fn)
+			fmt.Fprintf(w, "      covering constraints (%d):\n", len(cons))
+			for i, c := range cons {
+				fmt.Fprintf(w, "      %d. %s\n", i+1, indent(m.Text(c, false), "         "))
+			}
+
+			say("Generate inputs aimed at %s, without running the program", fn.Name)
+			dir := filepath.Join(out, "targeted")
+			res := synth.Target(contextOf(cmd), g, m, fn, 10, synth.SolveOptions{Seed: seed})
+			if err := writeTargeted(dir, m, fn, res); err != nil {
+				return err
+			}
+			for _, in := range res.Inputs[:min(5, len(res.Inputs))] {
+				fmt.Fprintf(w, "      %q\n", in.Text)
+			}
+			if len(res.Inputs) > 5 {
+				fmt.Fprintf(w, "      ... %d inputs in all, in %s\n", len(res.Inputs), dir)
+			}
+
+			say("Run them to verify")
+			ran, total, err := verifyTargeted(cmd, m, fn, dir)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "      %d of %d targeted inputs ran %s\n", ran, total, fn.Name)
+
+			say("Targeted against grammar-random inputs, over every function (E4)")
+			cfg.Progress = progress
+			tr, err := eval.Targeted(contextOf(cmd), eval.TargetConfig{E3Config: cfg, Model: m, Solve: synth.SolveOptions{Seed: seed}})
+			if err != nil {
+				return err
+			}
+			if err := renderTable(indented{w}, []string{"", "targeted", "random"}, [][]string{
+				{"share of a function's inputs that ran it (median)", fmt.Sprintf("%.2f", tr.Relative.Targeted), fmt.Sprintf("%.2f", tr.Relative.Random)},
+				{"functions reached by at least one of their inputs", fmt.Sprintf("%.2f", tr.Absolute.Targeted), fmt.Sprintf("%.2f", tr.Absolute.Random)},
+				{"mean input size (bytes)", fmt.Sprintf("%.1f", tr.Size.Targeted), fmt.Sprintf("%.1f", tr.Size.Random)},
+			}); err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "\nDone in %.1fs. Everything is in %s: train/ and test/ inputs, their coverage files, the model (model.json.gz), targeted/ inputs with manifest.jsonl.\n",
+				time.Since(start).Seconds(), out)
+			fmt.Fprintf(w, "Try: arbor explain --model %s\n", filepath.Join(out, "model.json.gz"))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "folder to write to (default arbor-demo-<time> here)")
+	cmd.Flags().StringVar(&subject, "subject", "json", "bundled subject")
+	cmd.Flags().IntVar(&train, "train", 1000, "training inputs")
+	cmd.Flags().IntVar(&test, "test", 500, "test inputs")
+	cmd.Flags().Uint64Var(&seed, "seed", 1, "random seed")
+	return cmd
+}
+
+// pickDemoFunction prefers a well-known function, else the function whose
+// constraints use the most features among those learned well.
+func pickDemoFunction(m *learn.Model) *learn.FunctionModel {
+	for _, name := range demoFunctions {
+		if fn, err := m.Function(name); err == nil && len(m.Constraints(fn)) > 0 && fn.TrainAccuracy >= 0.95 {
+			return fn
+		}
+	}
+	var best *learn.FunctionModel
+	score := -1
+	for i := range m.Functions {
+		fn := &m.Functions[i]
+		n := 0
+		for _, c := range m.Constraints(fn) {
+			n = max(n, len(c.Literals))
+		}
+		if n > 0 && fn.TrainAccuracy >= 0.95 && n > score {
+			best, score = fn, n
+		}
+	}
+	return best
+}
+
+// indented prefixes every line written through it.
+type indented struct {
+	w interface{ Write([]byte) (int, error) }
+}
+
+func (i indented) Write(p []byte) (int, error) {
+	lines := slices.Collect(func(yield func(string) bool) {
+		start := 0
+		for k, c := range p {
+			if c == '\n' {
+				if !yield(string(p[start : k+1])) {
+					return
+				}
+				start = k + 1
+			}
+		}
+		if start < len(p) {
+			yield(string(p[start:]))
+		}
+	})
+	for _, l := range lines {
+		if _, err := fmt.Fprint(i.w, "      "+l); err != nil {
+			return 0, err
+		}
+	}
+	return len(p), nil
+}
+
+func indent(s, prefix string) string {
+	out := []byte{}
+	for k, c := range []byte(s) {
+		out = append(out, c)
+		if c == '\n' && k < len(s)-1 {
+			out = append(out, prefix...)
+		}
+	}
+	return string(out)
+}
