@@ -1,0 +1,112 @@
+package synth_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/arbor-fuzz/arbor/synth"
+)
+
+func bstRun(t testing.TB, guide *synth.Guide, state synth.StateKind, trials int) *synth.CheckResult {
+	gen, oracle := synth.BSTGenerator(guide, state, 1)
+	res, err := synth.Check(context.Background(), gen, guide, oracle, synth.CheckOptions{Trials: trials})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// TestBSTTargets: 100,000 trials of the BST example.
+func TestBSTTargets(t *testing.T) {
+	if testing.Short() {
+		t.Skip("100,000 trials, four times")
+	}
+	random := bstRun(t, nil, synth.TreeState, 100000)
+	rlcheck := bstRun(t, synth.NewGuide(1), synth.TreeState, 100000)
+	improved := bstRun(t, synth.NewImprovedGuide(1), synth.TreeState, 100000)
+	t.Logf("unique valid: random %d, RLCheck settings %d, improved %d", random.UniqueValid, rlcheck.UniqueValid, improved.UniqueValid)
+	if random.UniqueValid < 600 || random.UniqueValid > 1100 {
+		t.Errorf("random: %d unique valid, the reference measured about 820", random.UniqueValid)
+	}
+	if improved.UniqueValid < 10000 || improved.UniqueValid < 10*random.UniqueValid {
+		t.Errorf("improved guide: %d unique valid, want at least 10,000 and 10× random (%d)", improved.UniqueValid, random.UniqueValid)
+	}
+	if improved.UniqueValid <= rlcheck.UniqueValid {
+		t.Errorf("the improvements did not help: %d against %d", improved.UniqueValid, rlcheck.UniqueValid)
+	}
+	if len(improved.Curve) != 50 || improved.Curve[49].UniqueValid != improved.UniqueValid {
+		t.Errorf("curve of %d points", len(improved.Curve))
+	}
+}
+
+func TestGuideBasics(t *testing.T) {
+	// A two-armed choice where arm 1 always pays: the guide learns it.
+	g := synth.NewGuide(3)
+	ones := 0
+	for i := 0; i < 2000; i++ {
+		c := g.SelectIndex(2, 7, 1)
+		if c == 1 {
+			ones++
+			g.Reward(10)
+		} else {
+			g.Reward(-1)
+		}
+	}
+	if ones < 1400 { // ε = 0.25: about 87% exploitation of the better arm
+		t.Errorf("chose the paying arm %d of 2000 times", ones)
+	}
+	// Same seed, same choices.
+	a, b := synth.NewGuide(9), synth.NewGuide(9)
+	for i := 0; i < 100; i++ {
+		if a.SelectIndex(5, synth.State(i%3), i%2) != b.SelectIndex(5, synth.State(i%3), i%2) {
+			t.Fatal("guides with one seed disagree")
+		}
+		a.Reward(float64(i % 4))
+		b.Reward(float64(i % 4))
+	}
+	if v := synth.Select(a, []string{"x"}, 0, 0); v != "x" {
+		t.Errorf("Select with one choice: %q", v)
+	}
+	for _, st := range []synth.StateKind{synth.TreeState, synth.WindowState, synth.NoState} {
+		if r := bstRun(t, synth.NewGuide(1), st, 5000); r.Trials != 5000 || r.Valid == 0 {
+			t.Errorf("state %d: %+v", st, r)
+		}
+	}
+}
+
+// TestGuidedGrammar drives the json grammar with a guide and a validity
+// function that accepts only arrays: the guide learns to produce them.
+func TestGuidedGrammar(t *testing.T) {
+	g := mustGrammar(t, "json")
+	isArray := synth.FuncOracle(func(in []byte) bool {
+		_, err := g.Parse(in)
+		return err == nil && firstNonSpace(in) == '['
+	})
+	run := func(guide *synth.Guide) *synth.CheckResult {
+		res, err := synth.Check(context.Background(), synth.GrammarGenerator(g, guide, synth.TreeState, 1, 10), guide, isArray, synth.CheckOptions{Trials: 3000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	random, guided := run(nil), run(synth.NewImprovedGuide(1))
+	if guided.Valid <= 2*random.Valid {
+		t.Errorf("valid arrays: guided %d, random %d", guided.Valid, random.Valid)
+	}
+}
+
+func firstNonSpace(b []byte) byte {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			return c
+		}
+	}
+	return 0
+}
+
+func BenchmarkBST100k(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		r := bstRun(b, synth.NewImprovedGuide(uint64(i)+1), synth.TreeState, 100000)
+		b.ReportMetric(float64(r.UniqueValid), "unique-valid")
+	}
+}

@@ -1,0 +1,300 @@
+package synth
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"os/exec"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/arbor-fuzz/arbor/coverage"
+	"github.com/arbor-fuzz/arbor/grammar"
+)
+
+// GuideChooser lets a guide make a grammar generator's choices. Choice
+// points are Alt nodes, Quant repetition counts and regex decisions; the
+// state is the last W symbols on the path from the root (which say which
+// child slot each step took), the last W choices of the input, or none.
+type GuideChooser struct {
+	Guide *Guide
+	State StateKind
+	W     int // 0 means 5
+	all   Window
+}
+
+// Choose asks the guide for one of the point's options.
+func (c *GuideChooser) Choose(p Point) int {
+	if len(p.Options) == 1 {
+		return p.Options[0]
+	}
+	w := c.W
+	if w == 0 {
+		w = 5
+	}
+	var st State
+	switch c.State {
+	case TreeState:
+		path := Window{W: w, items: make([]uint64, 0, w)}
+		for _, id := range p.Stack[max(0, len(p.Stack)-w):] {
+			path.items = append(path.items, uint64(id))
+		}
+		st = path.State()
+	case WindowState:
+		c.all.W = w
+		st = c.all.State()
+	}
+	point := p.Node.ID<<4 | int(p.Kind)<<12 | p.Sub<<16
+	v := p.Options[c.Guide.SelectIndex(len(p.Options), st, point)]
+	c.all.Push(uint64(point)<<32 | uint64(uint32(v)))
+	return v
+}
+
+// Reset starts a new input (the window of global choices empties).
+func (c *GuideChooser) Reset() { c.all.Reset() }
+
+// Verdict is an oracle's judgement of one input.
+type Verdict struct {
+	Valid   bool
+	Failure string // a failure found (a panic), if any
+	Trace   string // the characteristic ξ(x) for diversity; "" means the input itself
+}
+
+// Oracle judges inputs.
+type Oracle interface {
+	Judge(input []byte) (Verdict, error)
+}
+
+// FuncOracle is a validity function.
+type FuncOracle func([]byte) bool
+
+// Judge calls the function.
+func (f FuncOracle) Judge(input []byte) (Verdict, error) { return Verdict{Valid: f(input)}, nil }
+
+// SubjectOracle judges by a subject's outcome: ok is valid, error
+// invalid, a panic valid and a failure found. The characteristic is the
+// coverage trace: functions run, with hit counts bucketed to powers of two.
+type SubjectOracle struct {
+	Session *coverage.Session
+	Timeout time.Duration
+}
+
+// Judge runs the input.
+func (o *SubjectOracle) Judge(input []byte) (Verdict, error) {
+	r, err := o.Session.Record(input, o.Timeout)
+	if err != nil {
+		return Verdict{}, err
+	}
+	v := Verdict{Valid: r.Outcome == coverage.OK || r.Outcome == coverage.Panic}
+	if r.Outcome == coverage.Panic {
+		v.Failure = r.Stack + " " + r.Message
+	}
+	var b strings.Builder
+	for i, id := range r.Covered {
+		bucket := 0
+		for c := r.Counts[i]; c > 1; c >>= 1 {
+			bucket++
+		}
+		fmt.Fprintf(&b, "%d:%d,", id, bucket)
+	}
+	v.Trace = b.String()
+	return v, nil
+}
+
+// CommandOracle runs a command with the input on standard input; exit
+// status 0 means valid.
+type CommandOracle struct {
+	Argv    []string
+	Timeout time.Duration
+}
+
+// Judge runs the command.
+func (o CommandOracle) Judge(input []byte) (Verdict, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), max(o.Timeout, time.Second))
+	defer cancel()
+	cmd := exec.CommandContext(ctx, o.Argv[0], o.Argv[1:]...)
+	cmd.Stdin = bytes.NewReader(input)
+	err := cmd.Run()
+	if err == nil {
+		return Verdict{Valid: true}, nil
+	}
+	if _, ok := err.(*exec.ExitError); ok {
+		return Verdict{}, nil
+	}
+	return Verdict{}, fmt.Errorf("oracle command: %w", err)
+}
+
+// CurvePoint is the state of a run after some trials.
+type CurvePoint struct {
+	Trial        int     `json:"trial"`
+	Seconds      float64 `json:"seconds"`
+	Valid        int     `json:"valid"`
+	UniqueValid  int     `json:"unique_valid"`
+	DiverseValid int     `json:"diverse_valid"`
+}
+
+// CheckResult sums up a run.
+type CheckResult struct {
+	Trials       int          `json:"trials"`
+	Valid        int          `json:"valid"`
+	UniqueValid  int          `json:"unique_valid"`
+	DiverseValid int          `json:"diverse_valid"` // distinct characteristics among valid inputs
+	Failures     int          `json:"failures"`      // distinct failures found
+	Seconds      float64      `json:"seconds"`
+	Curve        []CurvePoint `json:"curve,omitempty"`
+	Unique       [][]byte     `json:"-"` // the unique valid inputs, in order found
+	FailureList  []string     `json:"failure_list,omitempty"`
+}
+
+// CheckOptions bound a run.
+type CheckOptions struct {
+	Trials   int           // 0 means until Duration
+	Duration time.Duration // 0 means until Trials
+	Points   int           // curve points to keep; 0 means 50
+	Keep     bool          // keep the unique valid inputs
+}
+
+// Check generates inputs with gen, judges them with the oracle and, if a
+// guide is given, rewards it: New for a valid input with a new
+// characteristic, Seen for a valid one seen before, Invalid otherwise.
+func Check(ctx context.Context, gen func() []byte, guide *Guide, oracle Oracle, opts CheckOptions) (*CheckResult, error) {
+	if opts.Trials <= 0 && opts.Duration <= 0 {
+		return nil, fmt.Errorf("give a number of trials or a duration")
+	}
+	points := opts.Points
+	if points <= 0 {
+		points = 50
+	}
+	res := &CheckResult{}
+	unique := map[[32]byte]bool{}
+	diverse := map[string]bool{}
+	failures := map[string]bool{}
+	start := time.Now()
+	every := max(1, opts.Trials/points)
+	lastCurve := time.Time{}
+	for i := 0; opts.Trials <= 0 || i < opts.Trials; i++ {
+		if i%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				break
+			}
+			if opts.Duration > 0 && time.Since(start) >= opts.Duration {
+				break
+			}
+		}
+		input := gen()
+		v, err := oracle.Judge(input)
+		if err != nil {
+			return res, err
+		}
+		res.Trials++
+		reward := DefaultRewards.Invalid
+		if guide != nil {
+			reward = guide.Rewards.Invalid
+		}
+		if v.Valid {
+			res.Valid++
+			key := sha256.Sum256(input)
+			if !unique[key] {
+				unique[key] = true
+				if opts.Keep {
+					res.Unique = append(res.Unique, input)
+				}
+			}
+			trace := v.Trace
+			if trace == "" {
+				trace = string(key[:])
+			}
+			if guide != nil {
+				reward = guide.Rewards.Seen
+				if !diverse[trace] {
+					reward = guide.Rewards.New
+				}
+			}
+			diverse[trace] = true
+			if v.Failure != "" && !failures[v.Failure] {
+				failures[v.Failure] = true
+				res.FailureList = append(res.FailureList, v.Failure)
+			}
+		}
+		if guide != nil {
+			guide.Reward(reward)
+		}
+		if (opts.Trials > 0 && (i+1)%every == 0) || (opts.Trials <= 0 && time.Since(lastCurve) > opts.Duration/time.Duration(points)) {
+			lastCurve = time.Now()
+			res.Curve = append(res.Curve, CurvePoint{i + 1, time.Since(start).Seconds(), res.Valid, len(unique), len(diverse)})
+		}
+	}
+	res.UniqueValid, res.DiverseValid, res.Failures = len(unique), len(diverse), len(failures)
+	res.Seconds = time.Since(start).Seconds()
+	sort.Strings(res.FailureList)
+	return res, nil
+}
+
+// GrammarGenerator returns a generator of grammar inputs whose choices a
+// guide makes (or, with a nil guide, a seeded random chooser).
+func GrammarGenerator(g *grammar.Graph, guide *Guide, state StateKind, seed uint64, maxDepth int) func() []byte {
+	if guide == nil {
+		gen := NewGenerator(g, NewRandom(seed), RandomPolicy)
+		gen.MaxDepth = maxDepth
+		return func() []byte { return []byte(gen.Generate().String()) }
+	}
+	ch := &GuideChooser{Guide: guide, State: state}
+	gen := NewGenerator(g, ch, RandomPolicy)
+	gen.MaxDepth = maxDepth
+	return func() []byte {
+		ch.Reset()
+		return []byte(gen.Generate().String())
+	}
+}
+
+// BSTGenerator returns the BST example's generator; a nil guide chooses
+// uniformly at random (a guide with ε = 1 that is never rewarded).
+func BSTGenerator(guide *Guide, state StateKind, seed uint64) (gen func() []byte, oracle Oracle) {
+	if guide == nil {
+		guide = NewGuide(seed)
+		guide.Epsilon = 1
+	}
+	b := &BST{Guide: guide, State: state}
+	return func() []byte { return []byte(b.Generate().String()) }, FuncOracle(func(in []byte) bool { return validBST(string(in)) })
+}
+
+// validBST parses the (left value right) form back and checks the BST property.
+func validBST(s string) bool {
+	n, rest, ok := parseBST(s)
+	return ok && rest == "" && IsBST(n)
+}
+
+func parseBST(s string) (*Node, string, bool) {
+	if strings.HasPrefix(s, ".") {
+		return nil, s[1:], true
+	}
+	if !strings.HasPrefix(s, "(") {
+		return nil, s, false
+	}
+	left, rest, ok := parseBST(s[1:])
+	if !ok || !strings.HasPrefix(rest, " ") {
+		return nil, s, false
+	}
+	rest = rest[1:]
+	end := strings.IndexByte(rest, ' ')
+	if end < 0 {
+		return nil, s, false
+	}
+	v := 0
+	for _, c := range rest[:end] {
+		if c < '0' || c > '9' || v > 1000 {
+			return nil, s, false
+		}
+		v = v*10 + int(c-'0')
+	}
+	if end == 0 {
+		return nil, s, false
+	}
+	right, rest, ok := parseBST(rest[end+1:])
+	if !ok || !strings.HasPrefix(rest, ")") {
+		return nil, s, false
+	}
+	return &Node{Value: v, Left: left, Right: right}, rest[1:], true
+}
