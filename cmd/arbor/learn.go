@@ -455,7 +455,7 @@ func (f *experimentFlags) config(cmd *cobra.Command) (eval.E3Config, func(), err
 func newEvalCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "eval",
-		Short: "Run arbor's experiments (E3 association, E4/E5 targeted generation)",
+		Short: "Run arbor's experiments (E3 association, E4/E5 targeted generation, E6 bandit generator)",
 	}
 	var f3, f4, f5 experimentFlags
 	e3 := &cobra.Command{
@@ -557,6 +557,6 @@ paired by function and Cohen's d.`,
 		}),
 	}
 	f5.register(e5)
-	cmd.AddCommand(e3, e4, e5)
+	cmd.AddCommand(e3, e4, e5, newE6Cmd())
 	return cmd
 }

@@ -71,7 +71,7 @@ A GRAMMAR argument is a .grammar file or the name of a bundled grammar
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newGrammarCmd(), newParseCmd(stdin), newKPathsCmd(stdin), newCoverageCmd(), newGenerateCmd(), newRecordCmd(), newTrainCmd(), newPredictCmd(stdin), newExplainCmd(), newTargetCmd(), newEvalCmd(), newDemoCmd(), newSubjectsCmd())
+	root.AddCommand(newGrammarCmd(), newParseCmd(stdin), newKPathsCmd(stdin), newCoverageCmd(), newGenerateCmd(), newRecordCmd(), newTrainCmd(), newPredictCmd(stdin), newExplainCmd(), newTargetCmd(), newEvalCmd(), newRLCheckCmd(), newDemoCmd(), newSubjectsCmd())
 	return root
 }
 

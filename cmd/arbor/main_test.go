@@ -351,3 +351,38 @@ func TestDemo(t *testing.T) {
 		}
 	}
 }
+
+func TestRLCheck(t *testing.T) {
+	dir := t.TempDir()
+	runCases(t, []cliCase{
+		{"bst rl", "", []string{"rlcheck", "--example", "bst", "--trials", "20000", "--json"}, 0, []string{`{"trials":20000,"valid":`, `"unique_valid":`}, nil},
+		{"bst random", "", []string{"rlcheck", "--example", "bst", "--trials", "2000", "--guide", "random"}, 0, []string{"bst, guide random: 2000 trials"}, nil},
+		{"grammar with command", "", []string{"rlcheck", "--grammar", "expr", "--oracle-cmd", "grep -q x", "--trials", "200", "--max-depth", "8", "--out", filepath.Join(dir, "valid")}, 0,
+			[]string{"expr, guide rl: 200 trials"}, nil},
+		{"needs a budget", "", []string{"rlcheck", "--example", "bst"}, 2, nil, []string{"give one of --trials and --time"}},
+		{"needs an oracle", "", []string{"rlcheck", "--grammar", "json", "--trials", "10"}, 2, nil, []string{"give one of --subject and --oracle-cmd"}},
+		{"bad state", "", []string{"rlcheck", "--example", "bst", "--trials", "10", "--state", "x"}, 2, nil, []string{"--state must be parent, window or none"}},
+	})
+	entries, _ := os.ReadDir(filepath.Join(dir, "valid"))
+	if len(entries) == 0 {
+		t.Errorf("no unique valid inputs written")
+	}
+	for _, e := range entries {
+		b, _ := os.ReadFile(filepath.Join(dir, "valid", e.Name()))
+		if !strings.Contains(string(b), "x") {
+			t.Errorf("written input %q is not valid", b)
+		}
+	}
+	out, errOut, code := runArbor(t, "", "eval", "E6", "--out", filepath.Join(dir, "e6"), "--bst-trials", "5000", "--trials", "300")
+	if code != 0 || !strings.Contains(out, "json-schema") || !strings.Contains(out, "xml") {
+		t.Fatalf("E6: %d %s %s", code, out, errOut)
+	}
+	for _, f := range []string{"E6-bst.svg", "E6-xml.csv"} {
+		if b, err := os.ReadFile(filepath.Join(dir, "e6", f)); err != nil || len(b) < 100 {
+			t.Errorf("E6 did not write %s", f)
+		}
+	}
+	if !numberRecord([]byte(`{"a": 1, "b": -2.5}`)) || numberRecord([]byte(`{"a": 1}`)) || numberRecord([]byte(`{"a": 1, "a": 2}`)) || numberRecord([]byte(`{"a": 1, "b": "x"}`)) {
+		t.Errorf("numberRecord judges wrongly")
+	}
+}

@@ -1,0 +1,304 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/arbor-fuzz/arbor/coverage"
+	"github.com/arbor-fuzz/arbor/datasets"
+	"github.com/arbor-fuzz/arbor/eval"
+	"github.com/arbor-fuzz/arbor/synth"
+)
+
+type rlcheckFlags struct {
+	grammar, subject, oracleCmd, example, guide, state, out string
+	trials, maxDepth                                        int
+	duration                                                time.Duration
+	seed                                                    uint64
+	published, asJSON                                       bool
+}
+
+func stateKind(s string) (synth.StateKind, error) {
+	switch s {
+	case "parent", "tree":
+		return synth.TreeState, nil
+	case "window":
+		return synth.WindowState, nil
+	case "none":
+		return synth.NoState, nil
+	}
+	return 0, usageError{fmt.Errorf("--state must be parent, window or none, not %q", s)}
+}
+
+func newRLCheckCmd() *cobra.Command {
+	var f rlcheckFlags
+	cmd := &cobra.Command{
+		Use:   "rlcheck (--example bst | --grammar G (--subject S | --oracle-cmd CMD)) (--trials N | --time D)",
+		Short: "Generate diverse valid inputs with a bandit guide (RLCheck)",
+		Long: `rlcheck generates inputs and learns, from each input's validity, which
+choices lead to new valid inputs: one tabular Monte Carlo control learner
+per choice point, ε-greedy, rewards +20 for a valid input with a new
+characteristic, 0 for a valid one seen before, -1 for an invalid one.
+
+Generators: --example bst (RLCheck's binary search trees, values 0..10,
+depth 4, valid when a BST), or --grammar G, whose choice points are its
+alternatives, repetition counts and regex decisions. Validity: the
+example's own check, a bundled --subject's outcome (ok is valid, a panic
+is valid and a failure found; the characteristic is the coverage trace),
+or --oracle-cmd (run with the input on stdin through sh -c; exit status 0
+is valid; the characteristic is the input).
+
+--guide rl uses the improved settings (count-based exploration bonus and
+decaying ε), --guide rl --published RLCheck's (ε = 0.25 throughout),
+--guide random uniform choices. --state: the last 5 choices on the path
+from the root (parent), of the whole input (window), or none. --out
+writes the unique valid inputs.
+
+--json prints {"trials":..,"valid":..,"unique_valid":..,"diverse_valid":..,"failures":..}.`,
+		Example: "  arbor rlcheck --example bst --trials 100000\n  arbor rlcheck --grammar xml --subject xml --trials 3000 --out valid-xml/",
+		Args:    exactArgs(0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := stateKind(f.state)
+			if err != nil {
+				return err
+			}
+			if (f.trials <= 0) == (f.duration <= 0) {
+				return usageError{errors.New("give one of --trials and --time")}
+			}
+			var guide *synth.Guide
+			switch f.guide {
+			case "rl":
+				guide = synth.NewImprovedGuide(f.seed)
+				if f.published {
+					guide = synth.NewGuide(f.seed)
+				}
+			case "random":
+			default:
+				return usageError{fmt.Errorf("--guide must be rl or random, not %q", f.guide)}
+			}
+			bench, cleanup, err := f.benchmark(cmd, st)
+			if err != nil {
+				return err
+			}
+			defer cleanup()
+			gen, oracle, err := bench.Make(guide)
+			if err != nil {
+				return err
+			}
+			res, err := synth.Check(contextOf(cmd), gen, guide, oracle, synth.CheckOptions{Trials: f.trials, Duration: f.duration, Keep: f.out != ""})
+			if err != nil {
+				return err
+			}
+			if f.out != "" {
+				if err := os.MkdirAll(f.out, 0o755); err != nil {
+					return err
+				}
+				for i, in := range res.Unique {
+					if err := os.WriteFile(filepath.Join(f.out, fmt.Sprintf("%06d", i+1)), in, 0o644); err != nil {
+						return err
+					}
+				}
+			}
+			w := cmd.OutOrStdout()
+			if f.asJSON {
+				return json.NewEncoder(w).Encode(struct {
+					Trials       int `json:"trials"`
+					Valid        int `json:"valid"`
+					UniqueValid  int `json:"unique_valid"`
+					DiverseValid int `json:"diverse_valid"`
+					Failures     int `json:"failures"`
+				}{res.Trials, res.Valid, res.UniqueValid, res.DiverseValid, res.Failures})
+			}
+			fmt.Fprintf(w, "%s, guide %s: %d trials in %.2fs: %d valid, %d unique valid, %d diverse valid, %d failures\n",
+				bench.Name, f.guide, res.Trials, res.Seconds, res.Valid, res.UniqueValid, res.DiverseValid, res.Failures)
+			for _, fl := range res.FailureList {
+				fmt.Fprintf(w, "failure: %s\n", fl)
+			}
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.example, "example", "", "a built-in generator: bst")
+	fl.StringVar(&f.grammar, "grammar", "", "grammar to generate from")
+	fl.StringVar(&f.subject, "subject", "", "bundled subject whose outcome is the validity")
+	fl.StringVar(&f.oracleCmd, "oracle-cmd", "", "shell command judging the input on stdin (exit 0 = valid)")
+	fl.IntVar(&f.trials, "trials", 0, "inputs to generate")
+	fl.DurationVar(&f.duration, "time", 0, "or generate for this long")
+	fl.StringVar(&f.guide, "guide", "rl", "rl or random")
+	fl.BoolVar(&f.published, "published", false, "with --guide rl: RLCheck's published settings")
+	fl.StringVar(&f.state, "state", "parent", "state abstraction: parent, window or none")
+	fl.Uint64Var(&f.seed, "seed", 1, "random seed")
+	fl.IntVar(&f.maxDepth, "max-depth", synth.DefaultMaxDepth, "depth bound of grammar generation")
+	fl.StringVar(&f.out, "out", "", "folder for the unique valid inputs")
+	fl.BoolVar(&f.asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+// benchmark builds the generator and oracle the flags describe.
+func (f *rlcheckFlags) benchmark(cmd *cobra.Command, st synth.StateKind) (eval.Benchmark, func(), error) {
+	nothing := func() {}
+	switch {
+	case f.example == "bst":
+		return eval.Benchmark{Name: "bst", Make: func(guide *synth.Guide) (func() []byte, synth.Oracle, error) {
+			gen, oracle := synth.BSTGenerator(guide, st, f.seed)
+			return gen, oracle, nil
+		}}, nothing, nil
+	case f.example != "":
+		return eval.Benchmark{}, nothing, usageError{fmt.Errorf("unknown --example %q (there is bst)", f.example)}
+	case f.grammar == "":
+		return eval.Benchmark{}, nothing, usageError{errors.New("give --example bst or --grammar with --subject or --oracle-cmd")}
+	}
+	g, err := datasets.LoadGrammar(f.grammar)
+	if err != nil {
+		return eval.Benchmark{}, nothing, err
+	}
+	var oracle synth.Oracle
+	cleanup := nothing
+	switch {
+	case f.subject != "" && f.oracleCmd == "":
+		target, _, err := resolveTarget(recordFlags{subject: f.subject})
+		if err != nil {
+			return eval.Benchmark{}, nothing, err
+		}
+		bin, err := coverage.Build(contextOf(cmd), target, coverage.DefaultCacheDir())
+		if err != nil {
+			return eval.Benchmark{}, nothing, err
+		}
+		s, err := coverage.Start(bin)
+		if err != nil {
+			return eval.Benchmark{}, nothing, err
+		}
+		cleanup = func() { s.Close() }
+		oracle = &synth.SubjectOracle{Session: s, Timeout: time.Second}
+	case f.oracleCmd != "" && f.subject == "":
+		oracle = synth.CommandOracle{Argv: []string{"sh", "-c", f.oracleCmd}}
+	default:
+		return eval.Benchmark{}, nothing, usageError{errors.New("with --grammar give one of --subject and --oracle-cmd")}
+	}
+	name := f.grammar
+	return eval.Benchmark{Name: name, Make: func(guide *synth.Guide) (func() []byte, synth.Oracle, error) {
+		return synth.GrammarGenerator(g, guide, st, f.seed, f.maxDepth), oracle, nil
+	}}, cleanup, nil
+}
+
+func newE6Cmd() *cobra.Command {
+	var out string
+	var bstTrials, subjectTrials int
+	var seed uint64
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "E6",
+		Short: "Bandit generator: valid, unique valid and diverse valid inputs, rl against random",
+		Long: `E6 runs uniformly random choices, the bandit guide with RLCheck's published
+settings (rlcheck) and with the improved settings (rl) on three benchmarks:
+the binary-search-tree example; JSON documents that must match a
+schema-like rule (an object of at least two members, all numbers, with
+distinct keys), checked by a Go function; and XML documents that the xml
+subject (encoding/xml, strict) must accept. It prints a table and writes
+CSV and an SVG curve of unique valid inputs over trials per benchmark.`,
+		Args: exactArgs(0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				out = "arbor-e6"
+			}
+			jsonG, err := datasets.Grammar("json")
+			if err != nil {
+				return err
+			}
+			xmlG, err := datasets.Grammar("xml")
+			if err != nil {
+				return err
+			}
+			target, _, err := resolveTarget(recordFlags{subject: "xml"})
+			if err != nil {
+				return err
+			}
+			bin, err := coverage.Build(contextOf(cmd), target, coverage.DefaultCacheDir())
+			if err != nil {
+				return err
+			}
+			sess, err := coverage.Start(bin)
+			if err != nil {
+				return err
+			}
+			defer sess.Close()
+			benchmarks := []eval.Benchmark{
+				{Name: "bst", Trials: bstTrials, Make: func(g *synth.Guide) (func() []byte, synth.Oracle, error) {
+					gen, o := synth.BSTGenerator(g, synth.TreeState, seed)
+					return gen, o, nil
+				}},
+				{Name: "json-schema", Trials: subjectTrials, Make: func(g *synth.Guide) (func() []byte, synth.Oracle, error) {
+					return synth.GrammarGenerator(jsonG, g, synth.TreeState, seed, 12), synth.FuncOracle(numberRecord), nil
+				}},
+				{Name: "xml", Trials: subjectTrials, Make: func(g *synth.Guide) (func() []byte, synth.Oracle, error) {
+					return synth.GrammarGenerator(xmlG, g, synth.TreeState, seed, 12), &synth.SubjectOracle{Session: sess, Timeout: time.Second}, nil
+				}},
+			}
+			res, err := eval.E6(contextOf(cmd), benchmarks, seed, out)
+			if err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			if asJSON {
+				return json.NewEncoder(w).Encode(res)
+			}
+			var rows [][]string
+			for _, b := range res {
+				for _, r := range b.Runs {
+					rows = append(rows, []string{b.Name, r.Guide, strconv.Itoa(r.Result.Trials), strconv.Itoa(r.Result.Valid),
+						strconv.Itoa(r.Result.UniqueValid), strconv.Itoa(r.Result.DiverseValid), fmt.Sprintf("%.2f", r.Result.Seconds)})
+				}
+			}
+			if err := renderTable(w, []string{"benchmark", "guide", "trials", "valid", "unique valid", "diverse valid", "seconds"}, rows); err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "curves and CSV in %s\n", out)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "folder for CSV and SVG (default arbor-e6)")
+	cmd.Flags().IntVar(&bstTrials, "bst-trials", 100000, "trials of the BST example")
+	cmd.Flags().IntVar(&subjectTrials, "trials", 3000, "trials of the JSON and XML benchmarks")
+	cmd.Flags().Uint64Var(&seed, "seed", 1, "random seed")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+// numberRecord is E6's schema-like rule for JSON: an object of at least
+// two members whose values are all numbers, keys distinct.
+func numberRecord(in []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(in))
+	tok, err := dec.Token()
+	if err != nil || tok != json.Delim('{') {
+		return false
+	}
+	keys := map[string]bool{}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		key, _ := k.(string)
+		if keys[key] {
+			return false
+		}
+		keys[key] = true
+		v, err := dec.Token()
+		if _, isNumber := v.(float64); err != nil || !isNumber {
+			return false
+		}
+	}
+	if end, err := dec.Token(); err != nil || end != json.Delim('}') {
+		return false
+	}
+	_, err = dec.Token()
+	return err != nil && len(keys) >= 2 // nothing may follow the object
+}

@@ -1,0 +1,126 @@
+package eval
+
+import (
+	"context"
+	"encoding/csv"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/arbor-fuzz/arbor/synth"
+)
+
+// Benchmark is one generator and validity oracle for E6. Make returns a
+// fresh generator driven by the guide (nil: uniformly random choices).
+type Benchmark struct {
+	Name   string
+	Trials int
+	Make   func(guide *synth.Guide) (gen func() []byte, oracle synth.Oracle, err error)
+}
+
+// E6Run is one guide's run on a benchmark.
+type E6Run struct {
+	Guide  string             `json:"guide"`
+	Result *synth.CheckResult `json:"result"`
+}
+
+// E6Benchmark holds the runs of one benchmark.
+type E6Benchmark struct {
+	Name string  `json:"name"`
+	Runs []E6Run `json:"runs"`
+	SVG  string  `json:"svg,omitempty"`
+	CSV  string  `json:"csv,omitempty"`
+}
+
+// E6 compares guides on each benchmark (DESIGN.md §9): uniformly random
+// choices, the bandit guide with RLCheck's published settings, and with
+// the improved settings (count bonus, decaying ε). Each run's valid,
+// unique valid and diverse valid counts over trials are written as CSV
+// and drawn as an SVG curve in outDir.
+func E6(ctx context.Context, benchmarks []Benchmark, seed uint64, outDir string) ([]E6Benchmark, error) {
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return nil, err
+	}
+	guides := []struct {
+		name string
+		make func() *synth.Guide
+	}{
+		{"random", func() *synth.Guide { return nil }},
+		{"rlcheck", func() *synth.Guide { return synth.NewGuide(seed) }},
+		{"rl", func() *synth.Guide { return synth.NewImprovedGuide(seed) }},
+	}
+	var out []E6Benchmark
+	for _, b := range benchmarks {
+		eb := E6Benchmark{Name: b.Name}
+		for _, g := range guides {
+			guide := g.make()
+			gen, oracle, err := b.Make(guide)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", b.Name, err)
+			}
+			res, err := synth.Check(ctx, gen, guide, oracle, synth.CheckOptions{Trials: b.Trials})
+			if err != nil {
+				return nil, fmt.Errorf("%s with %s: %w", b.Name, g.name, err)
+			}
+			eb.Runs = append(eb.Runs, E6Run{g.name, res})
+		}
+		eb.CSV = filepath.Join(outDir, "E6-"+b.Name+".csv")
+		if err := writeCurves(eb.CSV, eb.Runs); err != nil {
+			return nil, err
+		}
+		eb.SVG = filepath.Join(outDir, "E6-"+b.Name+".svg")
+		if err := plotCurves(eb.SVG, "E6 "+b.Name+": unique valid inputs over trials", eb.Runs); err != nil {
+			return nil, err
+		}
+		out = append(out, eb)
+	}
+	return out, nil
+}
+
+func writeCurves(path string, runs []E6Run) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := csv.NewWriter(f)
+	w.Write([]string{"guide", "trial", "seconds", "valid", "unique_valid", "diverse_valid"})
+	for _, r := range runs {
+		for _, p := range r.Result.Curve {
+			w.Write([]string{r.Guide, strconv.Itoa(p.Trial), strconv.FormatFloat(p.Seconds, 'f', 4, 64),
+				strconv.Itoa(p.Valid), strconv.Itoa(p.UniqueValid), strconv.Itoa(p.DiverseValid)})
+		}
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func plotCurves(path, title string, runs []E6Run) error {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = "trials"
+	p.Y.Label.Text = "unique valid inputs"
+	var lines []any
+	for _, r := range runs {
+		pts := make(plotter.XYs, len(r.Result.Curve))
+		for i, c := range r.Result.Curve {
+			pts[i] = plotter.XY{X: float64(c.Trial), Y: float64(c.UniqueValid)}
+		}
+		lines = append(lines, r.Guide, pts)
+	}
+	if err := plotutil.AddLinePoints(p, lines...); err != nil {
+		return err
+	}
+	p.Legend.Top = true
+	p.Legend.Left = true
+	return p.Save(7*vg.Inch, 4.5*vg.Inch, path)
+}
