@@ -15,6 +15,9 @@
 // unbounded repetitions up to DefaultMaxRepeat 5), shortest (fewest
 // expansions), k-path covering (Cover, with shortest or random close-off
 // and, through WithAbsence, absence of optional parts as a target) and
-// forestation (Forest). The constraint-targeted generator and the bandit
-// guide are later stages.
+// forestation (Forest), constraint-targeted (Solve, Target: inputs that
+// satisfy a function's learned covering constraints), and the bandit
+// guide (Guide, RLCheck's Monte Carlo control) that drives a grammar
+// (GuideChooser) or hand-written generator (Select, the BST example)
+// towards diverse valid inputs (Check).
 package synth
