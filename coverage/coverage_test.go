@@ -86,6 +86,20 @@ func TestSession(t *testing.T) {
 			t.Errorf("panic frames %q, hash %q", r.Frames, r.Stack)
 		}
 	}
+	// Blocks: ids are distinct and within the total.
+	s.Blocks = true
+	r, _ := s.Record([]byte("sdcba"), time.Second)
+	seenBlocks := map[int]bool{}
+	for _, b := range r.Blocks {
+		if b < 0 || b >= s.Funcs.Blocks || seenBlocks[b] {
+			t.Fatalf("block %d of %d", b, s.Funcs.Blocks)
+		}
+		seenBlocks[b] = true
+	}
+	if len(r.Blocks) < len(r.Covered) {
+		t.Errorf("%d blocks for %d functions", len(r.Blocks), len(r.Covered))
+	}
+	s.Blocks = false
 	// Warm-up removes the once-per-process function from later records.
 	if _, err := s.WarmUp([]byte("zz"), time.Second); err != nil {
 		t.Fatal(err)

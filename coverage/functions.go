@@ -10,8 +10,10 @@ import (
 // "encoding/json.(*decodeState).object.func1" counts as
 // "encoding/json.(*decodeState).object".
 type Functions struct {
-	Names []string  // "importpath.Func", sorted
-	index [][]int32 // [package][function] -> index into Names, or -1
+	Names  []string  // "importpath.Func", sorted
+	index  [][]int32 // [package][function] -> index into Names, or -1
+	blocks [][]int32 // [package][function] -> id of its first block, or -1
+	Blocks int       // coverable units (basic blocks) of the included packages
 }
 
 // NewFunctions builds the table for the packages include accepts.
@@ -34,13 +36,16 @@ func NewFunctions(m *Meta, include func(pkgPath string) bool) *Functions {
 	for i, n := range names {
 		ids[n] = int32(i)
 	}
-	fs := &Functions{Names: names, index: make([][]int32, len(m.Packages))}
+	fs := &Functions{Names: names, index: make([][]int32, len(m.Packages)), blocks: make([][]int32, len(m.Packages))}
 	for pi, p := range m.Packages {
 		fs.index[pi] = make([]int32, len(p.Funcs))
+		fs.blocks[pi] = make([]int32, len(p.Funcs))
 		for fi, f := range p.Funcs {
-			fs.index[pi][fi] = -1
+			fs.index[pi][fi], fs.blocks[pi][fi] = -1, -1
 			if include(p.Path) {
 				fs.index[pi][fi] = ids[p.Path+"."+funcName(f.Name)]
+				fs.blocks[pi][fi] = int32(fs.Blocks)
+				fs.Blocks += len(f.Units)
 			}
 		}
 	}
@@ -66,6 +71,14 @@ func funcName(metaName string) string {
 		}
 	}
 	return name
+}
+
+// Block returns the id of a function's unit-th block, or -1.
+func (fs *Functions) Block(pkg, fn uint32, unit int) int {
+	if int(pkg) >= len(fs.blocks) || int(fn) >= len(fs.blocks[pkg]) || fs.blocks[pkg][fn] < 0 {
+		return -1
+	}
+	return int(fs.blocks[pkg][fn]) + unit
 }
 
 // enclosing strips closure suffixes: "F.func1.2" -> "F", "glob..func3" -> "glob.".

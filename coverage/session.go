@@ -35,6 +35,7 @@ type Result struct {
 	Frames   string        // panics: those frames
 	Covered  []int         // functions that ran, sorted
 	Counts   []uint32      // for each covered function: times its entry block ran
+	Blocks   []int         // with Session.Blocks set: the blocks that ran (ids from Functions.Block)
 }
 
 // Session runs inputs through a harness process and decodes their
@@ -44,6 +45,8 @@ type Session struct {
 	bin   *Binary
 	Meta  *Meta
 	Funcs *Functions
+	// Blocks asks for the covered blocks (basic blocks) of each input too.
+	Blocks bool
 
 	cmd    *exec.Cmd
 	stdin  *bufio.Writer
@@ -308,6 +311,13 @@ func (s *Session) decode(blob []byte, r *Result) error {
 		}
 		if len(ctrs) > 0 && !s.Meta.Packages[pkg].Funcs[fn].Lit {
 			s.counts[id] = max(s.counts[id], ctrs[0])
+		}
+		if s.Blocks {
+			for u, c := range ctrs {
+				if c != 0 {
+					r.Blocks = append(r.Blocks, s.Funcs.Block(pkg, fn, u))
+				}
+			}
 		}
 	})
 	if err != nil {

@@ -3,6 +3,8 @@ package eval
 import (
 	"math"
 	"sort"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // Median of xs (0 for none).
@@ -122,4 +124,75 @@ func CohensD(a, b []float64) float64 {
 		return 0
 	}
 	return (ma - mb) / pooled
+}
+
+// Ranks returns the 1-based ranks of xs, ties getting their mean rank.
+func Ranks(xs []float64) []float64 {
+	idx := make([]int, len(xs))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(i, j int) bool { return xs[idx[i]] < xs[idx[j]] })
+	r := make([]float64, len(xs))
+	for i := 0; i < len(idx); {
+		j := i
+		for j+1 < len(idx) && xs[idx[j+1]] == xs[idx[i]] {
+			j++
+		}
+		for k := i; k <= j; k++ {
+			r[idx[k]] = float64(i+j)/2 + 1
+		}
+		i = j + 1
+	}
+	return r
+}
+
+// Spearman is Spearman's rank correlation: Pearson's correlation
+// (gonum's stat.Correlation) of the average ranks.
+func Spearman(x, y []float64) float64 {
+	if len(x) < 2 || len(x) != len(y) {
+		return 0
+	}
+	return stat.Correlation(Ranks(x), Ranks(y), nil)
+}
+
+// MannWhitney is the two-sided Mann–Whitney U test of two independent
+// samples: U of the first sample, and the p-value from the normal
+// approximation with the variance corrected for ties and a continuity
+// correction.
+func MannWhitney(a, b []float64) (u, p float64) {
+	n1, n2 := float64(len(a)), float64(len(b))
+	if n1 == 0 || n2 == 0 {
+		return 0, 1
+	}
+	all := append(append([]float64(nil), a...), b...)
+	r := Ranks(all)
+	sum := 0.0
+	for i := range a {
+		sum += r[i]
+	}
+	u = sum - n1*(n1+1)/2
+	n := n1 + n2
+	// Tie correction: sum of t^3 - t over groups of tied values.
+	sorted := append([]float64(nil), all...)
+	sort.Float64s(sorted)
+	ties := 0.0
+	for i := 0; i < len(sorted); {
+		j := i
+		for j+1 < len(sorted) && sorted[j+1] == sorted[i] {
+			j++
+		}
+		t := float64(j - i + 1)
+		ties += t*t*t - t
+		i = j + 1
+	}
+	sd := math.Sqrt(n1 * n2 / 12 * ((n + 1) - ties/(n*(n-1))))
+	if sd == 0 {
+		return u, 1
+	}
+	z := (math.Abs(u-n1*n2/2) - 0.5) / sd
+	if z < 0 {
+		z = 0
+	}
+	return u, math.Min(1, math.Erfc(z/math.Sqrt2))
 }

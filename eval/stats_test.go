@@ -40,6 +40,29 @@ func TestStatistics(t *testing.T) {
 	if _, p, n := Wilcoxon([]float64{1, 2}, []float64{1, 2}); p != 1 || n != 0 {
 		t.Errorf("identical samples: p %v n %d", p, n)
 	}
+	// Spearman: the IQ / hours-of-TV example of the Wikipedia article,
+	// rho = -29/165.
+	iq := []float64{106, 100, 86, 101, 99, 103, 97, 113, 112, 110}
+	tv := []float64{7, 27, 2, 50, 28, 29, 20, 12, 6, 17}
+	if rho := Spearman(iq, tv); !near(rho, -29.0/165, 1e-9) {
+		t.Errorf("Spearman %v, want %v", rho, -29.0/165)
+	}
+	if rho := Spearman([]float64{1, 2, 3, 4}, []float64{10, 20, 20, 40}); !near(rho, 0.9486832980505138, 1e-9) {
+		t.Errorf("Spearman with ties %v", rho) // ranks 2.5/2.5: Pearson of the ranks
+	}
+	// Mann–Whitney: complete separation of two samples of five gives
+	// U = 0 and, by the normal approximation with continuity correction,
+	// p = 0.0122 (the exact p is 0.0079).
+	if u, p := MannWhitney([]float64{1, 2, 3, 4, 5}, []float64{6, 7, 8, 9, 10}); u != 0 || !near(p, 0.0122, 0.0005) {
+		t.Errorf("Mann-Whitney U %v p %.4f", u, p)
+	}
+	// Ties: U counts half for each tie.
+	if u, _ := MannWhitney([]float64{1, 2, 2}, []float64{2, 3}); u != 1 { // pairs won: 0 + 0.5 + 0.5
+		t.Errorf("U with ties %v, want 1", u)
+	}
+	if _, p := MannWhitney([]float64{3, 3, 3}, []float64{3, 3}); p != 1 {
+		t.Errorf("identical samples p %v", p)
+	}
 	// Cohen's d: means 2 and 4, both standard deviations 1.58 -> d = -1.265.
 	if d := CohensD([]float64{0, 1, 2, 3, 4}, []float64{2, 3, 4, 5, 6}); !near(d, -1.2649, 1e-3) {
 		t.Errorf("Cohen's d %v", d)
