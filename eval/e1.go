@@ -1,0 +1,160 @@
+package eval
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/arbor-fuzz/arbor/coverage"
+	"github.com/arbor-fuzz/arbor/grammar"
+	"github.com/arbor-fuzz/arbor/synth"
+)
+
+// E1Config configures the k-path against grammar-random experiment.
+type E1Config struct {
+	Subject  string
+	Grammar  *grammar.Graph
+	Target   coverage.Target
+	Ks       []int  // 0 means 1, 2, 3
+	Reps     int    // 0 means 50
+	Seed     uint64 //
+	MaxDepth int    // of random generation; 0 means 30
+	CacheDir string
+	Progress func(string)
+}
+
+// E1Cell is one k's comparison.
+type E1Cell struct {
+	K                int       `json:"k"`
+	SetSize          float64   `json:"set_size"` // mean inputs per k-path set (random sets have the same size)
+	FunctionsKPath   float64   `json:"functions_kpath"`
+	FunctionsRandom  float64   `json:"functions_random"`
+	BlocksKPath      float64   `json:"blocks_kpath"` // mean block coverage, a fraction of all blocks
+	BlocksRandom     float64   `json:"blocks_random"`
+	BlocksU          float64   `json:"blocks_u"` // Mann–Whitney U of k-path against random block coverage
+	BlocksP          float64   `json:"blocks_p"`
+	FunctionsU       float64   `json:"functions_u"`
+	FunctionsP       float64   `json:"functions_p"`
+	BlockSeriesKPath []float64 `json:"-"`
+	BlockSeriesRand  []float64 `json:"-"`
+}
+
+// E1Panic is a distinct panic and how often each technique found it.
+type E1Panic struct {
+	Stack      string  `json:"stack"`
+	K          int     `json:"k"`
+	RateKPath  float64 `json:"rate_kpath"` // share of repetitions whose set found it
+	RateRandom float64 `json:"rate_random"`
+}
+
+// E1Result is the whole experiment.
+type E1Result struct {
+	Subject        string    `json:"subject"`
+	TotalFunctions int       `json:"total_functions"`
+	TotalBlocks    int       `json:"total_blocks"`
+	Cells          []E1Cell  `json:"cells"`
+	Panics         []E1Panic `json:"panics,omitempty"`
+}
+
+// E1 compares k-path covering sets with grammar-random sets of the same
+// size (DESIGN.md §9): for each k and repetition, a k-path covering set
+// (seeded per repetition) and a random set (depth MaxDepth) are run on
+// the subject; function and block coverage of each set are averaged over
+// repetitions and compared with a Mann–Whitney U test; the panics each
+// technique found are counted per repetition.
+func E1(ctx context.Context, cfg E1Config) (*E1Result, error) {
+	if len(cfg.Ks) == 0 {
+		cfg.Ks = []int{1, 2, 3}
+	}
+	if cfg.Reps == 0 {
+		cfg.Reps = 50
+	}
+	if cfg.MaxDepth == 0 {
+		cfg.MaxDepth = 30
+	}
+	step := func(format string, args ...any) {
+		if cfg.Progress != nil {
+			cfg.Progress(fmt.Sprintf(format, args...))
+		}
+	}
+	r, err := newRunner(ctx, cfg.Target, cfg.CacheDir)
+	if err != nil {
+		return nil, err
+	}
+	defer r.close()
+	res := &E1Result{Subject: cfg.Subject, TotalFunctions: r.total.Functions, TotalBlocks: r.total.Blocks}
+	type pair struct{ kpath, random []string }
+	sets := map[int][]pair{}
+	var all [][]string
+	for _, k := range cfg.Ks {
+		step("E1 %s: generating %d k-path and random sets for k = %d", cfg.Subject, cfg.Reps, k)
+		for rep := 0; rep < cfg.Reps; rep++ {
+			seed := cfg.Seed + uint64(rep)*1000 + uint64(k)
+			cov, err := synth.Cover(ctx, cfg.Grammar, synth.CoverOptions{K: k, Seed: seed})
+			if err != nil {
+				return nil, err
+			}
+			var p pair
+			for _, in := range cov.Inputs {
+				p.kpath = append(p.kpath, in.Text)
+			}
+			gen := synth.NewGenerator(cfg.Grammar, synth.NewRandom(seed+7), synth.RandomPolicy)
+			gen.MaxDepth = cfg.MaxDepth
+			for range p.kpath {
+				p.random = append(p.random, gen.Generate().String())
+			}
+			sets[k] = append(sets[k], p)
+			all = append(all, p.kpath, p.random)
+		}
+	}
+	step("E1 %s: warming up", cfg.Subject)
+	if err := r.warmUp(ctx, all...); err != nil {
+		return nil, err
+	}
+	for _, k := range cfg.Ks {
+		step("E1 %s: running the sets for k = %d", cfg.Subject, k)
+		cell := E1Cell{K: k}
+		var fk, fr []float64
+		found := map[string][2]int{}
+		for _, p := range sets[k] {
+			a, err := r.run(ctx, p.kpath)
+			if err != nil {
+				return nil, err
+			}
+			b, err := r.run(ctx, p.random)
+			if err != nil {
+				return nil, err
+			}
+			cell.SetSize += float64(len(p.kpath))
+			cell.BlockSeriesKPath = append(cell.BlockSeriesKPath, float64(a.Blocks)/float64(max(1, r.total.Blocks)))
+			cell.BlockSeriesRand = append(cell.BlockSeriesRand, float64(b.Blocks)/float64(max(1, r.total.Blocks)))
+			fk = append(fk, float64(a.Functions)/float64(max(1, r.total.Functions)))
+			fr = append(fr, float64(b.Functions)/float64(max(1, r.total.Functions)))
+			for s := range a.Panics {
+				c := found[s]
+				c[0]++
+				found[s] = c
+			}
+			for s := range b.Panics {
+				c := found[s]
+				c[1]++
+				found[s] = c
+			}
+		}
+		n := float64(len(sets[k]))
+		cell.SetSize /= n
+		cell.FunctionsKPath, cell.FunctionsRandom = Mean(fk), Mean(fr)
+		cell.BlocksKPath, cell.BlocksRandom = Mean(cell.BlockSeriesKPath), Mean(cell.BlockSeriesRand)
+		cell.BlocksU, cell.BlocksP = MannWhitney(cell.BlockSeriesKPath, cell.BlockSeriesRand)
+		cell.FunctionsU, cell.FunctionsP = MannWhitney(fk, fr)
+		res.Cells = append(res.Cells, cell)
+		for s, c := range found {
+			res.Panics = append(res.Panics, E1Panic{Stack: s, K: k, RateKPath: float64(c[0]) / n, RateRandom: float64(c[1]) / n})
+		}
+	}
+	sort.Slice(res.Panics, func(i, j int) bool {
+		a, b := res.Panics[i], res.Panics[j]
+		return a.K < b.K || a.K == b.K && a.Stack < b.Stack
+	})
+	return res, nil
+}

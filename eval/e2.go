@@ -1,0 +1,107 @@
+package eval
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/arbor-fuzz/arbor/coverage"
+	"github.com/arbor-fuzz/arbor/features"
+	"github.com/arbor-fuzz/arbor/grammar"
+	"github.com/arbor-fuzz/arbor/synth"
+)
+
+// E2Config configures the k-path coverage against code coverage study.
+type E2Config struct {
+	Subject  string
+	Grammar  *grammar.Graph
+	Target   coverage.Target
+	MaxK     int    // 0 means 5
+	Sets     int    // forestation sets; 0 means 40
+	MaxSize  int    // inputs in the largest set; 0 means 80
+	Seed     uint64 //
+	CacheDir string
+	Progress func(string)
+}
+
+// E2Point is one forestation set.
+type E2Point struct {
+	Inputs int       `json:"inputs"`
+	KPath  []float64 `json:"kpath_coverage"` // k = 1..MaxK
+	Blocks float64   `json:"block_coverage"`
+}
+
+// E2Result holds the points and Spearman's ρ per k.
+type E2Result struct {
+	Subject string    `json:"subject"`
+	Rho     []float64 `json:"rho"` // k = 1..MaxK
+	Points  []E2Point `json:"points"`
+}
+
+// E2 correlates k-path coverage with block coverage over forestation sets
+// (DESIGN.md §9): sets of 1..MaxSize inputs, each grown towards k-paths
+// drawn at random (k = MaxK), span the range of k-path coverage; for each
+// set and each k, k-path coverage is measured by features and block
+// coverage by running the subject; Spearman's ρ per k.
+func E2(ctx context.Context, cfg E2Config) (*E2Result, error) {
+	if cfg.MaxK == 0 {
+		cfg.MaxK = 5
+	}
+	if cfg.Sets == 0 {
+		cfg.Sets = 40
+	}
+	if cfg.MaxSize == 0 {
+		cfg.MaxSize = 80
+	}
+	if cfg.Progress != nil {
+		cfg.Progress(fmt.Sprintf("E2 %s: %d forestation sets", cfg.Subject, cfg.Sets))
+	}
+	r, err := newRunner(ctx, cfg.Target, cfg.CacheDir)
+	if err != nil {
+		return nil, err
+	}
+	defer r.close()
+	var sets [][]synth.Input
+	var texts [][]string
+	for i := 0; i < cfg.Sets; i++ {
+		// Sizes spread geometrically from 1 to MaxSize.
+		size := max(1, int(float64(cfg.MaxSize)*float64(i+1)/float64(cfg.Sets)*float64(i+1)/float64(cfg.Sets)))
+		in, err := synth.Forest(ctx, cfg.Grammar, size, synth.CoverOptions{K: cfg.MaxK, Seed: cfg.Seed + uint64(i)})
+		if err != nil {
+			return nil, err
+		}
+		sets = append(sets, in)
+		var t []string
+		for _, x := range in {
+			t = append(t, x.Text)
+		}
+		texts = append(texts, t)
+	}
+	if err := r.warmUp(ctx, texts...); err != nil {
+		return nil, err
+	}
+	res := &E2Result{Subject: cfg.Subject}
+	for i, set := range sets {
+		cov := features.NewCoverage(cfg.Grammar, cfg.MaxK)
+		for _, in := range set {
+			cov.Add(in.Tree)
+		}
+		sc, err := r.run(ctx, texts[i])
+		if err != nil {
+			return nil, err
+		}
+		p := E2Point{Inputs: len(set), Blocks: float64(sc.Blocks) / float64(max(1, r.total.Blocks))}
+		for k := 1; k <= cfg.MaxK; k++ {
+			p.KPath = append(p.KPath, cov.Fraction(k))
+		}
+		res.Points = append(res.Points, p)
+	}
+	for k := 0; k < cfg.MaxK; k++ {
+		var x, y []float64
+		for _, p := range res.Points {
+			x = append(x, p.KPath[k])
+			y = append(y, p.Blocks)
+		}
+		res.Rho = append(res.Rho, Spearman(x, y))
+	}
+	return res, nil
+}

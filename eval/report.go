@@ -1,0 +1,342 @@
+package eval
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/arbor-fuzz/arbor/coverage"
+	"github.com/arbor-fuzz/arbor/grammar"
+	"github.com/arbor-fuzz/arbor/synth"
+)
+
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+func writeCSV(path string, header []string, rows [][]string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := csv.NewWriter(f)
+	w.Write(header)
+	w.WriteAll(rows)
+	if err := w.Error(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func ftoa(x float64) string { return strconv.FormatFloat(x, 'f', 4, 64) }
+
+// WriteE1 writes E1's JSON, CSV and SVG (block coverage per repetition).
+func WriteE1(dir string, r *E1Result) (files []string, err error) {
+	base := filepath.Join(dir, "E1-"+r.Subject)
+	var rows [][]string
+	for _, c := range r.Cells {
+		rows = append(rows, []string{strconv.Itoa(c.K), ftoa(c.SetSize), ftoa(c.FunctionsKPath), ftoa(c.FunctionsRandom), ftoa(c.FunctionsP),
+			ftoa(c.BlocksKPath), ftoa(c.BlocksRandom), ftoa(c.BlocksU), ftoa(c.BlocksP)})
+	}
+	if err := writeCSV(base+".csv", []string{"k", "set_size", "functions_kpath", "functions_random", "functions_p", "blocks_kpath", "blocks_random", "blocks_u", "blocks_p"}, rows); err != nil {
+		return nil, err
+	}
+	if err := writeJSON(base+".json", r); err != nil {
+		return nil, err
+	}
+	p := plot.New()
+	p.Title.Text = "E1 " + r.Subject + ": block coverage per repetition"
+	p.X.Label.Text = "repetition"
+	p.Y.Label.Text = "block coverage"
+	var lines []any
+	for _, c := range r.Cells {
+		lines = append(lines, fmt.Sprintf("k-path k=%d", c.K), series(c.BlockSeriesKPath), fmt.Sprintf("random k=%d", c.K), series(c.BlockSeriesRand))
+	}
+	if err := plotutil.AddLines(p, lines...); err != nil {
+		return nil, err
+	}
+	p.Legend.Top = true
+	if err := p.Save(7*vg.Inch, 4.5*vg.Inch, base+".svg"); err != nil {
+		return nil, err
+	}
+	return []string{base + ".csv", base + ".json", base + ".svg"}, nil
+}
+
+func series(ys []float64) plotter.XYs {
+	pts := make(plotter.XYs, len(ys))
+	for i, y := range ys {
+		pts[i] = plotter.XY{X: float64(i + 1), Y: y}
+	}
+	return pts
+}
+
+// WriteE2 writes E2's JSON, CSV and one SVG scatter plot per k.
+func WriteE2(dir string, r *E2Result) (files []string, err error) {
+	base := filepath.Join(dir, "E2-"+r.Subject)
+	header := []string{"inputs", "block_coverage"}
+	for k := range r.Rho {
+		header = append(header, fmt.Sprintf("kpath_%d", k+1))
+	}
+	var rows [][]string
+	for _, p := range r.Points {
+		row := []string{strconv.Itoa(p.Inputs), ftoa(p.Blocks)}
+		for _, c := range p.KPath {
+			row = append(row, ftoa(c))
+		}
+		rows = append(rows, row)
+	}
+	if err := writeCSV(base+".csv", header, rows); err != nil {
+		return nil, err
+	}
+	if err := writeJSON(base+".json", r); err != nil {
+		return nil, err
+	}
+	files = []string{base + ".csv", base + ".json"}
+	for k := range r.Rho {
+		p := plot.New()
+		p.Title.Text = fmt.Sprintf("E2 %s: %d-path coverage against block coverage (ρ = %.2f)", r.Subject, k+1, r.Rho[k])
+		p.X.Label.Text = fmt.Sprintf("%d-path coverage", k+1)
+		p.Y.Label.Text = "block coverage"
+		pts := make(plotter.XYs, len(r.Points))
+		for i, pt := range r.Points {
+			pts[i] = plotter.XY{X: pt.KPath[k], Y: pt.Blocks}
+		}
+		s, err := plotter.NewScatter(pts)
+		if err != nil {
+			return nil, err
+		}
+		p.Add(s)
+		path := fmt.Sprintf("%s-k%d.svg", base, k+1)
+		if err := p.Save(6*vg.Inch, 4*vg.Inch, path); err != nil {
+			return nil, err
+		}
+		files = append(files, path)
+	}
+	return files, nil
+}
+
+// SubjectSetup is what the experiments need to know of a subject.
+type SubjectSetup struct {
+	Name, GrammarName string
+	Grammar           *grammar.Graph
+	Target            coverage.Target
+}
+
+// AllConfig configures 'eval all'.
+type AllConfig struct {
+	Out      string
+	Quick    bool
+	Seed     uint64
+	CacheDir string
+	Resolve  func(subject string) (SubjectSetup, error)
+	// Benchmarks of E6, built by the caller (they need subjects too).
+	E6       func(quick bool) []Benchmark
+	Progress func(string)
+}
+
+// All runs E1–E6 on the bundled subjects and writes DIR/report.md, with
+// tables and links to each experiment's CSV, JSON and plots. Each part is
+// written as soon as it is done, and report.md is rewritten after every
+// part, so a run stopped early keeps what it finished. The quick preset
+// uses small budgets.
+func All(ctx context.Context, cfg AllConfig) (string, error) {
+	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
+		return "", err
+	}
+	say := func(format string, args ...any) {
+		if cfg.Progress != nil {
+			cfg.Progress(fmt.Sprintf(format, args...))
+		}
+	}
+	reps, maxK, sets, train, test, bst, trials := 50, 5, 40, 1000, 1000, 100000, 3000
+	if cfg.Quick {
+		reps, maxK, sets, train, test, bst, trials = 8, 3, 15, 300, 300, 20000, 600
+	}
+	start := time.Now()
+	var report strings.Builder
+	fmt.Fprintf(&report, "# arbor evaluation report\n\nPreset: %s. Seed %d. Each section links its CSV, JSON and plots.\n", map[bool]string{true: "quick", false: "full"}[cfg.Quick], cfg.Seed)
+	flush := func() error {
+		return os.WriteFile(filepath.Join(cfg.Out, "report.md"), []byte(report.String()+fmt.Sprintf("\n_Written after %.0fs._\n", time.Since(start).Seconds())), 0o644)
+	}
+	links := func(files []string) string {
+		var l []string
+		for _, f := range files {
+			rel, _ := filepath.Rel(cfg.Out, f)
+			l = append(l, fmt.Sprintf("[%s](%s)", filepath.Base(f), rel))
+		}
+		return strings.Join(l, " · ")
+	}
+	subjects := func(names ...string) ([]SubjectSetup, error) {
+		var out []SubjectSetup
+		for _, n := range names {
+			s, err := cfg.Resolve(n)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, s)
+		}
+		return out, nil
+	}
+
+	// E1
+	fmt.Fprintf(&report, "\n## E1: k-path covering sets against grammar-random sets of the same size\n\n%d repetitions; block and function coverage are shares of the subject's blocks and functions; p is the two-sided Mann–Whitney U test of block coverage.\n\n| subject | k | set size | blocks k-path | blocks random | p | functions k-path | functions random |\n|---|---|---|---|---|---|---|---|\n", reps)
+	e1s, err := subjects("json", "gjson", "url", "csv")
+	if err != nil {
+		return "", err
+	}
+	var e1files []string
+	var panics []string
+	for _, s := range e1s {
+		say("E1 %s", s.Name)
+		r, err := E1(ctx, E1Config{Subject: s.Name, Grammar: s.Grammar, Target: s.Target, Reps: reps, Seed: cfg.Seed, CacheDir: cfg.CacheDir})
+		if err != nil {
+			return "", err
+		}
+		files, err := WriteE1(cfg.Out, r)
+		if err != nil {
+			return "", err
+		}
+		e1files = append(e1files, files...)
+		for _, c := range r.Cells {
+			fmt.Fprintf(&report, "| %s | %d | %.1f | %.3f | %.3f | %.2g | %.3f | %.3f |\n", s.Name, c.K, c.SetSize, c.BlocksKPath, c.BlocksRandom, c.BlocksP, c.FunctionsKPath, c.FunctionsRandom)
+		}
+		for _, p := range r.Panics {
+			panics = append(panics, fmt.Sprintf("| %s | %d | %s | %.2f | %.2f |", s.Name, p.K, p.Stack, p.RateKPath, p.RateRandom))
+		}
+	}
+	if len(panics) > 0 {
+		fmt.Fprintf(&report, "\nPanics found (share of repetitions whose set found each):\n\n| subject | k | stack hash | k-path | random |\n|---|---|---|---|---|\n%s\n", strings.Join(panics, "\n"))
+	} else {
+		report.WriteString("\nNo panics were found by either technique.\n")
+	}
+	fmt.Fprintf(&report, "\nFiles: %s\n", links(e1files))
+	if err := flush(); err != nil {
+		return "", err
+	}
+
+	// E2
+	fmt.Fprintf(&report, "\n## E2: k-path coverage against block coverage\n\n%d forestation sets per subject; Spearman's ρ per k.\n\n| subject |", sets)
+	for k := 1; k <= maxK; k++ {
+		fmt.Fprintf(&report, " ρ k=%d |", k)
+	}
+	report.WriteString("\n|---|" + strings.Repeat("---|", maxK) + "\n")
+	var e2files []string
+	for _, s := range e1s {
+		say("E2 %s", s.Name)
+		r, err := E2(ctx, E2Config{Subject: s.Name, Grammar: s.Grammar, Target: s.Target, MaxK: maxK, Sets: sets, Seed: cfg.Seed, CacheDir: cfg.CacheDir})
+		if err != nil {
+			return "", err
+		}
+		files, err := WriteE2(cfg.Out, r)
+		if err != nil {
+			return "", err
+		}
+		e2files = append(e2files, files...)
+		fmt.Fprintf(&report, "| %s |", s.Name)
+		for _, rho := range r.Rho {
+			fmt.Fprintf(&report, " %.3f |", rho)
+		}
+		report.WriteString("\n")
+	}
+	fmt.Fprintf(&report, "\nFiles: %s\n", links(e2files))
+	if err := flush(); err != nil {
+		return "", err
+	}
+
+	// E3, E4, E5
+	fmt.Fprintf(&report, "\n## E3: association quality\n\n%d training and %d test inputs; means over trainable functions.\n\n| subject | observed | trainable | accuracy | precision | recall |\n|---|---|---|---|---|---|\n", train, test)
+	e3s, err := subjects("json", "url", "gjson")
+	if err != nil {
+		return "", err
+	}
+	for _, s := range e3s {
+		say("E3 %s", s.Name)
+		work := filepath.Join(cfg.Out, "work-E3-"+s.Name)
+		r, err := E3(ctx, E3Config{Subject: s.Name, GrammarName: s.GrammarName, Grammar: s.Grammar, Target: s.Target, Train: train, Test: test, Seed: cfg.Seed, WorkDir: work, CacheDir: cfg.CacheDir})
+		if err != nil {
+			return "", err
+		}
+		path := filepath.Join(cfg.Out, "E3-"+s.Name+".json")
+		if err := writeJSON(path, r); err != nil {
+			return "", err
+		}
+		fmt.Fprintf(&report, "| [%s](%s) | %d | %d | %.3f | %.3f | %.3f |\n", s.Name, filepath.Base(path), r.FunctionsObserved, r.FunctionsTrainable, r.Accuracy, r.Precision, r.Recall)
+	}
+	if err := flush(); err != nil {
+		return "", err
+	}
+	fmt.Fprintf(&report, "\n## E4 and E5: targeted against grammar-random inputs\n\nOne targeted input per covering constraint, as many random inputs. Relative: share of a function's inputs that ran it (median over functions); absolute: share of functions (with constraints) reached at least once.\n\n| subject | relative | absolute | mean size (bytes) | functions per input (mean) | calls of the target (mean), Wilcoxon p, Cohen's d | solver median / p95 (ms) |\n|---|---|---|---|---|---|---|\n")
+	e4s, err := subjects("json", "gjson", "govaluate")
+	if err != nil {
+		return "", err
+	}
+	for _, s := range e4s {
+		say("E4/E5 %s", s.Name)
+		work := filepath.Join(cfg.Out, "work-E4-"+s.Name)
+		r, err := Targeted(ctx, TargetConfig{E3Config: E3Config{Subject: s.Name, GrammarName: s.GrammarName, Grammar: s.Grammar, Target: s.Target,
+			Train: train, Test: min(test, 200), Seed: cfg.Seed, WorkDir: work, CacheDir: cfg.CacheDir}, Solve: synth.SolveOptions{Seed: cfg.Seed}})
+		if err != nil {
+			return "", err
+		}
+		path := filepath.Join(cfg.Out, "E4-"+s.Name+".json")
+		if err := writeJSON(path, r); err != nil {
+			return "", err
+		}
+		fmt.Fprintf(&report, "| [%s](%s) | %.2f vs %.2f | %.2f vs %.2f | %.1f vs %.1f | %.1f vs %.1f | %.2f vs %.2f, p %.2g, d %.2f | %.3f / %.3f |\n", s.Name, filepath.Base(path),
+			r.Relative.Targeted, r.Relative.Random, r.Absolute.Targeted, r.Absolute.Random, r.Size.Targeted, r.Size.Random,
+			r.CoveredPerInputMean.Targeted, r.CoveredPerInputMean.Random, r.CallsMean.Targeted, r.CallsMean.Random, r.CallsP, r.CallsD, r.SolveMedian, r.SolveP95)
+	}
+	if err := flush(); err != nil {
+		return "", err
+	}
+
+	// E6
+	if cfg.E6 != nil {
+		say("E6")
+		bs := cfg.E6(cfg.Quick)
+		for i := range bs {
+			if bs[i].Name == "bst" {
+				bs[i].Trials = bst
+			} else {
+				bs[i].Trials = trials
+			}
+		}
+		res, err := E6(ctx, bs, cfg.Seed, cfg.Out)
+		if err != nil {
+			return "", err
+		}
+		if err := writeJSON(filepath.Join(cfg.Out, "E6.json"), res); err != nil {
+			return "", err
+		}
+		report.WriteString("\n## E6: bandit generator\n\nrandom: uniform choices; rlcheck: RLCheck's published settings; rl: with count bonus and decaying ε.\n\n| benchmark | guide | trials | valid | unique valid | diverse valid |\n|---|---|---|---|---|---|\n")
+		for _, b := range res {
+			for _, r := range b.Runs {
+				fmt.Fprintf(&report, "| %s | %s | %d | %d | %d | %d |\n", b.Name, r.Guide, r.Result.Trials, r.Result.Valid, r.Result.UniqueValid, r.Result.DiverseValid)
+			}
+		}
+		for _, b := range res {
+			fmt.Fprintf(&report, "\n![%s](%s)\n", b.Name, filepath.Base(b.SVG))
+		}
+		if err := flush(); err != nil {
+			return "", err
+		}
+	}
+	path := filepath.Join(cfg.Out, "report.md")
+	return path, flush()
+}
