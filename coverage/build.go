@@ -143,6 +143,9 @@ func build(ctx context.Context, t Target, cacheDir string, doBuild bool) (*Binar
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
 		os.Remove(tmp)
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("build harness for %s: %w", t, ctx.Err())
+		}
 		return nil, fmt.Errorf("build harness for %s: %w\n%s", t, err, strings.TrimSpace(out.String()))
 	}
 	if err := os.Rename(tmp, bin); err != nil {
@@ -163,6 +166,9 @@ func goList(ctx context.Context, dir string, args ...string) (string, error) {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err() // killed by the context, not a go list failure
+		}
 		msg := strings.TrimSpace(stderr.String())
 		if msg == "" {
 			msg = err.Error()
@@ -177,6 +183,9 @@ func buildKey(ctx context.Context, dir string, t Target, src []byte, modDir stri
 	h := sha256.New()
 	version, err := exec.CommandContext(ctx, "go", "version").Output()
 	if err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
 		return "", fmt.Errorf("go version: %w", err)
 	}
 	fmt.Fprintf(h, "%s\n%s\n%s\n%q\n", version, t.ImportPath, t.Func, t.coverPkgs())

@@ -1,9 +1,21 @@
-// Package eval runs arbor's experiments (DESIGN.md §9) and computes their
-// metrics. E3 measures association quality: how well per-function trees
-// learned from recorded coverage predict which functions new inputs run.
+// Package eval runs arbor's experiments (DESIGN.md §9), computes their
+// statistics and writes their reports.
 //
-//	res, err := eval.E3(ctx, eval.E3Config{Subject: "json", Grammar: g, Target: t, WorkDir: dir})
-//	fmt.Println(res.Accuracy, res.Precision, res.Recall)
+//   - E1 runs k-path covering sets against grammar-random sets of the same
+//     size and compares their function and block coverage (Mann–Whitney U).
+//   - E2 correlates k-path coverage with block coverage over forestation
+//     sets (Spearman's ρ).
+//   - E3 measures association quality: how well per-function trees learned
+//     from recorded coverage predict which functions new inputs run.
+//   - E4 and E5 (Targeted) compare inputs solved for a function's calling
+//     condition with random inputs.
+//   - E6 compares the bandit generator with uniformly random choices.
 //
-// The other experiments (E1, E2, E4–E6) are later stages.
+// All runs them all on the bundled subjects and writes a Markdown report
+// linking CSV, JSON and SVG plots:
+//
+//	path, err := eval.All(ctx, eval.AllConfig{Out: "results", Quick: true, Resolve: setup})
+//
+// The statistics (Mean, Median, Quantile, Ranks, Spearman, MannWhitney,
+// Wilcoxon, CohensD) are usable on their own.
 package eval

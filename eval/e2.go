@@ -63,12 +63,27 @@ func E2(ctx context.Context, cfg E2Config) (*E2Result, error) {
 	var sets [][]synth.Input
 	var texts [][]string
 	for i := 0; i < cfg.Sets; i++ {
-		// Sizes spread geometrically from 1 to MaxSize.
-		size := max(1, int(float64(cfg.MaxSize)*float64(i+1)/float64(cfg.Sets)*float64(i+1)/float64(cfg.Sets)))
-		in, err := synth.Forest(ctx, cfg.Grammar, size, synth.CoverOptions{K: cfg.MaxK, Seed: cfg.Seed + uint64(i)})
+		// Each set is the prefix of a forestation sequence that reaches a
+		// target share of the sequence's k-path coverage (k = MaxK), the
+		// targets spread evenly from one input's worth to all of it. Sizes
+		// spread by count would bunch the sets at full coverage on small
+		// grammars, where a handful of inputs covers every k-path.
+		in, err := synth.Forest(ctx, cfg.Grammar, cfg.MaxSize, synth.CoverOptions{K: cfg.MaxK, Seed: cfg.Seed + uint64(i), CloseOff: synth.ShortestPolicy})
 		if err != nil {
 			return nil, err
 		}
+		cov := features.NewCoverage(cfg.Grammar, cfg.MaxK)
+		prefix := make([]float64, len(in))
+		for j, x := range in {
+			cov.Add(x.Tree)
+			prefix[j] = cov.Fraction(cfg.MaxK)
+		}
+		want := prefix[0] + (prefix[len(prefix)-1]-prefix[0])*float64(i)/float64(max(1, cfg.Sets-1))
+		n := 1
+		for n < len(in) && prefix[n-1] < want {
+			n++
+		}
+		in = in[:n]
 		sets = append(sets, in)
 		var t []string
 		for _, x := range in {

@@ -145,9 +145,17 @@ type AllConfig struct {
 	Seed     uint64
 	CacheDir string
 	Resolve  func(subject string) (SubjectSetup, error)
-	// Benchmarks of E6, built by the caller (they need subjects too).
-	E6       func(quick bool) []Benchmark
-	Progress func(string)
+	// Benchmarks of E6, built by the caller (they need subjects too);
+	// All sets their trials from the preset. None skips E6.
+	E6       []Benchmark
+	Progress func(Step)
+}
+
+// Step reports the progress of All: Done of Total parts are finished,
+// and Text says what the current part is doing.
+type Step struct {
+	Done, Total int
+	Text        string
 }
 
 // All runs E1–E6 on the bundled subjects and writes DIR/report.md, with
@@ -155,25 +163,46 @@ type AllConfig struct {
 // written as soon as it is done, and report.md is rewritten after every
 // part, so a run stopped early keeps what it finished. The quick preset
 // uses small budgets.
-func All(ctx context.Context, cfg AllConfig) (string, error) {
+func All(ctx context.Context, cfg AllConfig) (path string, err error) {
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return "", err
 	}
-	say := func(format string, args ...any) {
+	reportPath := filepath.Join(cfg.Out, "report.md")
+	total := 4 + 4 + 3 + 3
+	if len(cfg.E6) > 0 {
+		total++
+	}
+	done := 0
+	// sub forwards an experiment's own progress lines as steps of the
+	// current part; say starts a part.
+	sub := func(text string) {
 		if cfg.Progress != nil {
-			cfg.Progress(fmt.Sprintf(format, args...))
+			cfg.Progress(Step{Done: done, Total: total, Text: text})
 		}
 	}
+	say := func(format string, args ...any) { sub(fmt.Sprintf(format, args...)) }
+	prefixed := func(prefix string) func(string) { return func(t string) { sub(prefix + ": " + t) } }
 	reps, maxK, sets, train, test, bst, trials := 50, 5, 40, 1000, 1000, 100000, 3000
 	if cfg.Quick {
-		reps, maxK, sets, train, test, bst, trials = 8, 3, 15, 300, 300, 20000, 600
+		reps, maxK, sets, train, test, bst, trials = 10, 5, 30, 500, 500, 20000, 1000
 	}
 	start := time.Now()
 	var report strings.Builder
 	fmt.Fprintf(&report, "# arbor evaluation report\n\nPreset: %s. Seed %d. Each section links its CSV, JSON and plots.\n", map[bool]string{true: "quick", false: "full"}[cfg.Quick], cfg.Seed)
 	flush := func() error {
-		return os.WriteFile(filepath.Join(cfg.Out, "report.md"), []byte(report.String()+fmt.Sprintf("\n_Written after %.0fs._\n", time.Since(start).Seconds())), 0o644)
+		return os.WriteFile(reportPath, []byte(report.String()+fmt.Sprintf("\n_Written after %.0fs._\n", time.Since(start).Seconds())), 0o644)
 	}
+	// A run that stops early (an error, or Ctrl-C cancelling ctx) keeps
+	// the parts it finished and says where it stopped.
+	defer func() {
+		path = reportPath
+		if err != nil {
+			fmt.Fprintf(&report, "\n**Stopped before finishing:** %v\n", err)
+			if werr := flush(); werr != nil {
+				err = fmt.Errorf("%w (and writing the report: %v)", err, werr)
+			}
+		}
+	}()
 	links := func(files []string) string {
 		var l []string
 		for _, f := range files {
@@ -204,7 +233,7 @@ func All(ctx context.Context, cfg AllConfig) (string, error) {
 	var panics []string
 	for _, s := range e1s {
 		say("E1 %s", s.Name)
-		r, err := E1(ctx, E1Config{Subject: s.Name, Grammar: s.Grammar, Target: s.Target, Reps: reps, Seed: cfg.Seed, CacheDir: cfg.CacheDir})
+		r, err := E1(ctx, E1Config{Subject: s.Name, Grammar: s.Grammar, Target: s.Target, Reps: reps, Seed: cfg.Seed, CacheDir: cfg.CacheDir, Progress: sub})
 		if err != nil {
 			return "", err
 		}
@@ -216,6 +245,7 @@ func All(ctx context.Context, cfg AllConfig) (string, error) {
 		for _, c := range r.Cells {
 			fmt.Fprintf(&report, "| %s | %d | %.1f | %.3f | %.3f | %.2g | %.3f | %.3f |\n", s.Name, c.K, c.SetSize, c.BlocksKPath, c.BlocksRandom, c.BlocksP, c.FunctionsKPath, c.FunctionsRandom)
 		}
+		done++
 		for _, p := range r.Panics {
 			panics = append(panics, fmt.Sprintf("| %s | %d | %s | %.2f | %.2f |", s.Name, p.K, p.Stack, p.RateKPath, p.RateRandom))
 		}
@@ -239,7 +269,7 @@ func All(ctx context.Context, cfg AllConfig) (string, error) {
 	var e2files []string
 	for _, s := range e1s {
 		say("E2 %s", s.Name)
-		r, err := E2(ctx, E2Config{Subject: s.Name, Grammar: s.Grammar, Target: s.Target, MaxK: maxK, Sets: sets, Seed: cfg.Seed, CacheDir: cfg.CacheDir})
+		r, err := E2(ctx, E2Config{Subject: s.Name, Grammar: s.Grammar, Target: s.Target, MaxK: maxK, Sets: sets, Seed: cfg.Seed, CacheDir: cfg.CacheDir, Progress: sub})
 		if err != nil {
 			return "", err
 		}
@@ -248,6 +278,7 @@ func All(ctx context.Context, cfg AllConfig) (string, error) {
 			return "", err
 		}
 		e2files = append(e2files, files...)
+		done++
 		fmt.Fprintf(&report, "| %s |", s.Name)
 		for _, rho := range r.Rho {
 			fmt.Fprintf(&report, " %.3f |", rho)
@@ -268,7 +299,7 @@ func All(ctx context.Context, cfg AllConfig) (string, error) {
 	for _, s := range e3s {
 		say("E3 %s", s.Name)
 		work := filepath.Join(cfg.Out, "work-E3-"+s.Name)
-		r, err := E3(ctx, E3Config{Subject: s.Name, GrammarName: s.GrammarName, Grammar: s.Grammar, Target: s.Target, Train: train, Test: test, Seed: cfg.Seed, WorkDir: work, CacheDir: cfg.CacheDir})
+		r, err := E3(ctx, E3Config{Subject: s.Name, GrammarName: s.GrammarName, Grammar: s.Grammar, Target: s.Target, Train: train, Test: test, Seed: cfg.Seed, WorkDir: work, CacheDir: cfg.CacheDir, Progress: prefixed("E3 " + s.Name)})
 		if err != nil {
 			return "", err
 		}
@@ -276,6 +307,7 @@ func All(ctx context.Context, cfg AllConfig) (string, error) {
 		if err := writeJSON(path, r); err != nil {
 			return "", err
 		}
+		done++
 		fmt.Fprintf(&report, "| [%s](%s) | %d | %d | %.3f | %.3f | %.3f |\n", s.Name, filepath.Base(path), r.FunctionsObserved, r.FunctionsTrainable, r.Accuracy, r.Precision, r.Recall)
 	}
 	if err := flush(); err != nil {
@@ -290,7 +322,7 @@ func All(ctx context.Context, cfg AllConfig) (string, error) {
 		say("E4/E5 %s", s.Name)
 		work := filepath.Join(cfg.Out, "work-E4-"+s.Name)
 		r, err := Targeted(ctx, TargetConfig{E3Config: E3Config{Subject: s.Name, GrammarName: s.GrammarName, Grammar: s.Grammar, Target: s.Target,
-			Train: train, Test: min(test, 200), Seed: cfg.Seed, WorkDir: work, CacheDir: cfg.CacheDir}, Solve: synth.SolveOptions{Seed: cfg.Seed}})
+			Train: train, Test: min(test, 200), Seed: cfg.Seed, WorkDir: work, CacheDir: cfg.CacheDir, Progress: prefixed("E4/E5 " + s.Name)}, Solve: synth.SolveOptions{Seed: cfg.Seed}})
 		if err != nil {
 			return "", err
 		}
@@ -298,6 +330,7 @@ func All(ctx context.Context, cfg AllConfig) (string, error) {
 		if err := writeJSON(path, r); err != nil {
 			return "", err
 		}
+		done++
 		fmt.Fprintf(&report, "| [%s](%s) | %.2f vs %.2f | %.2f vs %.2f | %.1f vs %.1f | %.1f vs %.1f | %.2f vs %.2f, p %.2g, d %.2f | %.3f / %.3f |\n", s.Name, filepath.Base(path),
 			r.Relative.Targeted, r.Relative.Random, r.Absolute.Targeted, r.Absolute.Random, r.Size.Targeted, r.Size.Random,
 			r.CoveredPerInputMean.Targeted, r.CoveredPerInputMean.Random, r.CallsMean.Targeted, r.CallsMean.Random, r.CallsP, r.CallsD, r.SolveMedian, r.SolveP95)
@@ -307,9 +340,9 @@ func All(ctx context.Context, cfg AllConfig) (string, error) {
 	}
 
 	// E6
-	if cfg.E6 != nil {
-		say("E6")
-		bs := cfg.E6(cfg.Quick)
+	if len(cfg.E6) > 0 {
+		say("E6: %d benchmarks, three guides each", len(cfg.E6))
+		bs := append([]Benchmark(nil), cfg.E6...)
 		for i := range bs {
 			if bs[i].Name == "bst" {
 				bs[i].Trials = bst
@@ -333,10 +366,11 @@ func All(ctx context.Context, cfg AllConfig) (string, error) {
 		for _, b := range res {
 			fmt.Fprintf(&report, "\n![%s](%s)\n", b.Name, filepath.Base(b.SVG))
 		}
+		done++
 		if err := flush(); err != nil {
 			return "", err
 		}
 	}
-	path := filepath.Join(cfg.Out, "report.md")
-	return path, flush()
+	say("done")
+	return reportPath, flush()
 }

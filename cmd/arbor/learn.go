@@ -455,7 +455,7 @@ func (f *experimentFlags) config(cmd *cobra.Command) (eval.E3Config, func(), err
 func newEvalCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "eval",
-		Short: "Run arbor's experiments (E3 association, E4/E5 targeted generation, E6 bandit generator)",
+		Short: "Run arbor's experiments (E1-E6) and the full report (eval all)",
 	}
 	var f3, f4, f5 experimentFlags
 	e3 := &cobra.Command{
@@ -557,6 +557,6 @@ paired by function and Cohen's d.`,
 		}),
 	}
 	f5.register(e5)
-	cmd.AddCommand(e3, e4, e5, newE6Cmd())
+	cmd.AddCommand(newE1Cmd(), newE2Cmd(), e3, e4, e5, newE6Cmd(), newEvalAllCmd())
 	return cmd
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -384,5 +385,72 @@ func TestRLCheck(t *testing.T) {
 	}
 	if !numberRecord([]byte(`{"a": 1, "b": -2.5}`)) || numberRecord([]byte(`{"a": 1}`)) || numberRecord([]byte(`{"a": 1, "a": 2}`)) || numberRecord([]byte(`{"a": 1, "b": "x"}`)) {
 		t.Errorf("numberRecord judges wrongly")
+	}
+}
+
+func TestEvalUsage(t *testing.T) {
+	runCases(t, []cliCase{
+		{name: "E1 without subject", args: []string{"eval", "E1"}, code: exitUsage, stderr: []string{"--subject is required"}},
+		{name: "E1 bad k", args: []string{"eval", "E1", "--subject", "csv", "--k", "1,x"}, code: exitUsage, stderr: []string{"--k wants positive integers"}},
+		{name: "E1 one rep", args: []string{"eval", "E1", "--subject", "csv", "--reps", "1"}, code: exitUsage, stderr: []string{"--reps must be at least 2"}},
+		{name: "E1 unknown subject", args: []string{"eval", "E1", "--subject", "nosuch"}, code: exitFailure, stderr: []string{"nosuch"}},
+		{name: "E2 without subject", args: []string{"eval", "E2"}, code: exitUsage, stderr: []string{"--subject is required"}},
+		{name: "E2 too few sets", args: []string{"eval", "E2", "--subject", "csv", "--sets", "2"}, code: exitUsage, stderr: []string{"--sets at least 3"}},
+		{name: "all without out", args: []string{"eval", "all"}, code: exitUsage, stderr: []string{"--out is required"}},
+	})
+}
+
+func TestEvalE1E2(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a subject")
+	}
+	dir := t.TempDir()
+	runCases(t, []cliCase{
+		{name: "E1", args: []string{"eval", "E1", "--subject", "csv", "--k", "1,2", "--reps", "3", "--out", dir},
+			stdout: []string{"blocks k-path", "blocks random"}, stderr: []string{"running the sets for k = 2"}},
+		{name: "E2", args: []string{"eval", "E2", "--subject", "csv", "--max-k", "2", "--sets", "5", "--out", dir},
+			stdout: []string{"Spearman rho", "csv: 5 sets"}},
+	})
+	for _, f := range []string{"E1-csv.csv", "E1-csv.json", "E1-csv.svg", "E2-csv.csv", "E2-csv-k1.svg", "E2-csv-k2.svg"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestEvalAllQuick runs the whole quick evaluation and checks that the
+// report has every experiment and that the files it links exist.
+func TestEvalAllQuick(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every experiment")
+	}
+	dir := filepath.Join(t.TempDir(), "report")
+	out, errOut, code := runArbor(t, "", "eval", "all", "--quick", "--out", dir)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	report, err := os.ReadFile(filepath.Join(dir, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"## E1", "## E2", "## E3", "## E4 and E5", "## E6", "| csv | 3 |", "| bst | rl |"} {
+		if !strings.Contains(string(report), s) {
+			t.Errorf("report lacks %q", s)
+		}
+	}
+	if strings.Contains(string(report), "Stopped before finishing") {
+		t.Error("report says it stopped early")
+	}
+	links := regexp.MustCompile(`\]\(([^)]+)\)`).FindAllStringSubmatch(string(report), -1)
+	if len(links) < 20 {
+		t.Errorf("report links %d files", len(links))
+	}
+	for _, l := range links {
+		if _, err := os.Stat(filepath.Join(dir, l[1])); err != nil {
+			t.Errorf("report links a missing file: %v", err)
+		}
+	}
+	if !strings.Contains(errOut, "[15/15] done") {
+		t.Errorf("progress lacks the last step:\n%s", errOut)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -209,39 +210,11 @@ CSV and an SVG curve of unique valid inputs over trials per benchmark.`,
 			if out == "" {
 				out = "arbor-e6"
 			}
-			jsonG, err := datasets.Grammar("json")
+			benchmarks, done, err := e6Benchmarks(contextOf(cmd), seed, bstTrials, subjectTrials)
 			if err != nil {
 				return err
 			}
-			xmlG, err := datasets.Grammar("xml")
-			if err != nil {
-				return err
-			}
-			target, _, err := resolveTarget(recordFlags{subject: "xml"})
-			if err != nil {
-				return err
-			}
-			bin, err := coverage.Build(contextOf(cmd), target, coverage.DefaultCacheDir())
-			if err != nil {
-				return err
-			}
-			sess, err := coverage.Start(bin)
-			if err != nil {
-				return err
-			}
-			defer sess.Close()
-			benchmarks := []eval.Benchmark{
-				{Name: "bst", Trials: bstTrials, Make: func(g *synth.Guide) (func() []byte, synth.Oracle, error) {
-					gen, o := synth.BSTGenerator(g, synth.TreeState, seed)
-					return gen, o, nil
-				}},
-				{Name: "json-schema", Trials: subjectTrials, Make: func(g *synth.Guide) (func() []byte, synth.Oracle, error) {
-					return synth.GrammarGenerator(jsonG, g, synth.TreeState, seed, 12), synth.FuncOracle(numberRecord), nil
-				}},
-				{Name: "xml", Trials: subjectTrials, Make: func(g *synth.Guide) (func() []byte, synth.Oracle, error) {
-					return synth.GrammarGenerator(xmlG, g, synth.TreeState, seed, 12), &synth.SubjectOracle{Session: sess, Timeout: time.Second}, nil
-				}},
-			}
+			defer done()
 			res, err := eval.E6(contextOf(cmd), benchmarks, seed, out)
 			if err != nil {
 				return err
@@ -270,6 +243,44 @@ CSV and an SVG curve of unique valid inputs over trials per benchmark.`,
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "random seed")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+// e6Benchmarks builds E6's three benchmarks; done closes the xml
+// subject's session that the xml oracle runs.
+func e6Benchmarks(ctx context.Context, seed uint64, bstTrials, subjectTrials int) (_ []eval.Benchmark, done func(), _ error) {
+	jsonG, err := datasets.Grammar("json")
+	if err != nil {
+		return nil, nil, err
+	}
+	xmlG, err := datasets.Grammar("xml")
+	if err != nil {
+		return nil, nil, err
+	}
+	target, _, err := resolveTarget(recordFlags{subject: "xml"})
+	if err != nil {
+		return nil, nil, err
+	}
+	bin, err := coverage.Build(ctx, target, coverage.DefaultCacheDir())
+	if err != nil {
+		return nil, nil, err
+	}
+	sess, err := coverage.Start(bin)
+	if err != nil {
+		return nil, nil, err
+	}
+	benchmarks := []eval.Benchmark{
+		{Name: "bst", Trials: bstTrials, Make: func(g *synth.Guide) (func() []byte, synth.Oracle, error) {
+			gen, o := synth.BSTGenerator(g, synth.TreeState, seed)
+			return gen, o, nil
+		}},
+		{Name: "json-schema", Trials: subjectTrials, Make: func(g *synth.Guide) (func() []byte, synth.Oracle, error) {
+			return synth.GrammarGenerator(jsonG, g, synth.TreeState, seed, 12), synth.FuncOracle(numberRecord), nil
+		}},
+		{Name: "xml", Trials: subjectTrials, Make: func(g *synth.Guide) (func() []byte, synth.Oracle, error) {
+			return synth.GrammarGenerator(xmlG, g, synth.TreeState, seed, 12), &synth.SubjectOracle{Session: sess, Timeout: time.Second}, nil
+		}},
+	}
+	return benchmarks, func() { sess.Close() }, nil
 }
 
 // numberRecord is E6's schema-like rule for JSON: an object of at least

@@ -1,0 +1,281 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/arbor-fuzz/arbor/coverage"
+	"github.com/arbor-fuzz/arbor/datasets"
+	"github.com/arbor-fuzz/arbor/eval"
+)
+
+// subjectSetup resolves a bundled subject for the experiments.
+func subjectSetup(name string) (eval.SubjectSetup, error) {
+	s, err := datasets.LookupSubject(name)
+	if err != nil {
+		return eval.SubjectSetup{}, err
+	}
+	g, err := datasets.Grammar(s.Grammar)
+	if err != nil {
+		return eval.SubjectSetup{}, err
+	}
+	target, _, err := resolveTarget(recordFlags{subject: name})
+	if err != nil {
+		return eval.SubjectSetup{}, err
+	}
+	return eval.SubjectSetup{Name: s.Name, GrammarName: s.Grammar, Grammar: g, Target: target}, nil
+}
+
+// parseKs reads a list such as "1,2,3".
+func parseKs(s string) ([]int, error) {
+	var ks []int
+	for _, f := range strings.Split(s, ",") {
+		k, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || k < 1 {
+			return nil, usageError{fmt.Errorf("--k wants positive integers separated by commas, as in 1,2,3, not %q", s)}
+		}
+		ks = append(ks, k)
+	}
+	return ks, nil
+}
+
+// lineProgress prints each progress line on w, prefixed with the elapsed time.
+func lineProgress(w io.Writer) func(string) {
+	start := time.Now()
+	return func(s string) { fmt.Fprintf(w, "eval %5.0fs: %s\n", time.Since(start).Seconds(), s) }
+}
+
+func newE1Cmd() *cobra.Command {
+	var subject, ks, out string
+	var reps, depth int
+	var seed uint64
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "E1 --subject S",
+		Short: "k-path covering sets against grammar-random sets of the same size",
+		Long: `E1 builds, for each k in --k and each of --reps repetitions, a set of
+inputs that covers every k-path of the subject's grammar, and a set of as
+many grammar-random inputs (depth --depth). It runs both sets and reports
+the subject's function and block coverage (Go coverage blocks), their
+means over repetitions, the two-sided Mann-Whitney U test of k-path
+against random block coverage per k, and each distinct panic (by stack
+hash) with the share of repetitions in which each technique found it.
+
+With --out it writes E1-SUBJECT.csv, .json and an SVG of block coverage
+over repetitions into that folder.`,
+		Example: "  arbor eval E1 --subject json --k 1,2,3 --reps 50 --out results",
+		Args:    exactArgs(0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if subject == "" {
+				return usageError{errors.New("--subject is required")}
+			}
+			if reps < 2 {
+				return usageError{errors.New("--reps must be at least 2 for the U test")}
+			}
+			kl, err := parseKs(ks)
+			if err != nil {
+				return err
+			}
+			s, err := subjectSetup(subject)
+			if err != nil {
+				return err
+			}
+			r, err := eval.E1(contextOf(cmd), eval.E1Config{Subject: s.Name, Grammar: s.Grammar, Target: s.Target, Ks: kl, Reps: reps,
+				Seed: seed, MaxDepth: depth, CacheDir: coverage.DefaultCacheDir(), Progress: lineProgress(cmd.ErrOrStderr())})
+			if err != nil {
+				return err
+			}
+			if out != "" {
+				if err := os.MkdirAll(out, 0o755); err != nil {
+					return err
+				}
+				if _, err := eval.WriteE1(out, r); err != nil {
+					return err
+				}
+			}
+			w := cmd.OutOrStdout()
+			if asJSON {
+				return json.NewEncoder(w).Encode(r)
+			}
+			var rows [][]string
+			for _, c := range r.Cells {
+				rows = append(rows, []string{strconv.Itoa(c.K), fmt.Sprintf("%.1f", c.SetSize),
+					fmt.Sprintf("%.3f", c.BlocksKPath), fmt.Sprintf("%.3f", c.BlocksRandom), fmt.Sprintf("%.2g", c.BlocksP),
+					fmt.Sprintf("%.3f", c.FunctionsKPath), fmt.Sprintf("%.3f", c.FunctionsRandom), fmt.Sprintf("%.2g", c.FunctionsP)})
+			}
+			fmt.Fprintf(w, "%s: %d functions, %d blocks; %d repetitions\n", r.Subject, r.TotalFunctions, r.TotalBlocks, reps)
+			if err := renderTable(w, []string{"k", "set size", "blocks k-path", "blocks random", "p", "functions k-path", "functions random", "p"}, rows); err != nil {
+				return err
+			}
+			if len(r.Panics) == 0 {
+				fmt.Fprintln(w, "no panics found")
+				return nil
+			}
+			rows = nil
+			for _, p := range r.Panics {
+				rows = append(rows, []string{strconv.Itoa(p.K), p.Stack, fmt.Sprintf("%.2f", p.RateKPath), fmt.Sprintf("%.2f", p.RateRandom)})
+			}
+			return renderTable(w, []string{"k", "panic (stack hash)", "found by k-path", "found by random"}, rows)
+		},
+	}
+	cmd.Flags().StringVar(&subject, "subject", "", "bundled subject `NAME`")
+	cmd.Flags().StringVar(&ks, "k", "1,2,3", "values of k, separated by commas")
+	cmd.Flags().IntVar(&reps, "reps", 50, "repetitions")
+	cmd.Flags().IntVar(&depth, "depth", 30, "depth of the random inputs")
+	cmd.Flags().Uint64Var(&seed, "seed", 1, "random `seed`")
+	cmd.Flags().StringVar(&out, "out", "", "folder for CSV, JSON and SVG")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func newE2Cmd() *cobra.Command {
+	var subject, out string
+	var maxK, sets, maxSize int
+	var seed uint64
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "E2 --subject S",
+		Short: "Does k-path coverage predict code coverage? Spearman's rho per k",
+		Long: `E2 draws --sets forestation sets (grammar-random inputs that grow
+structurally, of 1 to --max-size inputs) to span the whole range of k-path
+coverage, runs each set, and reports Spearman's rank correlation between
+each set's k-path coverage (k = 1..--max-k) and its block coverage.
+
+With --out it writes E2-SUBJECT.csv, .json and one scatter plot per k.`,
+		Example: "  arbor eval E2 --subject url --max-k 5 --out results",
+		Args:    exactArgs(0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if subject == "" {
+				return usageError{errors.New("--subject is required")}
+			}
+			if maxK < 1 || sets < 3 || maxSize < 1 {
+				return usageError{errors.New("--max-k and --max-size must be at least 1, --sets at least 3")}
+			}
+			s, err := subjectSetup(subject)
+			if err != nil {
+				return err
+			}
+			r, err := eval.E2(contextOf(cmd), eval.E2Config{Subject: s.Name, Grammar: s.Grammar, Target: s.Target, MaxK: maxK, Sets: sets,
+				MaxSize: maxSize, Seed: seed, CacheDir: coverage.DefaultCacheDir(), Progress: lineProgress(cmd.ErrOrStderr())})
+			if err != nil {
+				return err
+			}
+			if out != "" {
+				if err := os.MkdirAll(out, 0o755); err != nil {
+					return err
+				}
+				if _, err := eval.WriteE2(out, r); err != nil {
+					return err
+				}
+			}
+			w := cmd.OutOrStdout()
+			if asJSON {
+				return json.NewEncoder(w).Encode(r)
+			}
+			var rows [][]string
+			for i, rho := range r.Rho {
+				rows = append(rows, []string{strconv.Itoa(i + 1), fmt.Sprintf("%.3f", rho)})
+			}
+			fmt.Fprintf(w, "%s: %d sets\n", r.Subject, len(r.Points))
+			return renderTable(w, []string{"k", "Spearman rho (k-path vs block coverage)"}, rows)
+		},
+	}
+	cmd.Flags().StringVar(&subject, "subject", "", "bundled subject `NAME`")
+	cmd.Flags().IntVar(&maxK, "max-k", 5, "k-path coverage for k = 1..`K`")
+	cmd.Flags().IntVar(&sets, "sets", 40, "forestation sets")
+	cmd.Flags().IntVar(&maxSize, "max-size", 80, "inputs in the largest set")
+	cmd.Flags().Uint64Var(&seed, "seed", 1, "random `seed`")
+	cmd.Flags().StringVar(&out, "out", "", "folder for CSV, JSON and SVG")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func newEvalAllCmd() *cobra.Command {
+	var out string
+	var quick bool
+	var seed uint64
+	cmd := &cobra.Command{
+		Use:   "all --out DIR",
+		Short: "Run E1-E6 on the bundled subjects and write DIR/report.md",
+		Long: `all runs every experiment on the bundled subjects - E1 and E2 on json,
+gjson, url and csv; E3 on json, url and gjson; E4/E5 on json, gjson and
+govaluate; E6 on its three benchmarks - and writes DIR/report.md, which
+links each experiment's CSV, JSON and plots.
+
+The full preset (50 E1 repetitions, k up to 5 in E2, 1000 training
+inputs, 100,000 BST trials) fits in 20 minutes on two cores once the
+subjects are built; --quick uses small budgets and fits in 3 minutes.
+
+Progress goes to stderr: a bar on a terminal, plain lines otherwise.
+Ctrl-C stops the run; report.md keeps the parts already finished and
+says where the run stopped.`,
+		Example: "  arbor eval all --out results --quick",
+		Args:    exactArgs(0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return usageError{errors.New("--out is required")}
+			}
+			ctx := contextOf(cmd)
+			trials, bst := 3000, 100000
+			if quick {
+				trials, bst = 1000, 20000
+			}
+			benchmarks, done, err := e6Benchmarks(ctx, seed, bst, trials)
+			if err != nil {
+				return err
+			}
+			defer done()
+			progress, finish := allProgress(cmd.ErrOrStderr())
+			path, err := eval.All(ctx, eval.AllConfig{Out: out, Quick: quick, Seed: seed, CacheDir: coverage.DefaultCacheDir(),
+				Resolve: subjectSetup, E6: benchmarks, Progress: progress})
+			finish()
+			if errors.Is(err, context.Canceled) {
+				return fmt.Errorf("interrupted; the finished parts are in %s", path)
+			}
+			if err != nil {
+				return fmt.Errorf("%w (the finished parts are in %s)", err, path)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "report: %s\n", path)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "folder for the report, tables and plots")
+	cmd.Flags().BoolVar(&quick, "quick", false, "small budgets (under 3 minutes)")
+	cmd.Flags().Uint64Var(&seed, "seed", 1, "random `seed`")
+	return cmd
+}
+
+// allProgress shows eval all's progress: a bar over the parts when w is a
+// terminal, otherwise one line per step. finish ends the bar.
+func allProgress(w io.Writer) (progress func(eval.Step), finish func()) {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		lines := lineProgress(w)
+		return func(s eval.Step) { lines(fmt.Sprintf("[%d/%d] %s", s.Done, s.Total, s.Text)) }, func() {}
+	}
+	var bar *progressbar.ProgressBar
+	return func(s eval.Step) {
+			if bar == nil {
+				bar = progressbar.NewOptions(s.Total, progressbar.OptionSetWriter(f), progressbar.OptionShowCount(),
+					progressbar.OptionSetElapsedTime(true), progressbar.OptionFullWidth())
+			}
+			bar.Describe(s.Text)
+			bar.Set(s.Done)
+		}, func() {
+			if bar != nil {
+				bar.Finish()
+				fmt.Fprintln(f)
+			}
+		}
+}
