@@ -3,6 +3,8 @@ package eval
 import (
 	"context"
 	"fmt"
+	"math"
+	"slices"
 
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/features"
@@ -33,8 +35,11 @@ type E2Point struct {
 // E2Result holds the points and Spearman's ρ per k.
 type E2Result struct {
 	Subject string    `json:"subject"`
-	Rho     []float64 `json:"rho"` // k = 1..MaxK
-	Points  []E2Point `json:"points"`
+	Rho     []float64 `json:"rho"` // k = 1..MaxK; 0 where Undefined
+	// Undefined lists the k whose ρ is undefined because the k-path or
+	// the block coverage was the same in every set.
+	Undefined []int     `json:"undefined_k,omitempty"`
+	Points    []E2Point `json:"points"`
 }
 
 // E2 correlates k-path coverage with block coverage over forestation sets
@@ -116,7 +121,21 @@ func E2(ctx context.Context, cfg E2Config) (*E2Result, error) {
 			x = append(x, p.KPath[k])
 			y = append(y, p.Blocks)
 		}
-		res.Rho = append(res.Rho, Spearman(x, y))
+		rho := Spearman(x, y)
+		if math.IsNaN(rho) {
+			// JSON has no NaN; Undefined says which zeros mean "none".
+			rho = 0
+			res.Undefined = append(res.Undefined, k+1)
+		}
+		res.Rho = append(res.Rho, rho)
 	}
 	return res, nil
+}
+
+// FormatRho formats ρ for k = i+1 with three decimals, or as "undefined".
+func (r *E2Result) FormatRho(i int) string {
+	if slices.Contains(r.Undefined, i+1) {
+		return "undefined"
+	}
+	return fmt.Sprintf("%.3f", r.Rho[i])
 }

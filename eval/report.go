@@ -110,7 +110,7 @@ func WriteE2(dir string, r *E2Result) (files []string, err error) {
 	files = []string{base + ".csv", base + ".json"}
 	for k := range r.Rho {
 		p := plot.New()
-		p.Title.Text = fmt.Sprintf("E2 %s: %d-path coverage against block coverage (ρ = %.2f)", r.Subject, k+1, r.Rho[k])
+		p.Title.Text = fmt.Sprintf("E2 %s: %d-path coverage against block coverage (ρ = %s)", r.Subject, k+1, r.FormatRho(k))
 		p.X.Label.Text = fmt.Sprintf("%d-path coverage", k+1)
 		p.Y.Label.Text = "block coverage"
 		pts := make(plotter.XYs, len(r.Points))
@@ -280,8 +280,8 @@ func All(ctx context.Context, cfg AllConfig) (path string, err error) {
 		e2files = append(e2files, files...)
 		done++
 		fmt.Fprintf(&report, "| %s |", s.Name)
-		for _, rho := range r.Rho {
-			fmt.Fprintf(&report, " %.3f |", rho)
+		for i := range r.Rho {
+			fmt.Fprintf(&report, " %s |", r.FormatRho(i))
 		}
 		report.WriteString("\n")
 	}

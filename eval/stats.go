@@ -148,7 +148,8 @@ func Ranks(xs []float64) []float64 {
 }
 
 // Spearman is Spearman's rank correlation: Pearson's correlation
-// (gonum's stat.Correlation) of the average ranks.
+// (gonum's stat.Correlation) of the average ranks. It is NaN when either
+// sample is constant, where no correlation is defined.
 func Spearman(x, y []float64) float64 {
 	if len(x) < 2 || len(x) != len(y) {
 		return 0

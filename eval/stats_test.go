@@ -68,3 +68,9 @@ func TestStatistics(t *testing.T) {
 		t.Errorf("Cohen's d %v", d)
 	}
 }
+
+func TestSpearmanUndefined(t *testing.T) {
+	if rho := Spearman([]float64{1, 2, 3}, []float64{5, 5, 5}); !math.IsNaN(rho) {
+		t.Errorf("ρ against a constant = %v, want NaN", rho)
+	}
+}

@@ -184,8 +184,8 @@ With --out it writes E2-SUBJECT.csv, .json and one scatter plot per k.`,
 				return json.NewEncoder(w).Encode(r)
 			}
 			var rows [][]string
-			for i, rho := range r.Rho {
-				rows = append(rows, []string{strconv.Itoa(i + 1), fmt.Sprintf("%.3f", rho)})
+			for i := range r.Rho {
+				rows = append(rows, []string{strconv.Itoa(i + 1), r.FormatRho(i)})
 			}
 			fmt.Fprintf(w, "%s: %d sets\n", r.Subject, len(r.Points))
 			return renderTable(w, []string{"k", "Spearman rho (k-path vs block coverage)"}, rows)
