@@ -20,11 +20,11 @@ func subjectBinary(t testing.TB, name string) *coverage.Binary {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir, err := datasets.SubjectsModule()
+	target, err := s.Target()
 	if err != nil {
 		t.Fatal(err)
 	}
-	bin, err := coverage.Build(context.Background(), coverage.Target{ImportPath: s.Package, Func: s.Func, CoverPkgs: s.CoverPkgs, Dir: dir}, coverage.DefaultCacheDir())
+	bin, err := coverage.Build(context.Background(), target, coverage.DefaultCacheDir())
 	if err != nil {
 		t.Fatal(err)
 	}

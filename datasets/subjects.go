@@ -12,6 +12,8 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+
+	"github.com/arbor-fuzz/arbor/coverage"
 )
 
 // Subject is a bundled program under test: a wrapper function around a
@@ -118,6 +120,16 @@ func formatArchive(files []archiveFile) []byte {
 		b.Write(f.data)
 	}
 	return b.Bytes()
+}
+
+// Target is the subject as a coverage target: its wrapper function in
+// the subjects module, which is written out on first use.
+func (s Subject) Target() (coverage.Target, error) {
+	dir, err := SubjectsModule()
+	if err != nil {
+		return coverage.Target{}, err
+	}
+	return coverage.Target{ImportPath: s.Package, Func: s.Func, CoverPkgs: s.CoverPkgs, Dir: dir}, nil
 }
 
 // SubjectsModule returns a directory holding the subjects module, written

@@ -18,13 +18,13 @@ func TestE3(t *testing.T) {
 		t.Skip("records coverage")
 	}
 	s, _ := datasets.LookupSubject("url")
-	mod, err := datasets.SubjectsModule()
+	target, err := s.Target()
 	if err != nil {
 		t.Fatal(err)
 	}
 	g, _ := datasets.Grammar(s.Grammar)
 	res, err := eval.E3(context.Background(), eval.E3Config{Subject: "url", GrammarName: "url", Grammar: g,
-		Target: coverage.Target{ImportPath: s.Package, Func: s.Func, CoverPkgs: s.CoverPkgs, Dir: mod},
+		Target: target,
 		Train:  200, Test: 150, Seed: 7, WorkDir: t.TempDir(), CacheDir: coverage.DefaultCacheDir()})
 	if err != nil {
 		t.Fatal(err)

@@ -59,11 +59,11 @@ func jsonCorpus(b *testing.B, n int) (*learn.Dataset, [][]byte) {
 		b.Fatal(err)
 	}
 	s, _ := datasets.LookupSubject("json")
-	mod, err := datasets.SubjectsModule()
+	target, err := s.Target()
 	if err != nil {
 		b.Fatal(err)
 	}
-	bin, err := coverage.Build(context.Background(), coverage.Target{ImportPath: s.Package, Func: s.Func, CoverPkgs: s.CoverPkgs, Dir: mod}, coverage.DefaultCacheDir())
+	bin, err := coverage.Build(context.Background(), target, coverage.DefaultCacheDir())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -272,11 +272,11 @@ func jsonHarness(t testing.TB) *coverage.Binary {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mod, err := datasets.SubjectsModule()
+	target, err := s.Target()
 	if err != nil {
 		t.Fatal(err)
 	}
-	bin, err := coverage.Build(context.Background(), coverage.Target{ImportPath: s.Package, Func: s.Func, CoverPkgs: s.CoverPkgs, Dir: mod}, coverage.DefaultCacheDir())
+	bin, err := coverage.Build(context.Background(), target, coverage.DefaultCacheDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -130,11 +130,8 @@ func resolveTarget(f recordFlags) (coverage.Target, string, error) {
 		if err != nil {
 			return coverage.Target{}, "", err
 		}
-		dir, err := datasets.SubjectsModule()
-		if err != nil {
-			return coverage.Target{}, "", err
-		}
-		return coverage.Target{ImportPath: s.Package, Func: s.Func, CoverPkgs: s.CoverPkgs, Dir: dir}, s.Name, nil
+		t, err := s.Target()
+		return t, s.Name, err
 	}
 	dot := strings.LastIndex(f.goFunc, ".")
 	slash := strings.LastIndex(f.goFunc, "/")
