@@ -3,6 +3,7 @@ package coverage
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -60,6 +61,16 @@ type Session struct {
 	seen   []int32  // per function: the generation it was last covered in
 	counts []uint32 // per function: entry count in the current decode
 	gen    int32
+}
+
+// Open builds the target's harness (or takes it from cacheDir) and
+// starts it.
+func Open(ctx context.Context, t Target, cacheDir string) (*Session, error) {
+	bin, err := Build(ctx, t, cacheDir)
+	if err != nil {
+		return nil, err
+	}
+	return Start(bin)
 }
 
 // Start starts a harness process and reads the program's meta-data.

@@ -23,11 +23,7 @@ type runner struct {
 }
 
 func newRunner(ctx context.Context, target coverage.Target, cacheDir string) (*runner, error) {
-	bin, err := coverage.Build(ctx, target, cacheDir)
-	if err != nil {
-		return nil, err
-	}
-	s, err := coverage.Start(bin)
+	s, err := coverage.Open(ctx, target, cacheDir)
 	if err != nil {
 		return nil, err
 	}

@@ -169,11 +169,7 @@ func (f *rlcheckFlags) benchmark(cmd *cobra.Command, st synth.StateKind) (eval.B
 		if err != nil {
 			return eval.Benchmark{}, nothing, err
 		}
-		bin, err := coverage.Build(contextOf(cmd), target, coverage.DefaultCacheDir())
-		if err != nil {
-			return eval.Benchmark{}, nothing, err
-		}
-		s, err := coverage.Start(bin)
+		s, err := coverage.Open(contextOf(cmd), target, coverage.DefaultCacheDir())
 		if err != nil {
 			return eval.Benchmark{}, nothing, err
 		}
