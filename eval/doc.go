@@ -14,7 +14,7 @@
 // All runs them all on the bundled subjects and writes a Markdown report
 // linking CSV, JSON and SVG plots:
 //
-//	path, err := eval.All(ctx, eval.AllConfig{Out: "results", Quick: true, Resolve: setup})
+//	path, err := eval.All(ctx, eval.AllConfig{Out: "results", Quick: true})
 //
 // The statistics (Mean, Median, Quantile, Ranks, Spearman, MannWhitney,
 // Wilcoxon, CohensD) are usable on their own.

@@ -11,26 +11,16 @@ import (
 	"testing"
 
 	"github.com/arbor-fuzz/arbor/coverage"
-	"github.com/arbor-fuzz/arbor/datasets"
 	"github.com/arbor-fuzz/arbor/eval"
 )
 
 func setup(t *testing.T, name string) eval.SubjectSetup {
 	t.Helper()
-	s, err := datasets.LookupSubject(name)
+	s, err := eval.LoadSubject(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	mod, err := datasets.SubjectsModule()
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := datasets.Grammar(s.Grammar)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return eval.SubjectSetup{Name: name, GrammarName: s.Grammar, Grammar: g,
-		Target: coverage.Target{ImportPath: s.Package, Func: s.Func, CoverPkgs: s.CoverPkgs, Dir: mod}}
+	return s
 }
 
 func within01(t *testing.T, what string, xs ...float64) {
@@ -135,9 +125,7 @@ func TestAllStopped(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	dir := t.TempDir()
-	path, err := eval.All(ctx, eval.AllConfig{Out: dir, Quick: true, Resolve: func(name string) (eval.SubjectSetup, error) {
-		return setup(t, name), nil
-	}})
+	path, err := eval.All(ctx, eval.AllConfig{Out: dir, Quick: true})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("error %v, want context.Canceled", err)
 	}
@@ -147,5 +135,11 @@ func TestAllStopped(t *testing.T) {
 	}
 	if !strings.Contains(string(b), "Stopped before finishing") || !strings.Contains(string(b), "# arbor evaluation report") {
 		t.Errorf("report:\n%s", b)
+	}
+}
+
+func TestNumberRecord(t *testing.T) {
+	if !eval.NumberRecord([]byte(`{"a": 1, "b": -2.5}`)) || eval.NumberRecord([]byte(`{"a": 1}`)) || eval.NumberRecord([]byte(`{"a": 1, "a": 2}`)) || eval.NumberRecord([]byte(`{"a": 1, "b": "x"}`)) {
+		t.Errorf("NumberRecord judges wrongly")
 	}
 }

@@ -16,8 +16,6 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/arbor-fuzz/arbor/coverage"
-	"github.com/arbor-fuzz/arbor/grammar"
 	"github.com/arbor-fuzz/arbor/synth"
 )
 
@@ -131,23 +129,12 @@ func WriteE2(dir string, r *E2Result) (files []string, err error) {
 	return files, nil
 }
 
-// SubjectSetup is what the experiments need to know of a subject.
-type SubjectSetup struct {
-	Name, GrammarName string
-	Grammar           *grammar.Graph
-	Target            coverage.Target
-}
-
 // AllConfig configures 'eval all'.
 type AllConfig struct {
 	Out      string
 	Quick    bool
 	Seed     uint64
 	CacheDir string
-	Resolve  func(subject string) (SubjectSetup, error)
-	// Benchmarks of E6, built by the caller (they need subjects too);
-	// All sets their trials from the preset. None skips E6.
-	E6       []Benchmark
 	Progress func(Step)
 }
 
@@ -168,10 +155,7 @@ func All(ctx context.Context, cfg AllConfig) (path string, err error) {
 		return "", err
 	}
 	reportPath := filepath.Join(cfg.Out, "report.md")
-	total := 4 + 4 + 3 + 3
-	if len(cfg.E6) > 0 {
-		total++
-	}
+	const total = 4 + 4 + 3 + 3 + 1
 	done := 0
 	// sub forwards an experiment's own progress lines as steps of the
 	// current part; say starts a part.
@@ -214,7 +198,7 @@ func All(ctx context.Context, cfg AllConfig) (path string, err error) {
 	subjects := func(names ...string) ([]SubjectSetup, error) {
 		var out []SubjectSetup
 		for _, n := range names {
-			s, err := cfg.Resolve(n)
+			s, err := LoadSubject(n)
 			if err != nil {
 				return nil, err
 			}
@@ -340,36 +324,31 @@ func All(ctx context.Context, cfg AllConfig) (path string, err error) {
 	}
 
 	// E6
-	if len(cfg.E6) > 0 {
-		say("E6: %d benchmarks, three guides each", len(cfg.E6))
-		bs := append([]Benchmark(nil), cfg.E6...)
-		for i := range bs {
-			if bs[i].Name == "bst" {
-				bs[i].Trials = bst
-			} else {
-				bs[i].Trials = trials
-			}
+	say("E6: 3 benchmarks, three guides each")
+	bs, closeBenchmarks, err := E6Benchmarks(ctx, cfg.Seed, bst, trials, cfg.CacheDir)
+	if err != nil {
+		return "", err
+	}
+	defer closeBenchmarks()
+	res, err := E6(ctx, bs, cfg.Seed, cfg.Out)
+	if err != nil {
+		return "", err
+	}
+	if err := writeJSON(filepath.Join(cfg.Out, "E6.json"), res); err != nil {
+		return "", err
+	}
+	report.WriteString("\n## E6: bandit generator\n\nrandom: uniform choices; rlcheck: RLCheck's published settings; rl: with count bonus and decaying ε.\n\n| benchmark | guide | trials | valid | unique valid | diverse valid |\n|---|---|---|---|---|---|\n")
+	for _, b := range res {
+		for _, r := range b.Runs {
+			fmt.Fprintf(&report, "| %s | %s | %d | %d | %d | %d |\n", b.Name, r.Guide, r.Result.Trials, r.Result.Valid, r.Result.UniqueValid, r.Result.DiverseValid)
 		}
-		res, err := E6(ctx, bs, cfg.Seed, cfg.Out)
-		if err != nil {
-			return "", err
-		}
-		if err := writeJSON(filepath.Join(cfg.Out, "E6.json"), res); err != nil {
-			return "", err
-		}
-		report.WriteString("\n## E6: bandit generator\n\nrandom: uniform choices; rlcheck: RLCheck's published settings; rl: with count bonus and decaying ε.\n\n| benchmark | guide | trials | valid | unique valid | diverse valid |\n|---|---|---|---|---|---|\n")
-		for _, b := range res {
-			for _, r := range b.Runs {
-				fmt.Fprintf(&report, "| %s | %s | %d | %d | %d | %d |\n", b.Name, r.Guide, r.Result.Trials, r.Result.Valid, r.Result.UniqueValid, r.Result.DiverseValid)
-			}
-		}
-		for _, b := range res {
-			fmt.Fprintf(&report, "\n![%s](%s)\n", b.Name, filepath.Base(b.SVG))
-		}
-		done++
-		if err := flush(); err != nil {
-			return "", err
-		}
+	}
+	for _, b := range res {
+		fmt.Fprintf(&report, "\n![%s](%s)\n", b.Name, filepath.Base(b.SVG))
+	}
+	done++
+	if err := flush(); err != nil {
+		return "", err
 	}
 	say("done")
 	return reportPath, flush()

@@ -16,26 +16,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/arbor-fuzz/arbor/coverage"
-	"github.com/arbor-fuzz/arbor/datasets"
 	"github.com/arbor-fuzz/arbor/eval"
 )
-
-// subjectSetup resolves a bundled subject for the experiments.
-func subjectSetup(name string) (eval.SubjectSetup, error) {
-	s, err := datasets.LookupSubject(name)
-	if err != nil {
-		return eval.SubjectSetup{}, err
-	}
-	g, err := datasets.Grammar(s.Grammar)
-	if err != nil {
-		return eval.SubjectSetup{}, err
-	}
-	target, _, err := resolveTarget(recordFlags{subject: name})
-	if err != nil {
-		return eval.SubjectSetup{}, err
-	}
-	return eval.SubjectSetup{Name: s.Name, GrammarName: s.Grammar, Grammar: g, Target: target}, nil
-}
 
 // parseKs reads a list such as "1,2,3".
 func parseKs(s string) ([]int, error) {
@@ -87,7 +69,7 @@ over repetitions into that folder.`,
 			if err != nil {
 				return err
 			}
-			s, err := subjectSetup(subject)
+			s, err := eval.LoadSubject(subject)
 			if err != nil {
 				return err
 			}
@@ -162,7 +144,7 @@ With --out it writes E2-SUBJECT.csv, .json and one scatter plot per k.`,
 			if maxK < 1 || sets < 3 || maxSize < 1 {
 				return usageError{errors.New("--max-k and --max-size must be at least 1, --sets at least 3")}
 			}
-			s, err := subjectSetup(subject)
+			s, err := eval.LoadSubject(subject)
 			if err != nil {
 				return err
 			}
@@ -226,19 +208,8 @@ says where the run stopped.`,
 			if out == "" {
 				return usageError{errors.New("--out is required")}
 			}
-			ctx := contextOf(cmd)
-			trials, bst := 3000, 100000
-			if quick {
-				trials, bst = 1000, 20000
-			}
-			benchmarks, done, err := e6Benchmarks(ctx, seed, bst, trials)
-			if err != nil {
-				return err
-			}
-			defer done()
 			progress, finish := allProgress(cmd.ErrOrStderr())
-			path, err := eval.All(ctx, eval.AllConfig{Out: out, Quick: quick, Seed: seed, CacheDir: coverage.DefaultCacheDir(),
-				Resolve: subjectSetup, E6: benchmarks, Progress: progress})
+			path, err := eval.All(contextOf(cmd), eval.AllConfig{Out: out, Quick: quick, Seed: seed, CacheDir: coverage.DefaultCacheDir(), Progress: progress})
 			finish()
 			if errors.Is(err, context.Canceled) {
 				return fmt.Errorf("interrupted; the finished parts are in %s", path)

@@ -426,15 +426,7 @@ func (f *experimentFlags) config(cmd *cobra.Command) (eval.E3Config, func(), err
 	if f.train < 1 || f.test < 1 {
 		return eval.E3Config{}, nothing, usageError{errors.New("--train and --test must be at least 1")}
 	}
-	s, err := datasets.LookupSubject(f.subject)
-	if err != nil {
-		return eval.E3Config{}, nothing, err
-	}
-	target, _, err := resolveTarget(recordFlags{subject: f.subject})
-	if err != nil {
-		return eval.E3Config{}, nothing, err
-	}
-	g, err := datasets.Grammar(s.Grammar)
+	s, err := eval.LoadSubject(f.subject)
 	if err != nil {
 		return eval.E3Config{}, nothing, err
 	}
@@ -447,7 +439,7 @@ func (f *experimentFlags) config(cmd *cobra.Command) (eval.E3Config, func(), err
 		cleanup = func() { os.RemoveAll(work) }
 	}
 	errOut := cmd.ErrOrStderr()
-	return eval.E3Config{Subject: f.subject, GrammarName: s.Grammar, Grammar: g, Target: target,
+	return eval.E3Config{Subject: f.subject, GrammarName: s.GrammarName, Grammar: s.Grammar, Target: s.Target,
 		Train: f.train, Test: f.test, Seed: f.seed, K: f.k, MaxRepeat: f.maxRepeat, WorkDir: work, CacheDir: coverage.DefaultCacheDir(), Learn: f.opts,
 		NoBalance: f.noBalance, Progress: func(step string) { fmt.Fprintln(errOut, "eval:", step) }}, cleanup, nil
 }

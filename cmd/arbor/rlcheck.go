@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -206,7 +204,7 @@ CSV and an SVG curve of unique valid inputs over trials per benchmark.`,
 			if out == "" {
 				out = "arbor-e6"
 			}
-			benchmarks, done, err := e6Benchmarks(contextOf(cmd), seed, bstTrials, subjectTrials)
+			benchmarks, done, err := eval.E6Benchmarks(contextOf(cmd), seed, bstTrials, subjectTrials, coverage.DefaultCacheDir())
 			if err != nil {
 				return err
 			}
@@ -239,73 +237,4 @@ CSV and an SVG curve of unique valid inputs over trials per benchmark.`,
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "random seed")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
-}
-
-// e6Benchmarks builds E6's three benchmarks; done closes the xml
-// subject's session that the xml oracle runs.
-func e6Benchmarks(ctx context.Context, seed uint64, bstTrials, subjectTrials int) (_ []eval.Benchmark, done func(), _ error) {
-	jsonG, err := datasets.Grammar("json")
-	if err != nil {
-		return nil, nil, err
-	}
-	xmlG, err := datasets.Grammar("xml")
-	if err != nil {
-		return nil, nil, err
-	}
-	target, _, err := resolveTarget(recordFlags{subject: "xml"})
-	if err != nil {
-		return nil, nil, err
-	}
-	bin, err := coverage.Build(ctx, target, coverage.DefaultCacheDir())
-	if err != nil {
-		return nil, nil, err
-	}
-	sess, err := coverage.Start(bin)
-	if err != nil {
-		return nil, nil, err
-	}
-	benchmarks := []eval.Benchmark{
-		{Name: "bst", Trials: bstTrials, Make: func(g *synth.Guide) (func() []byte, synth.Oracle, error) {
-			gen, o := synth.BSTGenerator(g, synth.TreeState, seed)
-			return gen, o, nil
-		}},
-		{Name: "json-schema", Trials: subjectTrials, Make: func(g *synth.Guide) (func() []byte, synth.Oracle, error) {
-			return synth.GrammarGenerator(jsonG, g, synth.TreeState, seed, 12), synth.FuncOracle(numberRecord), nil
-		}},
-		{Name: "xml", Trials: subjectTrials, Make: func(g *synth.Guide) (func() []byte, synth.Oracle, error) {
-			return synth.GrammarGenerator(xmlG, g, synth.TreeState, seed, 12), &synth.SubjectOracle{Session: sess, Timeout: time.Second}, nil
-		}},
-	}
-	return benchmarks, func() { sess.Close() }, nil
-}
-
-// numberRecord is E6's schema-like rule for JSON: an object of at least
-// two members whose values are all numbers, keys distinct.
-func numberRecord(in []byte) bool {
-	dec := json.NewDecoder(bytes.NewReader(in))
-	tok, err := dec.Token()
-	if err != nil || tok != json.Delim('{') {
-		return false
-	}
-	keys := map[string]bool{}
-	for dec.More() {
-		k, err := dec.Token()
-		if err != nil {
-			return false
-		}
-		key, _ := k.(string)
-		if keys[key] {
-			return false
-		}
-		keys[key] = true
-		v, err := dec.Token()
-		if _, isNumber := v.(float64); err != nil || !isNumber {
-			return false
-		}
-	}
-	if end, err := dec.Token(); err != nil || end != json.Delim('}') {
-		return false
-	}
-	_, err = dec.Token()
-	return err != nil && len(keys) >= 2 // nothing may follow the object
 }
