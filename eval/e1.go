@@ -2,7 +2,6 @@ package eval
 
 import (
 	"context"
-	"fmt"
 	"sort"
 
 	"github.com/arbor-fuzz/arbor/coverage"
@@ -72,11 +71,7 @@ func E1(ctx context.Context, cfg E1Config) (*E1Result, error) {
 	if cfg.MaxDepth == 0 {
 		cfg.MaxDepth = 30
 	}
-	step := func(format string, args ...any) {
-		if cfg.Progress != nil {
-			cfg.Progress(fmt.Sprintf(format, args...))
-		}
-	}
+	step := progressf(cfg.Progress)
 	r, err := newRunner(ctx, cfg.Target, cfg.CacheDir)
 	if err != nil {
 		return nil, err

@@ -57,9 +57,7 @@ func E2(ctx context.Context, cfg E2Config) (*E2Result, error) {
 	if cfg.MaxSize == 0 {
 		cfg.MaxSize = 80
 	}
-	if cfg.Progress != nil {
-		cfg.Progress(fmt.Sprintf("E2 %s: %d forestation sets", cfg.Subject, cfg.Sets))
-	}
+	progressf(cfg.Progress)("E2 %s: %d forestation sets", cfg.Subject, cfg.Sets)
 	r, err := newRunner(ctx, cfg.Target, cfg.CacheDir)
 	if err != nil {
 		return nil, err

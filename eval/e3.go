@@ -81,11 +81,7 @@ func E3(ctx context.Context, cfg E3Config) (*E3Result, error) {
 	if cfg.MaxDepth == 0 {
 		cfg.MaxDepth = 30
 	}
-	step := func(format string, args ...any) {
-		if cfg.Progress != nil {
-			cfg.Progress(fmt.Sprintf(format, args...))
-		}
-	}
+	step := progressf(cfg.Progress)
 	step("generating %d training and %d test inputs", cfg.Train, cfg.Test)
 	trainFiles, trainData, err := generate(cfg, "train", cfg.Train, cfg.Seed)
 	if err != nil {

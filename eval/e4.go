@@ -81,11 +81,7 @@ func Targeted(ctx context.Context, cfg TargetConfig) (*TargetResult, error) {
 	if e.MaxDepth == 0 {
 		e.MaxDepth = 30
 	}
-	step := func(format string, args ...any) {
-		if e.Progress != nil {
-			e.Progress(fmt.Sprintf(format, args...))
-		}
-	}
+	step := progressf(e.Progress)
 	m := cfg.Model
 	if m == nil {
 		r, err := E3(ctx, e)

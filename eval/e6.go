@@ -2,7 +2,6 @@ package eval
 
 import (
 	"context"
-	"encoding/csv"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -84,24 +83,14 @@ func E6(ctx context.Context, benchmarks []Benchmark, seed uint64, outDir string)
 }
 
 func writeCurves(path string, runs []E6Run) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := csv.NewWriter(f)
-	w.Write([]string{"guide", "trial", "seconds", "valid", "unique_valid", "diverse_valid"})
+	var rows [][]string
 	for _, r := range runs {
 		for _, p := range r.Result.Curve {
-			w.Write([]string{r.Guide, strconv.Itoa(p.Trial), strconv.FormatFloat(p.Seconds, 'f', 4, 64),
+			rows = append(rows, []string{r.Guide, strconv.Itoa(p.Trial), ftoa(p.Seconds),
 				strconv.Itoa(p.Valid), strconv.Itoa(p.UniqueValid), strconv.Itoa(p.DiverseValid)})
 		}
 	}
-	w.Flush()
-	if err := w.Error(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return writeCSV(path, []string{"guide", "trial", "seconds", "valid", "unique_valid", "diverse_valid"}, rows)
 }
 
 func plotCurves(path, title string, runs []E6Run) error {

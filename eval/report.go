@@ -44,8 +44,12 @@ func writeCSV(path string, header []string, rows [][]string) error {
 
 func ftoa(x float64) string { return strconv.FormatFloat(x, 'f', 4, 64) }
 
-// WriteE1 writes E1's JSON, CSV and SVG (block coverage per repetition).
+// WriteE1 writes E1's JSON, CSV and SVG (block coverage per repetition)
+// into dir, creating it if needed.
 func WriteE1(dir string, r *E1Result) (files []string, err error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
 	base := filepath.Join(dir, "E1-"+r.Subject)
 	var rows [][]string
 	for _, c := range r.Cells {
@@ -84,8 +88,12 @@ func series(ys []float64) plotter.XYs {
 	return pts
 }
 
-// WriteE2 writes E2's JSON, CSV and one SVG scatter plot per k.
+// WriteE2 writes E2's JSON, CSV and one SVG scatter plot per k into dir,
+// creating it if needed.
 func WriteE2(dir string, r *E2Result) (files []string, err error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
 	base := filepath.Join(dir, "E2-"+r.Subject)
 	header := []string{"inputs", "block_coverage"}
 	for k := range r.Rho {
@@ -164,7 +172,7 @@ func All(ctx context.Context, cfg AllConfig) (path string, err error) {
 			cfg.Progress(Step{Done: done, Total: total, Text: text})
 		}
 	}
-	say := func(format string, args ...any) { sub(fmt.Sprintf(format, args...)) }
+	say := progressf(sub)
 	prefixed := func(prefix string) func(string) { return func(t string) { sub(prefix + ": " + t) } }
 	reps, maxK, sets, train, test, bst, trials := 50, 5, 40, 1000, 1000, 100000, 3000
 	if cfg.Quick {

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/arbor-fuzz/arbor/coverage"
@@ -76,4 +77,14 @@ func (r *runner) run(ctx context.Context, set []string) (SetCoverage, error) {
 	}
 	out.Functions, out.Blocks = len(fns), len(blocks)
 	return out, nil
+}
+
+// progressf adapts an experiment's Progress callback (nil: none) to
+// printf style.
+func progressf(progress func(string)) func(format string, args ...any) {
+	return func(format string, args ...any) {
+		if progress != nil {
+			progress(fmt.Sprintf(format, args...))
+		}
+	}
 }

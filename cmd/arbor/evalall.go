@@ -79,9 +79,6 @@ over repetitions into that folder.`,
 				return err
 			}
 			if out != "" {
-				if err := os.MkdirAll(out, 0o755); err != nil {
-					return err
-				}
 				if _, err := eval.WriteE1(out, r); err != nil {
 					return err
 				}
@@ -154,9 +151,6 @@ With --out it writes E2-SUBJECT.csv, .json and one scatter plot per k.`,
 				return err
 			}
 			if out != "" {
-				if err := os.MkdirAll(out, 0o755); err != nil {
-					return err
-				}
 				if _, err := eval.WriteE2(out, r); err != nil {
 					return err
 				}
