@@ -63,8 +63,8 @@ func E2(ctx context.Context, cfg E2Config) (*E2Result, error) {
 		return nil, err
 	}
 	defer r.close()
-	var sets [][]synth.Input
 	var texts [][]string
+	var kpaths [][]float64 // per set: k-path coverage for k = 1..MaxK
 	for i := 0; i < cfg.Sets; i++ {
 		// Each set is the prefix of a forestation sequence that reaches a
 		// target share of the sequence's k-path coverage (k = MaxK), the
@@ -76,42 +76,36 @@ func E2(ctx context.Context, cfg E2Config) (*E2Result, error) {
 			return nil, err
 		}
 		cov := features.NewCoverage(cfg.Grammar, cfg.MaxK)
-		prefix := make([]float64, len(in))
+		prefix := make([][]float64, len(in)) // coverage of in[:j+1], per k
 		for j, x := range in {
 			cov.Add(x.Tree)
-			prefix[j] = cov.Fraction(cfg.MaxK)
+			for k := 1; k <= cfg.MaxK; k++ {
+				prefix[j] = append(prefix[j], cov.Fraction(k))
+			}
 		}
-		want := prefix[0] + (prefix[len(prefix)-1]-prefix[0])*float64(i)/float64(max(1, cfg.Sets-1))
+		first, last := prefix[0][cfg.MaxK-1], prefix[len(in)-1][cfg.MaxK-1]
+		want := first + (last-first)*float64(i)/float64(max(1, cfg.Sets-1))
 		n := 1
-		for n < len(in) && prefix[n-1] < want {
+		for n < len(in) && prefix[n-1][cfg.MaxK-1] < want {
 			n++
 		}
-		in = in[:n]
-		sets = append(sets, in)
 		var t []string
-		for _, x := range in {
+		for _, x := range in[:n] {
 			t = append(t, x.Text)
 		}
 		texts = append(texts, t)
+		kpaths = append(kpaths, prefix[n-1])
 	}
 	if err := r.warmUp(ctx, texts...); err != nil {
 		return nil, err
 	}
 	res := &E2Result{Subject: cfg.Subject}
-	for i, set := range sets {
-		cov := features.NewCoverage(cfg.Grammar, cfg.MaxK)
-		for _, in := range set {
-			cov.Add(in.Tree)
-		}
-		sc, err := r.run(ctx, texts[i])
+	for i, set := range texts {
+		sc, err := r.run(ctx, set)
 		if err != nil {
 			return nil, err
 		}
-		p := E2Point{Inputs: len(set), Blocks: float64(sc.Blocks) / float64(max(1, r.total.Blocks))}
-		for k := 1; k <= cfg.MaxK; k++ {
-			p.KPath = append(p.KPath, cov.Fraction(k))
-		}
-		res.Points = append(res.Points, p)
+		res.Points = append(res.Points, E2Point{Inputs: len(set), KPath: kpaths[i], Blocks: float64(sc.Blocks) / float64(max(1, r.total.Blocks))})
 	}
 	for k := 0; k < cfg.MaxK; k++ {
 		var x, y []float64
