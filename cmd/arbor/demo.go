@@ -58,7 +58,7 @@ the end. It takes a few seconds (the first run also builds the harness).`,
 			if err != nil {
 				return err
 			}
-			target, _, err := resolveTarget(recordFlags{subject: subject})
+			target, err := s.Target()
 			if err != nil {
 				return err
 			}

@@ -195,7 +195,7 @@ them, once: they are cached).`,
 // subject, building its harness if build is set, else "-" if it is not
 // built yet.
 func countFunctions(cmd *cobra.Command, s datasets.Subject, build bool) (string, error) {
-	target, _, err := resolveTarget(recordFlags{subject: s.Name})
+	target, err := s.Target()
 	if err != nil {
 		return "", err
 	}
