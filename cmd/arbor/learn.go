@@ -438,10 +438,9 @@ func (f *experimentFlags) config(cmd *cobra.Command) (eval.E3Config, func(), err
 		}
 		cleanup = func() { os.RemoveAll(work) }
 	}
-	errOut := cmd.ErrOrStderr()
 	return eval.E3Config{Subject: f.subject, GrammarName: s.GrammarName, Grammar: s.Grammar, Target: s.Target,
 		Train: f.train, Test: f.test, Seed: f.seed, K: f.k, MaxRepeat: f.maxRepeat, WorkDir: work, CacheDir: coverage.DefaultCacheDir(), Learn: f.opts,
-		NoBalance: f.noBalance, Progress: func(step string) { fmt.Fprintln(errOut, "eval:", step) }}, cleanup, nil
+		NoBalance: f.noBalance, Progress: lineProgress(cmd.ErrOrStderr())}, cleanup, nil
 }
 
 func newEvalCmd() *cobra.Command {
