@@ -12,18 +12,34 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 )
 
 // Target is a Go function to record: a func([]byte) error or func([]byte).
 type Target struct {
-	ImportPath string   // the function's package
-	Func       string   // its name
-	CoverPkgs  []string // packages (or patterns such as a/b/...) whose functions are recorded; default ImportPath
-	Dir        string   // where the go command runs: a directory of the module that can import the package
+	ImportPath string `json:"import_path"` // the function's package
+	Func       string `json:"func"`        // its name
+	// Packages (or patterns such as a/b/...) whose functions are recorded.
+	// Empty means DefaultCoverPkgs, resolved when the harness is built.
+	CoverPkgs []string `json:"coverpkg,omitempty"`
+	// Where the go command runs: a directory of the module that can import
+	// the package (empty: the current directory).
+	Dir string `json:"dir,omitempty"`
 }
 
 func (t Target) String() string { return t.ImportPath + "." + t.Func }
+
+// ParseTarget reads a function named as importpath.Func, as in
+// encoding/json.Valid or example.com/w.Run.
+func ParseTarget(s string) (Target, error) {
+	dot := strings.LastIndex(s, ".")
+	slash := strings.LastIndex(s, "/")
+	if dot <= slash+1 || dot == len(s)-1 {
+		return Target{}, fmt.Errorf("want importpath.Func, as in encoding/json.Valid, not %q", s)
+	}
+	return Target{ImportPath: s[:dot], Func: s[dot+1:]}, nil
+}
 
 func (t Target) coverPkgs() []string {
 	if len(t.CoverPkgs) == 0 {
@@ -86,6 +102,11 @@ func build(ctx context.Context, t Target, cacheDir string, doBuild bool) (*Binar
 		return nil, fmt.Errorf("find package %s: %w", t.ImportPath, err)
 	}
 	standard := strings.HasPrefix(info, "true|")
+	if len(t.CoverPkgs) == 0 {
+		if t.CoverPkgs, err = DefaultCoverPkgs(ctx, t); err != nil {
+			return nil, err
+		}
+	}
 	modDir, modPath := "", ""
 	if !standard || inModule(ctx, dir) {
 		out, err := goList(ctx, dir, "-m", "-f", "{{.Dir}}|{{.Path}}")
@@ -152,6 +173,61 @@ func build(ctx context.Context, t Target, cacheDir string, doBuild bool) (*Binar
 		return nil, err
 	}
 	return &Binary{Path: bin, Target: t}, nil
+}
+
+// DefaultCoverPkgs is what a harness records when the target names no
+// packages: the function's package, every package outside the standard
+// library that it depends on (directly or not), and the standard-library
+// packages it imports directly, except the general plumbing nearly every
+// program imports (fmt, bytes, strings, io, os, sort, sync, time, ...)
+// and the runtime's internals. A wrapper around a library thus records
+// the library, whether the library is a module of its own (gopkg.in/yaml.v3
+// and what it imports) or part of the standard library (encoding/json).
+// A function of the standard library itself records its own package.
+func DefaultCoverPkgs(ctx context.Context, t Target) ([]string, error) {
+	dir := t.Dir
+	if dir == "" {
+		dir = "."
+	}
+	deps, err := goList(ctx, dir, "-deps", "-f", "{{.ImportPath}}|{{.Standard}}", t.ImportPath)
+	if err != nil {
+		return nil, fmt.Errorf("list the dependencies of %s: %w", t.ImportPath, err)
+	}
+	pkgs := []string{t.ImportPath}
+	for _, line := range strings.Split(deps, "\n") {
+		path, std, _ := strings.Cut(line, "|")
+		if path == t.ImportPath && std == "true" {
+			return pkgs, nil
+		}
+		if std == "false" && path != t.ImportPath {
+			pkgs = append(pkgs, path)
+		}
+	}
+	imports, err := goList(ctx, dir, "-f", "{{range .Imports}}{{.}}\n{{end}}", t.ImportPath)
+	if err != nil {
+		return nil, fmt.Errorf("list the imports of %s: %w", t.ImportPath, err)
+	}
+	for _, path := range strings.Fields(imports) {
+		if !strings.Contains(strings.Split(path, "/")[0], ".") && !plumbing(path) {
+			pkgs = append(pkgs, path)
+		}
+	}
+	slices.Sort(pkgs[1:])
+	return slices.Compact(pkgs), nil
+}
+
+// plumbing reports whether a standard-library package is one that almost
+// every program imports for its own purposes, so that recording it would
+// only add functions unrelated to the input's structure.
+func plumbing(path string) bool {
+	first, _, _ := strings.Cut(path, "/")
+	switch first {
+	case "bufio", "bytes", "cmp", "context", "embed", "errors", "flag", "fmt", "internal", "io", "iter", "log",
+		"maps", "math", "os", "path", "reflect", "runtime", "slices", "sort", "strconv", "strings", "sync",
+		"syscall", "testing", "time", "unicode", "unique", "unsafe", "weak":
+		return true
+	}
+	return strings.Contains(path, "/internal/") || strings.HasSuffix(path, "/internal")
 }
 
 func inModule(ctx context.Context, dir string) bool {

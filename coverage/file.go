@@ -20,6 +20,10 @@ type Header struct {
 	Version   int      `json:"version"` // 1
 	Subject   string   `json:"subject"`
 	Functions []string `json:"functions"`
+	// How the subject was reached (its function, module directory and
+	// recorded packages), so that a model trained on the file can run it
+	// again; absent in files of older versions.
+	Target *Target `json:"target,omitempty"`
 }
 
 // Record is one input's line in a coverage file.

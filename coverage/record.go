@@ -73,7 +73,10 @@ func RecordInputs(ctx context.Context, bin *Binary, inputs []string, out string,
 		return nil, err
 	}
 	defer s.Close()
-	w, err := OpenWriter(out, NewHeader(opts.Subject, s.Funcs.Names))
+	h := NewHeader(opts.Subject, s.Funcs.Names)
+	target := bin.Target
+	h.Target = &target
+	w, err := OpenWriter(out, h)
 	if err != nil {
 		return nil, err
 	}

@@ -3,10 +3,12 @@ package eval
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/arbor-fuzz/arbor/coverage"
@@ -35,29 +37,67 @@ type E3Config struct {
 
 // FunctionMetrics is one function's association quality on the test set.
 type FunctionMetrics struct {
-	Function       string  `json:"function"`
-	Accuracy       float64 `json:"accuracy"`
-	Precision      float64 `json:"precision"`
-	Recall         float64 `json:"recall"`
+	Function  string  `json:"function"`
+	Accuracy  float64 `json:"accuracy"`
+	Precision float64 `json:"precision"`
+	Recall    float64 `json:"recall"`
+	// Balanced is the mean of the true-positive and true-negative rates
+	// (the one that exists, when the test set has only one class).
+	Balanced float64 `json:"balanced_accuracy"`
+	// Baseline is the accuracy of always predicting the class that was
+	// the majority in the training set (not covered on a tie).
+	Baseline       float64 `json:"baseline_accuracy"`
+	BaseRate       float64 `json:"test_base_rate"` // share of test inputs that ran the function
 	TP, FP, TN, FN int     `json:"-"`
 	TestPositives  int     `json:"test_positives"`
 	TrainPositives int     `json:"train_positives"`
+	TrainRows      int     `json:"-"`
 	TreeDepth      int     `json:"tree_depth"`
 }
 
+// Means are per-function metrics averaged over a set of functions.
+type Means struct {
+	Functions int     `json:"functions"`
+	Accuracy  float64 `json:"accuracy"`
+	Precision float64 `json:"precision"`
+	Recall    float64 `json:"recall"`
+	Balanced  float64 `json:"balanced_accuracy"`
+	Baseline  float64 `json:"baseline_accuracy"`
+}
+
+// MidRateLow and MidRateHigh bound the test base rates of the functions
+// whose means are reported apart: a function that nearly always or
+// nearly never runs is predicted well by its base rate alone.
+const MidRateLow, MidRateHigh = 0.05, 0.95
+
 // E3Result is the experiment's outcome; means are over trainable functions.
 type E3Result struct {
-	Subject            string            `json:"subject"`
-	FunctionsObserved  int               `json:"functions_observed"`
-	FunctionsTrainable int               `json:"functions_trainable"`
-	Accuracy           float64           `json:"accuracy"`
-	Precision          float64           `json:"precision"`
-	Recall             float64           `json:"recall"`
-	PerFunction        []FunctionMetrics `json:"per_function"`
-	TrainInputs        int               `json:"train_inputs"` // rows the model was trained on
-	TestInputs         int               `json:"test_inputs"`  // rows it was evaluated on
-	TrainSeconds       float64           `json:"train_seconds"`
-	Model              string            `json:"model"` // path of the saved model
+	Subject            string  `json:"subject"`
+	FunctionsObserved  int     `json:"functions_observed"`
+	FunctionsTrainable int     `json:"functions_trainable"`
+	Accuracy           float64 `json:"accuracy"`
+	Precision          float64 `json:"precision"`
+	Recall             float64 `json:"recall"`
+	Balanced           float64 `json:"balanced_accuracy"`
+	Baseline           float64 `json:"baseline_accuracy"` // majority class of the training set
+	// MidRate are the means over the functions whose test base rate lies
+	// in [MidRateLow, MidRateHigh].
+	MidRate Means `json:"mid_rate"`
+	// DistinctLabels counts the distinct training label vectors among the
+	// trainable functions: functions that always run together are one
+	// prediction problem, however many of them there are.
+	DistinctLabels int               `json:"distinct_label_vectors"`
+	PerFunction    []FunctionMetrics `json:"per_function"`
+	// Unseen are functions that ran on some test input but on no training
+	// input: no tree predicts them, and they are not in the means.
+	Unseen      []string `json:"unseen"`
+	TrainInputs int      `json:"train_inputs"` // rows the model was trained on
+	TestInputs  int      `json:"test_inputs"`  // rows it was evaluated on
+	// TestDuplicates are test inputs left out because the training set
+	// holds the same input (by sha256).
+	TestDuplicates int     `json:"test_duplicates_dropped"`
+	TrainSeconds   float64 `json:"train_seconds"`
+	Model          string  `json:"model"` // path of the saved model
 }
 
 // E3 measures association quality (DESIGN.md §9): generate grammar-random
@@ -121,8 +161,11 @@ func E3(ctx context.Context, cfg E3Config) (*E3Result, error) {
 		return nil, err
 	}
 	model := learn.NewModel(cfg.Subject, cfg.GrammarName, cfg.Grammar, d, fns, cfg.Seed)
+	target := bin.Target
+	model.Target = &target
 	res := &E3Result{Subject: cfg.Subject, FunctionsObserved: model.Stats.Observed, FunctionsTrainable: len(fns),
-		TrainInputs: d.Rows, TrainSeconds: time.Since(start).Seconds(), Model: filepath.Join(cfg.WorkDir, "model.json.gz")}
+		TrainInputs: d.Rows, TrainSeconds: time.Since(start).Seconds(), Model: filepath.Join(cfg.WorkDir, "model.json.gz"),
+		DistinctLabels: distinctLabels(d, fns), Unseen: []string{}}
 	if err := model.Save(res.Model); err != nil {
 		return nil, err
 	}
@@ -136,11 +179,21 @@ func E3(ctx context.Context, cfg E3Config) (*E3Result, error) {
 		index[name] = i
 	}
 	res.PerFunction = make([]FunctionMetrics, len(fns))
+	inModel := map[string]bool{}
 	for i, fn := range fns {
-		res.PerFunction[i] = FunctionMetrics{Function: fn.Name, TrainPositives: fn.Positives, TreeDepth: fn.Depth}
+		res.PerFunction[i] = FunctionMetrics{Function: fn.Name, TrainPositives: fn.Positives, TrainRows: d.Rows, TreeDepth: fn.Depth}
+		inModel[fn.Name] = true
 	}
+	for _, name := range model.Stats.AlwaysCovered {
+		inModel[name] = true
+	}
+	unseen := map[string]bool{}
 	for _, r := range testCov.Records {
 		if r.Outcome == coverage.Panic || r.Outcome == coverage.Timeout {
+			continue
+		}
+		if _, ok := trainData[r.SHA256]; ok {
+			res.TestDuplicates++ // the model has seen this very input
 			continue
 		}
 		preds, err := p.Predict(testData[r.SHA256])
@@ -151,6 +204,9 @@ func E3(ctx context.Context, cfg E3Config) (*E3Result, error) {
 		covered := map[int]bool{}
 		for _, id := range r.Covered {
 			covered[id] = true
+			if name := testCov.Functions[id]; !inModel[name] {
+				unseen[name] = true
+			}
 		}
 		for i, pr := range preds {
 			m := &res.PerFunction[i]
@@ -167,23 +223,96 @@ func E3(ctx context.Context, cfg E3Config) (*E3Result, error) {
 			}
 		}
 	}
+	for name := range unseen {
+		res.Unseen = append(res.Unseen, name)
+	}
+	slices.Sort(res.Unseen)
+	res.summarize()
+	return res, nil
+}
+
+// summarize computes every function's metrics from its confusion counts
+// and training class balance, and the means over all and over mid-rate
+// functions.
+func (res *E3Result) summarize() {
+	var all, mid []FunctionMetrics
 	for i := range res.PerFunction {
 		m := &res.PerFunction[i]
-		n := m.TP + m.FP + m.TN + m.FN
-		m.TestPositives = m.TP + m.FN
-		m.Accuracy = ratio(m.TP+m.TN, n, 1)
-		m.Precision = ratio(m.TP, m.TP+m.FP, boolf(m.TP+m.FN == 0))
-		m.Recall = ratio(m.TP, m.TP+m.FN, 1)
-		res.Accuracy += m.Accuracy
-		res.Precision += m.Precision
-		res.Recall += m.Recall
+		m.score()
+		all = append(all, *m)
+		if m.BaseRate >= MidRateLow && m.BaseRate <= MidRateHigh {
+			mid = append(mid, *m)
+		}
 	}
-	if n := float64(len(res.PerFunction)); n > 0 {
-		res.Accuracy /= n
-		res.Precision /= n
-		res.Recall /= n
+	overall := meansOf(all)
+	res.Accuracy, res.Precision, res.Recall = overall.Accuracy, overall.Precision, overall.Recall
+	res.Balanced, res.Baseline = overall.Balanced, overall.Baseline
+	res.MidRate = meansOf(mid)
+}
+
+func (m *FunctionMetrics) score() {
+	n := m.TP + m.FP + m.TN + m.FN
+	m.TestPositives = m.TP + m.FN
+	negatives := m.TN + m.FP
+	m.BaseRate = ratio(m.TestPositives, n, 0)
+	m.Accuracy = ratio(m.TP+m.TN, n, 1)
+	m.Precision = ratio(m.TP, m.TP+m.FP, boolf(m.TestPositives == 0))
+	m.Recall = ratio(m.TP, m.TestPositives, 1)
+	tpr, tnr := ratio(m.TP, m.TestPositives, -1), ratio(m.TN, negatives, -1)
+	switch {
+	case tpr < 0 && tnr < 0:
+		m.Balanced = 1 // no test inputs at all
+	case tpr < 0:
+		m.Balanced = tnr
+	case tnr < 0:
+		m.Balanced = tpr
+	default:
+		m.Balanced = (tpr + tnr) / 2
 	}
-	return res, nil
+	if 2*m.TrainPositives > m.TrainRows {
+		m.Baseline = ratio(m.TestPositives, n, 1)
+	} else {
+		m.Baseline = ratio(negatives, n, 1)
+	}
+}
+
+func meansOf(fs []FunctionMetrics) Means {
+	out := Means{Functions: len(fs)}
+	if len(fs) == 0 {
+		return out
+	}
+	for _, m := range fs {
+		out.Accuracy += m.Accuracy
+		out.Precision += m.Precision
+		out.Recall += m.Recall
+		out.Balanced += m.Balanced
+		out.Baseline += m.Baseline
+	}
+	n := float64(len(fs))
+	out.Accuracy /= n
+	out.Precision /= n
+	out.Recall /= n
+	out.Balanced /= n
+	out.Baseline /= n
+	return out
+}
+
+// distinctLabels counts the distinct label vectors of the trained functions.
+func distinctLabels(d *learn.Dataset, fns []learn.FunctionModel) int {
+	index := map[string]int{}
+	for i, name := range d.Functions {
+		index[name] = i
+	}
+	seen := map[string]bool{}
+	for _, fn := range fns {
+		l := d.Labels[index[fn.Name]]
+		key := make([]byte, 0, 8*len(l))
+		for _, w := range l {
+			key = binary.LittleEndian.AppendUint64(key, w)
+		}
+		seen[string(key)] = true
+	}
+	return len(seen)
 }
 
 func ratio(a, b int, empty float64) float64 {

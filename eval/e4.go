@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,7 +20,19 @@ type TargetConfig struct {
 	E3Config              // training set, subject, grammar, work folder
 	Model    *learn.Model // a trained model; nil trains one as E3 does
 	Solve    synth.SolveOptions
+	// Budget is the number of inputs each trainable function gets, from
+	// targeted generation and from the grammar-random generator alike;
+	// 0 means 10. Targeting may produce fewer; the shortfall counts
+	// against it.
+	Budget int
+	// BaseInputs is the size of the separate random sample on which each
+	// function's random base rate is measured; 0 means 1000.
+	BaseInputs int
 }
+
+// RareLimit is the random base rate under which a function is rare: the
+// functions a user needs targeting for.
+const RareLimit = 0.05
 
 // Pair holds a measure for targeted and for grammar-random inputs.
 type Pair struct {
@@ -29,29 +42,50 @@ type Pair struct {
 
 // TargetFunction is one function's share of E4/E5.
 type TargetFunction struct {
-	Function      string  `json:"function"`
-	Constraints   int     `json:"constraints"`
-	Unsolved      int     `json:"unsolved"`
-	Targeted      int     `json:"targeted"`      // targeted inputs generated
-	TargetedHits  int     `json:"targeted_hits"` // of which ran the function
-	Random        int     `json:"random"`        // random inputs: as many as targeted (one if none were)
-	RandomHits    int     `json:"random_hits"`   // of which ran the function
-	TargetedCalls float64 `json:"targeted_calls"`
-	RandomCalls   float64 `json:"random_calls"`
+	Function     string  `json:"function"`
+	Constraints  int     `json:"constraints"`
+	Unsolved     int     `json:"unsolved"`
+	Targeted     int     `json:"targeted"`      // targeted inputs generated (at most the budget)
+	TargetedHits int     `json:"targeted_hits"` // of which ran the function
+	Random       int     `json:"random"`        // random inputs: the budget
+	RandomHits   int     `json:"random_hits"`   // of which ran the function
+	BaseRate     float64 `json:"base_rate"`     // share of the base sample that ran it
+	// ExpectedRandomReach is 1-(1-BaseRate)^Random: the chance that
+	// Random grammar-random inputs reach the function at least once.
+	ExpectedRandomReach float64 `json:"expected_random_reach"`
+	TargetedCalls       float64 `json:"targeted_calls"`
+	RandomCalls         float64 `json:"random_calls"`
+}
+
+// Reach is how many functions of a group targeted and random inputs reached.
+type Reach struct {
+	Functions int     `json:"functions"`
+	Targeted  float64 `json:"targeted"`        // share reached by at least one targeted input
+	Random    float64 `json:"random"`          // share reached by at least one random input
+	Expected  float64 `json:"expected_random"` // mean of 1-(1-p)^N: random reach without sampling noise
 }
 
 // TargetResult is E4 and E5 together: they share their runs.
 type TargetResult struct {
-	Subject   string `json:"subject"`
-	Functions int    `json:"functions"` // trainable functions
-	// Functions with at least one covering constraint: targeted generation
-	// works per constraint, so the absolute fraction is over these.
+	Subject    string `json:"subject"`
+	Functions  int    `json:"functions"` // trainable functions
+	Budget     int    `json:"budget"`    // inputs per function, each side
+	BaseInputs int    `json:"base_inputs"`
+	// Functions with at least one covering constraint.
 	WithConstraints int `json:"functions_with_constraints"`
 	// E4
-	Relative    Pair `json:"relative"`     // median over functions with targeted inputs
-	Absolute    Pair `json:"absolute"`     // share of functions with constraints reached by at least one of their inputs
-	AbsoluteAll Pair `json:"absolute_all"` // the same share over all trainable functions
-	Size        Pair `json:"mean_size_bytes"`
+	Relative Pair `json:"relative"` // median over functions of the share of their budget that ran them
+	// Absolute is the share of all trainable functions reached by at
+	// least one of their inputs (the headline); Expected is random's
+	// expected share at the same budget.
+	Absolute                Pair    `json:"absolute"`
+	ExpectedRandom          float64 `json:"expected_random_absolute"`
+	AbsoluteWithConstraints Pair    `json:"absolute_with_constraints"` // the same share over functions with constraints
+	Rare                    Reach   `json:"rare"`                      // functions with base rate < RareLimit
+	// WorseThanRandom are the functions whose targeted inputs ran them
+	// fewer times than Budget random inputs are expected to (Budget × base rate).
+	WorseThanRandom []string `json:"worse_than_random"`
+	Size            Pair     `json:"mean_size_bytes"`
 	// Solver
 	Constraints int     `json:"constraints"`
 	Unsolved    int     `json:"unsolved"`
@@ -68,18 +102,28 @@ type TargetResult struct {
 	PerFunction           []TargetFunction `json:"per_function"`
 }
 
-// Targeted runs E4 and E5 (DESIGN.md §9): for every trainable function of
-// the model, one targeted input per covering constraint and as many
-// grammar-random inputs; all are run on the subject, and the relative
-// coverage fraction (share of a function's inputs that ran it), absolute
-// coverage fraction (functions reached at least once), input sizes,
-// functions covered per input and calls of the targeted function are
-// compared, with Wilcoxon signed-rank tests (paired by function) and
+// Targeted runs E4 and E5 (DESIGN.md §9, with equal budgets): every
+// trainable function of the model gets Budget targeted inputs (round-robin
+// over its covering constraints) and Budget grammar-random inputs; all are
+// run on the subject. Each function's random base rate is measured on a
+// separate sample of BaseInputs random inputs. Reported: the relative
+// coverage fraction (share of a function's inputs that ran it), the
+// absolute fraction (functions reached at least once) over all trainable
+// functions with random's expected value 1-(1-p)^Budget, the same for
+// rare functions, the functions where targeting did worse than random,
+// input sizes, functions covered per input and calls of the targeted
+// function, with Wilcoxon signed-rank tests (paired by function) and
 // Cohen's d.
 func Targeted(ctx context.Context, cfg TargetConfig) (*TargetResult, error) {
 	e := cfg.E3Config
 	if e.MaxDepth == 0 {
 		e.MaxDepth = 30
+	}
+	if cfg.Budget == 0 {
+		cfg.Budget = 10
+	}
+	if cfg.BaseInputs == 0 {
+		cfg.BaseInputs = 1000
 	}
 	step := progressf(e.Progress)
 	m := cfg.Model
@@ -96,7 +140,7 @@ func Targeted(ctx context.Context, cfg TargetConfig) (*TargetResult, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	res := &TargetResult{Subject: e.Subject, Functions: len(m.Functions)}
+	res := &TargetResult{Subject: e.Subject, Functions: len(m.Functions), Budget: cfg.Budget, BaseInputs: cfg.BaseInputs, WorseThanRandom: []string{}}
 	type input struct {
 		text string
 		fn   int
@@ -104,12 +148,15 @@ func Targeted(ctx context.Context, cfg TargetConfig) (*TargetResult, error) {
 	}
 	var inputs []input
 	var times []float64
-	step("solving the covering constraints of %d functions", len(m.Functions))
+	step("generating %d targeted and %d random inputs for each of %d functions", cfg.Budget, cfg.Budget, len(m.Functions))
 	for i := range m.Functions {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		fn := &m.Functions[i]
 		cons := m.Constraints(fn)
-		tf := TargetFunction{Function: fn.Name, Constraints: len(cons)}
-		tr := synth.Target(ctx, e.Grammar, m, fn, len(cons), cfg.Solve)
+		tf := TargetFunction{Function: fn.Name, Constraints: len(cons), Random: cfg.Budget}
+		tr := synth.Target(ctx, e.Grammar, m, fn, cfg.Budget, cfg.Solve)
 		for _, d := range tr.SolveTimes {
 			times = append(times, float64(d.Microseconds())/1000)
 		}
@@ -118,10 +165,10 @@ func Targeted(ctx context.Context, cfg TargetConfig) (*TargetResult, error) {
 		for _, in := range tr.Inputs {
 			inputs = append(inputs, input{in.Text, i, "targeted"})
 		}
-		// As many grammar-random inputs, from a generator seeded per function.
+		// As many grammar-random inputs as the budget, from a generator
+		// seeded per function.
 		gen := synth.NewGenerator(e.Grammar, synth.NewRandom(e.Seed+1000+uint64(i)), synth.RandomPolicy)
 		gen.MaxDepth, gen.MaxRepeat = e.MaxDepth, e.MaxRepeat
-		tf.Random = max(tf.Targeted, 1)
 		for k := 0; k < tf.Random; k++ {
 			inputs = append(inputs, input{gen.Generate().String(), i, "random"})
 		}
@@ -146,11 +193,11 @@ func Targeted(ctx context.Context, cfg TargetConfig) (*TargetResult, error) {
 		files[sha] = f
 		list = append(list, f)
 	}
-	step("running %d targeted and random inputs", len(list))
 	bin, err := coverage.Build(ctx, e.Target, e.CacheDir)
 	if err != nil {
 		return nil, err
 	}
+	step("running %d targeted and random inputs", len(list))
 	out := filepath.Join(e.WorkDir, "targeted.cov.jsonl")
 	os.Remove(out)
 	if _, err := coverage.RecordInputs(ctx, bin, list, out, coverage.Options{Subject: e.Subject}); err != nil {
@@ -160,6 +207,25 @@ func Targeted(ctx context.Context, cfg TargetConfig) (*TargetResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	step("measuring base rates on %d separate random inputs", cfg.BaseInputs)
+	baseFiles, _, err := generate(e, "base", cfg.BaseInputs, e.Seed+2)
+	if err != nil {
+		return nil, err
+	}
+	baseOut := filepath.Join(e.WorkDir, "base.cov.jsonl")
+	os.Remove(baseOut)
+	if _, err := coverage.RecordInputs(ctx, bin, baseFiles, baseOut, coverage.Options{Subject: e.Subject}); err != nil {
+		return nil, err
+	}
+	base, err := coverage.ReadFile(baseOut)
+	if err != nil {
+		return nil, err
+	}
+	rates := BaseRates(base)
+	for i := range res.PerFunction {
+		res.PerFunction[i].BaseRate = rates[res.PerFunction[i].Function]
+	}
+
 	bySHA := map[string]*coverage.Record{}
 	for i := range cov.Records {
 		bySHA[cov.Records[i].SHA256] = &cov.Records[i]
@@ -183,50 +249,32 @@ func Targeted(ctx context.Context, cfg TargetConfig) (*TargetResult, error) {
 		sizes[in.kind] = append(sizes[in.kind], float64(len(in.text)))
 		coveredPer[in.kind] = append(coveredPer[in.kind], float64(len(rec.Covered)))
 		tf := &res.PerFunction[in.fn]
-		id := index[tf.Function]
 		n := 0.0
-		if k := slices.Index(rec.Covered, id); k >= 0 {
-			n = 1
-			if k < len(rec.Counts) {
-				n = float64(rec.Counts[k])
-			}
-			if in.kind == "targeted" {
-				tf.TargetedHits++
-			} else {
-				tf.RandomHits++
+		if id, ok := index[tf.Function]; ok {
+			if k := slices.Index(rec.Covered, id); k >= 0 {
+				n = 1
+				if k < len(rec.Counts) {
+					n = float64(rec.Counts[k])
+				}
+				if in.kind == "targeted" {
+					tf.TargetedHits++
+				} else {
+					tf.RandomHits++
+				}
 			}
 		}
 		calls[in.fn][in.kind] = append(calls[in.fn][in.kind], n)
 	}
-	var relT, relR, callT, callR []float64
-	reachedT, reachedR := 0, 0
+	var callT, callR []float64
 	for i := range res.PerFunction {
 		tf := &res.PerFunction[i]
 		tf.TargetedCalls, tf.RandomCalls = Mean(calls[i]["targeted"]), Mean(calls[i]["random"])
 		if tf.Targeted > 0 {
-			relT = append(relT, float64(tf.TargetedHits)/float64(tf.Targeted))
-			relR = append(relR, float64(tf.RandomHits)/float64(tf.Random))
 			callT = append(callT, tf.TargetedCalls)
 			callR = append(callR, tf.RandomCalls)
 		}
-		if tf.Constraints == 0 {
-			continue
-		}
-		res.WithConstraints++
-		if tf.TargetedHits > 0 {
-			reachedT++
-		}
-		if tf.RandomHits > 0 {
-			reachedR++
-		}
 	}
-	res.Relative = Pair{Median(relT), Median(relR)}
-	if n := float64(res.WithConstraints); n > 0 {
-		res.Absolute = Pair{float64(reachedT) / n, float64(reachedR) / n}
-	}
-	if n := float64(len(res.PerFunction)); n > 0 {
-		res.AbsoluteAll = Pair{float64(reachedT) / n, float64(reachedR) / n}
-	}
+	res.summarize()
 	res.Size = Pair{Mean(sizes["targeted"]), Mean(sizes["random"])}
 	res.CoveredPerInputMedian = Pair{Median(coveredPer["targeted"]), Median(coveredPer["random"])}
 	res.CoveredPerInputMean = Pair{Mean(coveredPer["targeted"]), Mean(coveredPer["random"])}
@@ -246,6 +294,94 @@ func Targeted(ctx context.Context, cfg TargetConfig) (*TargetResult, error) {
 	_, res.CallsP, _ = Wilcoxon(callT, callR)
 	res.CallsD = CohensD(callT, callR)
 	return res, nil
+}
+
+// BaseRates is, per function, the share of a coverage file's inputs that
+// ran it (inputs that panicked or timed out left out).
+func BaseRates(f *coverage.File) map[string]float64 {
+	counts := make([]int, len(f.Functions))
+	n := 0
+	for _, r := range f.Records {
+		if r.Outcome == coverage.Panic || r.Outcome == coverage.Timeout {
+			continue
+		}
+		n++
+		for _, id := range r.Covered {
+			if id >= 0 && id < len(counts) {
+				counts[id]++
+			}
+		}
+	}
+	out := make(map[string]float64, len(f.Functions))
+	for i, name := range f.Functions {
+		out[name] = ratio(counts[i], n, 0)
+	}
+	return out
+}
+
+// summarize computes E4's figures from the per-function counts: relative
+// and absolute fractions, expected random reach, rare-function reach and
+// the functions where targeting did worse than random.
+func (res *TargetResult) summarize() {
+	var relT, relR []float64
+	var reachedT, reachedR, consT, consR int
+	var expected float64
+	var rare []TargetFunction
+	res.WithConstraints = 0
+	res.WorseThanRandom = res.WorseThanRandom[:0]
+	for i := range res.PerFunction {
+		tf := &res.PerFunction[i]
+		tf.ExpectedRandomReach = 1 - math.Pow(1-tf.BaseRate, float64(tf.Random))
+		expected += tf.ExpectedRandomReach
+		// Both over the budget: a shortfall of targeted inputs counts against it.
+		relT = append(relT, ratio(tf.TargetedHits, tf.Random, 0))
+		relR = append(relR, ratio(tf.RandomHits, tf.Random, 0))
+		if tf.TargetedHits > 0 {
+			reachedT++
+		}
+		if tf.RandomHits > 0 {
+			reachedR++
+		}
+		if tf.Constraints > 0 {
+			res.WithConstraints++
+			if tf.TargetedHits > 0 {
+				consT++
+			}
+			if tf.RandomHits > 0 {
+				consR++
+			}
+		}
+		if float64(tf.TargetedHits) < float64(tf.Random)*tf.BaseRate {
+			res.WorseThanRandom = append(res.WorseThanRandom, tf.Function)
+		}
+		if tf.BaseRate < RareLimit {
+			rare = append(rare, *tf)
+		}
+	}
+	res.Relative = Pair{Median(relT), Median(relR)}
+	if n := float64(len(res.PerFunction)); n > 0 {
+		res.Absolute = Pair{float64(reachedT) / n, float64(reachedR) / n}
+		res.ExpectedRandom = expected / n
+	}
+	if n := float64(res.WithConstraints); n > 0 {
+		res.AbsoluteWithConstraints = Pair{float64(consT) / n, float64(consR) / n}
+	}
+	res.Rare = reach(rare)
+}
+
+func reach(fs []TargetFunction) Reach {
+	r := Reach{Functions: len(fs)}
+	if len(fs) == 0 {
+		return r
+	}
+	for _, tf := range fs {
+		r.Targeted += boolf(tf.TargetedHits > 0)
+		r.Random += boolf(tf.RandomHits > 0)
+		r.Expected += tf.ExpectedRandomReach
+	}
+	n := float64(len(fs))
+	r.Targeted, r.Random, r.Expected = r.Targeted/n, r.Random/n, r.Expected/n
+	return r
 }
 
 // inputsByFunction groups values by function and kind.

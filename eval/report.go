@@ -16,7 +16,7 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/arbor-fuzz/arbor/synth"
+	"github.com/arbor-fuzz/arbor/datasets"
 )
 
 func writeJSON(path string, v any) error {
@@ -163,7 +163,7 @@ func All(ctx context.Context, cfg AllConfig) (path string, err error) {
 		return "", err
 	}
 	reportPath := filepath.Join(cfg.Out, "report.md")
-	const total = 4 + 4 + 3 + 3 + 1
+	total := 4 + 4 + len(datasets.Subjects()) + 1
 	done := 0
 	// sub forwards an experiment's own progress lines as steps of the
 	// current part; say starts a part.
@@ -173,10 +173,9 @@ func All(ctx context.Context, cfg AllConfig) (path string, err error) {
 		}
 	}
 	say := progressf(sub)
-	prefixed := func(prefix string) func(string) { return func(t string) { sub(prefix + ": " + t) } }
-	reps, maxK, sets, train, test, bst, trials := 50, 5, 40, 1000, 1000, 100000, 3000
+	reps, maxK, sets, bst, trials := 50, 5, 40, 100000, 3000
 	if cfg.Quick {
-		reps, maxK, sets, train, test, bst, trials = 10, 5, 30, 500, 500, 20000, 1000
+		reps, maxK, sets, bst, trials = 10, 5, 30, 20000, 1000
 	}
 	start := time.Now()
 	var report strings.Builder
@@ -282,51 +281,50 @@ func All(ctx context.Context, cfg AllConfig) (path string, err error) {
 		return "", err
 	}
 
-	// E3, E4, E5
-	fmt.Fprintf(&report, "\n## E3: association quality\n\n%d training and %d test inputs; means over trainable functions.\n\n| subject | observed | trainable | accuracy | precision | recall |\n|---|---|---|---|---|---|\n", train, test)
-	e3s, err := subjects("json", "url", "gjson")
-	if err != nil {
-		return "", err
+	// E3, E4, E5: the generalization suite
+	suiteNames := []string{}
+	for _, bs := range datasets.Subjects() {
+		suiteNames = append(suiteNames, bs.Name)
 	}
-	for _, s := range e3s {
-		say("E3 %s", s.Name)
-		work := filepath.Join(cfg.Out, "work-E3-"+s.Name)
-		r, err := E3(ctx, E3Config{Subject: s.Name, GrammarName: s.GrammarName, Grammar: s.Grammar, Target: s.Target, Train: train, Test: test, Seed: cfg.Seed, WorkDir: work, CacheDir: cfg.CacheDir, Progress: prefixed("E3 " + s.Name)})
+	budgets := DefaultSuiteBudgets
+	if cfg.Quick {
+		budgets = QuickSuiteBudgets
+	}
+	fmt.Fprintf(&report, "\n## E3 and E4: the generalization suite\n\nEvery bundled subject; %d training and %d test inputs (test inputs identical to a training input dropped); %d inputs per function for targeted and for random generation; base rates from %d separate random inputs. "+
+		"acc/prec/rec: means over trainable functions; baseline: always predicting the training majority class; mid-rate: functions with test base rate in [%.2f, %.2f]; reach: share of all trainable functions reached at least once (random's expectation 1-(1-p)^N in parentheses); rare: base rate < %.2f.\n\n"+
+		"| subject | trainable | label vectors | acc / prec / rec | baseline | balanced | mid-rate n: prec / rec | mid-rate acc vs baseline | reach targeted vs random (expected) | rare n: targeted vs random |\n|---|---|---|---|---|---|---|---|---|---|\n",
+		budgets.Train, budgets.Test, budgets.Budget, budgets.BaseInputs, MidRateLow, MidRateHigh, RareLimit)
+	var e5rows []string
+	suiteDir := filepath.Join(cfg.Out, "suite")
+	for _, name := range suiteNames {
+		say("E3/E4 %s", name)
+		r, err := Suite(ctx, SuiteConfig{Subjects: []string{name}, Quick: cfg.Quick, Seed: cfg.Seed, Out: filepath.Join(suiteDir, name), CacheDir: cfg.CacheDir,
+			Progress: func(st Step) { sub("E3/E4 " + st.Text) }})
 		if err != nil {
 			return "", err
 		}
-		path := filepath.Join(cfg.Out, "E3-"+s.Name+".json")
-		if err := writeJSON(path, r); err != nil {
-			return "", err
-		}
 		done++
-		fmt.Fprintf(&report, "| [%s](%s) | %d | %d | %.3f | %.3f | %.3f |\n", s.Name, filepath.Base(path), r.FunctionsObserved, r.FunctionsTrainable, r.Accuracy, r.Precision, r.Recall)
-	}
-	if err := flush(); err != nil {
-		return "", err
-	}
-	fmt.Fprintf(&report, "\n## E4 and E5: targeted against grammar-random inputs\n\nOne targeted input per covering constraint, as many random inputs. Relative: share of a function's inputs that ran it (median over functions); absolute: share of functions (with constraints) reached at least once.\n\n| subject | relative | absolute | mean size (bytes) | functions per input (mean) | calls of the target (mean), Wilcoxon p, Cohen's d | solver median / p95 (ms) |\n|---|---|---|---|---|---|---|\n")
-	e4s, err := subjects("json", "gjson", "govaluate")
-	if err != nil {
-		return "", err
-	}
-	for _, s := range e4s {
-		say("E4/E5 %s", s.Name)
-		work := filepath.Join(cfg.Out, "work-E4-"+s.Name)
-		r, err := Targeted(ctx, TargetConfig{E3Config: E3Config{Subject: s.Name, GrammarName: s.GrammarName, Grammar: s.Grammar, Target: s.Target,
-			Train: train, Test: min(test, 200), Seed: cfg.Seed, WorkDir: work, CacheDir: cfg.CacheDir, Progress: prefixed("E4/E5 " + s.Name)}, Solve: synth.SolveOptions{Seed: cfg.Seed}})
-		if err != nil {
+		row := r.Rows[0]
+		if row.E3 == nil {
+			fmt.Fprintf(&report, "| %s | error: %s |\n", name, row.Error)
+			continue
+		}
+		e, mr := row.E3, row.E3.MidRate
+		fmt.Fprintf(&report, "| [%s](suite/%s/suite.json) | %d | %d | %.3f / %.3f / %.3f | %.3f | %.3f | %d: %.3f / %.3f | %.3f vs %.3f |", name, name,
+			e.FunctionsTrainable, e.DistinctLabels, e.Accuracy, e.Precision, e.Recall, e.Baseline, e.Balanced, mr.Functions, mr.Precision, mr.Recall, mr.Accuracy, mr.Baseline)
+		if t := row.E4; t != nil {
+			fmt.Fprintf(&report, " %.3f vs %.3f (%.3f) | %d: %.2f vs %.2f |\n", t.Absolute.Targeted, t.Absolute.Random, t.ExpectedRandom, t.Rare.Functions, t.Rare.Targeted, t.Rare.Random)
+			e5rows = append(e5rows, fmt.Sprintf("| %s | %.1f vs %.1f | %.2f vs %.2f, p %.2g, d %.2f | %.2f vs %.2f, p %.2g, d %.2f | %.3f / %.3f |", name,
+				t.Size.Targeted, t.Size.Random, t.CoveredPerInputMean.Targeted, t.CoveredPerInputMean.Random, t.CoveredP, t.CoveredD,
+				t.CallsMean.Targeted, t.CallsMean.Random, t.CallsP, t.CallsD, t.SolveMedian, t.SolveP95))
+		} else {
+			fmt.Fprintf(&report, " error: %s | |\n", row.Error)
+		}
+		if err := flush(); err != nil {
 			return "", err
 		}
-		path := filepath.Join(cfg.Out, "E4-"+s.Name+".json")
-		if err := writeJSON(path, r); err != nil {
-			return "", err
-		}
-		done++
-		fmt.Fprintf(&report, "| [%s](%s) | %.2f vs %.2f | %.2f vs %.2f | %.1f vs %.1f | %.1f vs %.1f | %.2f vs %.2f, p %.2g, d %.2f | %.3f / %.3f |\n", s.Name, filepath.Base(path),
-			r.Relative.Targeted, r.Relative.Random, r.Absolute.Targeted, r.Absolute.Random, r.Size.Targeted, r.Size.Random,
-			r.CoveredPerInputMean.Targeted, r.CoveredPerInputMean.Random, r.CallsMean.Targeted, r.CallsMean.Random, r.CallsP, r.CallsD, r.SolveMedian, r.SolveP95)
 	}
+	fmt.Fprintf(&report, "\n## E5: what targeted inputs run\n\nThe suite's E4 inputs; functions covered per input and calls of the targeted function, Wilcoxon signed-rank p (paired by function) and Cohen's d.\n\n| subject | mean size (bytes) | functions per input (mean) | calls of the target (mean) | solver median / p95 (ms) |\n|---|---|---|---|---|\n%s\n", strings.Join(e5rows, "\n"))
 	if err := flush(); err != nil {
 		return "", err
 	}

@@ -4,11 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/datasets"
 	"github.com/arbor-fuzz/arbor/grammar"
+	"github.com/arbor-fuzz/arbor/learn"
 	"github.com/arbor-fuzz/arbor/synth"
 )
 
@@ -19,21 +24,99 @@ type SubjectSetup struct {
 	Target            coverage.Target
 }
 
+// SubjectSpec names a program under test the way every command does: a
+// bundled subject, or any Go function func([]byte) error or func([]byte),
+// with the grammar of its inputs.
+type SubjectSpec struct {
+	Name      string   // a bundled subject
+	Go        string   // or a function, as importpath.Func
+	Dir       string   // with Go: a directory of a module that can import it; default the current one
+	CoverPkgs []string // with Go: packages to record; default coverage.DefaultCoverPkgs
+	Grammar   string   // a grammar file or bundled grammar; default the bundled subject's
+}
+
+// Target resolves the spec to a coverage target without its grammar, and
+// returns the subject's name: the bundled name or importpath.Func.
+func (s SubjectSpec) Target() (coverage.Target, string, error) {
+	switch {
+	case s.Name != "" && s.Go != "":
+		return coverage.Target{}, "", errors.New("give one of a bundled subject and a Go function, not both")
+	case s.Name != "":
+		if s.Dir != "" || len(s.CoverPkgs) > 0 {
+			return coverage.Target{}, "", errors.New("the module directory and recorded packages are chosen by a Go function's subject, not a bundled one")
+		}
+		b, err := datasets.LookupSubject(s.Name)
+		if err != nil {
+			return coverage.Target{}, "", err
+		}
+		t, err := b.Target()
+		return t, b.Name, err
+	case s.Go != "":
+		t, err := coverage.ParseTarget(s.Go)
+		if err != nil {
+			return coverage.Target{}, "", err
+		}
+		dir := s.Dir
+		if dir == "" {
+			dir = "."
+		}
+		// Absolute, so that a model remembers where its subject lives.
+		if t.Dir, err = filepath.Abs(dir); err != nil {
+			return coverage.Target{}, "", err
+		}
+		t.CoverPkgs = s.CoverPkgs
+		return t, s.Go, nil
+	}
+	return coverage.Target{}, "", errors.New("no subject: name a bundled subject or a Go function")
+}
+
+// ResolveSubject resolves a spec with its grammar: the spec's Grammar if
+// set, else the bundled subject's; a Go function needs one.
+func ResolveSubject(s SubjectSpec) (SubjectSetup, error) {
+	t, name, err := s.Target()
+	if err != nil {
+		return SubjectSetup{}, err
+	}
+	grammarArg := s.Grammar
+	if grammarArg == "" {
+		if s.Name == "" {
+			return SubjectSetup{}, fmt.Errorf("subject %s: a grammar of its inputs is required", name)
+		}
+		b, _ := datasets.LookupSubject(s.Name)
+		grammarArg = b.Grammar
+	}
+	g, err := datasets.LoadGrammar(grammarArg)
+	if err != nil {
+		return SubjectSetup{}, err
+	}
+	return SubjectSetup{Name: name, GrammarName: GrammarName(grammarArg), Grammar: g, Target: t}, nil
+}
+
+// GrammarName is how a grammar argument is named in results: a bundled
+// grammar's name, or a file's base name without ".grammar".
+func GrammarName(arg string) string {
+	base := arg[strings.LastIndexAny(arg, `/\`)+1:]
+	return strings.TrimSuffix(base, ".grammar")
+}
+
 // LoadSubject resolves a bundled subject: its grammar and its coverage target.
 func LoadSubject(name string) (SubjectSetup, error) {
-	s, err := datasets.LookupSubject(name)
-	if err != nil {
-		return SubjectSetup{}, err
+	return ResolveSubject(SubjectSpec{Name: name})
+}
+
+// ModelTarget is the subject a model was trained on, as a coverage
+// target: the one its coverage file recorded, or, for models without
+// one, the bundled subject of that name.
+func ModelTarget(m *learn.Model) (coverage.Target, error) {
+	if m.Target != nil {
+		return *m.Target, nil
 	}
-	g, err := datasets.Grammar(s.Grammar)
+	b, err := datasets.LookupSubject(m.Subject)
 	if err != nil {
-		return SubjectSetup{}, err
+		return coverage.Target{}, fmt.Errorf("the model does not say how to run its subject %q (it was trained on a coverage file "+
+			"of an older arbor), and no bundled subject has that name: train it again from a newly recorded file", m.Subject)
 	}
-	t, err := s.Target()
-	if err != nil {
-		return SubjectSetup{}, err
-	}
-	return SubjectSetup{Name: s.Name, GrammarName: s.Grammar, Grammar: g, Target: t}, nil
+	return b.Target()
 }
 
 // E6Benchmarks builds E6's three benchmarks: the binary-search-tree

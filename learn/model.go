@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/features"
 	"github.com/arbor-fuzz/arbor/grammar"
 )
@@ -28,6 +29,11 @@ type Model struct {
 	Features  []ModelFeature  `json:"features"`
 	Functions []FunctionModel `json:"functions"`
 	Stats     ModelStats      `json:"stats"`
+	// Target is how the subject was reached when its coverage was
+	// recorded (from the coverage file), so that targeted inputs can be
+	// verified and experiments rerun on any subject that can still be
+	// built; nil in models of older versions and of files without it.
+	Target *coverage.Target `json:"target,omitempty"`
 }
 
 // ModelGrammar identifies and carries the grammar a model was trained on.

@@ -26,12 +26,13 @@ var demoFunctions = []string{
 }
 
 func newDemoCmd() *cobra.Command {
-	var out, subject string
+	var out string
+	var subject subjectFlags
 	var train, test int
 	var seed uint64
 	cmd := &cobra.Command{
 		Use:   "demo",
-		Short: "Run the whole pipeline on a bundled subject (encoding/json by default)",
+		Short: "Run the whole pipeline on a subject (the bundled encoding/json by default)",
 		Long: `demo runs arbor end to end on a real library: it generates grammar-random
 training and test inputs, records which functions each one runs, trains
 one decision tree per function, reports how well the trees predict the
@@ -39,8 +40,12 @@ test inputs' coverage, explains one function's calling condition as
 grammar patterns, generates inputs aimed at it without running the
 program, runs them to verify, and compares targeted with random inputs
 over every function. Everything it writes goes to one folder, named at
-the end. It takes a few seconds (the first run also builds the harness).`,
-		Args: exactArgs(0),
+the end. It takes a few seconds (the first run also builds the harness).
+
+The subject is a bundled one (--subject, json by default) or any Go
+function with a grammar of its inputs (--go importpath.Func --grammar G).`,
+		Example: "  arbor demo\n  arbor demo --subject gjson\n  arbor demo --go example.com/semver.Run --grammar semver.grammar --dir ./semver",
+		Args:    exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			start := time.Now()
 			w := cmd.OutOrStdout()
@@ -50,17 +55,16 @@ the end. It takes a few seconds (the first run also builds the harness).`,
 			if err := os.MkdirAll(out, 0o755); err != nil {
 				return err
 			}
-			s, err := datasets.LookupSubject(subject)
+			if subject.goFunc != "" && !cmd.Flags().Changed("subject") {
+				subject.subject = ""
+			}
+			s, err := subject.setup()
 			if err != nil {
 				return err
 			}
-			g, err := datasets.Grammar(s.Grammar)
-			if err != nil {
-				return err
-			}
-			target, err := s.Target()
-			if err != nil {
-				return err
+			what := s.Target.String()
+			if b, err := datasets.LookupSubject(subject.subject); err == nil {
+				what = b.Library + " " + b.Version()
 			}
 			step := 0
 			say := func(format string, args ...any) {
@@ -71,8 +75,8 @@ the end. It takes a few seconds (the first run also builds the harness).`,
 				fmt.Fprintf(cmd.ErrOrStderr(), "      %s (%.1fs)\n", msg, time.Since(start).Seconds())
 			}
 
-			say("Learn which inputs make which functions of %s %s run", s.Library, s.Version())
-			cfg := eval.E3Config{Subject: subject, GrammarName: s.Grammar, Grammar: g, Target: target, Train: train, Test: test,
+			say("Learn which inputs make which functions of %s run", what)
+			cfg := eval.E3Config{Subject: s.Name, GrammarName: s.GrammarName, Grammar: s.Grammar, Target: s.Target, Train: train, Test: test,
 				Seed: seed, WorkDir: out, CacheDir: coverage.DefaultCacheDir(), Progress: progress}
 			e3, err := eval.E3(contextOf(cmd), cfg)
 			if err != nil {
@@ -103,7 +107,7 @@ the end. It takes a few seconds (the first run also builds the harness).`,
 
 			say("Generate inputs aimed at %s, without running the program", fn.Name)
 			dir := filepath.Join(out, "targeted")
-			res := synth.Target(contextOf(cmd), g, m, fn, 10, synth.SolveOptions{Seed: seed})
+			res := synth.Target(contextOf(cmd), s.Grammar, m, fn, 10, synth.SolveOptions{Seed: seed})
 			if err := writeTargeted(dir, m, fn, res); err != nil {
 				return err
 			}
@@ -141,7 +145,9 @@ the end. It takes a few seconds (the first run also builds the harness).`,
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "", "folder to write to (default arbor-demo-<time> here)")
-	cmd.Flags().StringVar(&subject, "subject", "json", "bundled subject")
+	subject.register(cmd.Flags(), true)
+	cmd.Flags().Lookup("subject").DefValue = "json"
+	subject.subject = "json"
 	cmd.Flags().IntVar(&train, "train", 1000, "training inputs")
 	cmd.Flags().IntVar(&test, "test", 500, "test inputs")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "random seed")

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -39,7 +40,8 @@ func lineProgress(w io.Writer) func(string) {
 }
 
 func newE1Cmd() *cobra.Command {
-	var subject, ks, out string
+	var subject subjectFlags
+	var ks, out string
 	var reps, depth int
 	var seed uint64
 	var asJSON bool
@@ -59,9 +61,6 @@ over repetitions into that folder.`,
 		Example: "  arbor eval E1 --subject json --k 1,2,3 --reps 50 --out results",
 		Args:    exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if subject == "" {
-				return usageError{errors.New("--subject is required")}
-			}
 			if reps < 2 {
 				return usageError{errors.New("--reps must be at least 2 for the U test")}
 			}
@@ -69,7 +68,7 @@ over repetitions into that folder.`,
 			if err != nil {
 				return err
 			}
-			s, err := eval.LoadSubject(subject)
+			s, err := subject.setup()
 			if err != nil {
 				return err
 			}
@@ -108,7 +107,7 @@ over repetitions into that folder.`,
 			return renderTable(w, []string{"k", "panic (stack hash)", "found by k-path", "found by random"}, rows)
 		},
 	}
-	cmd.Flags().StringVar(&subject, "subject", "", "bundled subject `NAME`")
+	subject.register(cmd.Flags(), true)
 	cmd.Flags().StringVar(&ks, "k", "1,2,3", "values of k, separated by commas")
 	cmd.Flags().IntVar(&reps, "reps", 50, "repetitions")
 	cmd.Flags().IntVar(&depth, "depth", 30, "depth of the random inputs")
@@ -119,7 +118,8 @@ over repetitions into that folder.`,
 }
 
 func newE2Cmd() *cobra.Command {
-	var subject, out string
+	var subject subjectFlags
+	var out string
 	var maxK, sets, maxSize int
 	var seed uint64
 	var asJSON bool
@@ -135,13 +135,10 @@ With --out it writes E2-SUBJECT.csv, .json and one scatter plot per k.`,
 		Example: "  arbor eval E2 --subject url --max-k 5 --out results",
 		Args:    exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if subject == "" {
-				return usageError{errors.New("--subject is required")}
-			}
 			if maxK < 1 || sets < 3 || maxSize < 1 {
 				return usageError{errors.New("--max-k and --max-size must be at least 1, --sets at least 3")}
 			}
-			s, err := eval.LoadSubject(subject)
+			s, err := subject.setup()
 			if err != nil {
 				return err
 			}
@@ -167,7 +164,7 @@ With --out it writes E2-SUBJECT.csv, .json and one scatter plot per k.`,
 			return renderTable(w, []string{"k", "Spearman rho (k-path vs block coverage)"}, rows)
 		},
 	}
-	cmd.Flags().StringVar(&subject, "subject", "", "bundled subject `NAME`")
+	subject.register(cmd.Flags(), true)
 	cmd.Flags().IntVar(&maxK, "max-k", 5, "k-path coverage for k = 1..`K`")
 	cmd.Flags().IntVar(&sets, "sets", 40, "forestation sets")
 	cmd.Flags().IntVar(&maxSize, "max-size", 80, "inputs in the largest set")
@@ -185,13 +182,15 @@ func newEvalAllCmd() *cobra.Command {
 		Use:   "all --out DIR",
 		Short: "Run E1-E6 on the bundled subjects and write DIR/report.md",
 		Long: `all runs every experiment on the bundled subjects - E1 and E2 on json,
-gjson, url and csv; E3 on json, url and gjson; E4/E5 on json, gjson and
-govaluate; E6 on its three benchmarks - and writes DIR/report.md, which
-links each experiment's CSV, JSON and plots.
+gjson, url and csv; E3, E4 and E5 on every bundled subject (the
+generalization suite, as 'arbor eval suite'); E6 on its three benchmarks -
+and writes DIR/report.md, which links each experiment's CSV, JSON and
+plots.
 
-The full preset (50 E1 repetitions, k up to 5 in E2, 1000 training
-inputs, 100,000 BST trials) fits in 20 minutes on two cores once the
-subjects are built; --quick uses small budgets and fits in 3 minutes.
+The full preset (50 E1 repetitions, k up to 5 in E2, the suite's 1000
+training inputs and 10 inputs per function, 100,000 BST trials) takes
+the better part of an hour on two cores once the subjects are built;
+--quick uses small budgets.
 
 Progress goes to stderr: a bar on a terminal, plain lines otherwise.
 Ctrl-C stops the run; report.md keeps the parts already finished and
@@ -216,7 +215,7 @@ says where the run stopped.`,
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "", "folder for the report, tables and plots")
-	cmd.Flags().BoolVar(&quick, "quick", false, "small budgets (under 3 minutes)")
+	cmd.Flags().BoolVar(&quick, "quick", false, "small budgets")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "random `seed`")
 	return cmd
 }
@@ -243,4 +242,121 @@ func allProgress(w io.Writer) (progress func(eval.Step), finish func()) {
 				fmt.Fprintln(f)
 			}
 		}
+}
+
+func newEvalSuiteCmd() *cobra.Command {
+	var out string
+	var subjects []string
+	var quick, asJSON bool
+	var seed uint64
+	cmd := &cobra.Command{
+		Use:   "suite [--quick] [--out DIR]",
+		Short: "The generalization suite: E3 and E4 on every bundled subject, one table",
+		Long: `suite runs E3 (prediction) and E4 (targeting, at equal budgets) on every
+bundled subject - or those named with --subjects - one after the other,
+and prints one table: trainable functions, distinct label vectors,
+accuracy / precision / recall (means over trainable functions) with the
+majority-class baseline and balanced accuracy, the same over mid-rate
+functions (test base rate in [0.05, 0.95]), the share of all trainable
+functions reached by targeted and by random inputs at the same budget
+(with random's expected share 1-(1-p)^budget), the reach on rare functions
+(base rate < 0.05), and whether arbor beats its baselines there.
+
+Budgets: 1000 training and 1000 test inputs, 10 inputs per function each
+side, base rates from 1000 random inputs; --quick: 300, 300, 5 and 300.
+suite.csv, suite.json and each subject's work folder go to --out (a
+temporary folder if unset; suite.csv and suite.json are rewritten after
+every subject, so an interrupted run keeps what it finished). A subject
+that fails gets a row with its error and the suite goes on.`,
+		Example: "  arbor eval suite --quick\n  arbor eval suite --out results/suite --subjects json,yaml,css",
+		Args:    exactArgs(0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			for _, s := range subjects {
+				if _, err := eval.LoadSubject(s); err != nil {
+					return usageError{err}
+				}
+			}
+			dir := out
+			if dir == "" {
+				tmp, err := os.MkdirTemp("", "arbor-suite-")
+				if err != nil {
+					return err
+				}
+				defer os.RemoveAll(tmp)
+				dir = tmp
+			}
+			progress, finish := allProgress(cmd.ErrOrStderr())
+			res, err := eval.Suite(contextOf(cmd), eval.SuiteConfig{Subjects: subjects, Quick: quick, Seed: seed, Out: dir,
+				CacheDir: coverage.DefaultCacheDir(), Progress: progress})
+			finish()
+			if err != nil {
+				if out != "" {
+					return fmt.Errorf("%w (the finished subjects are in %s)", err, filepath.Join(out, "suite.csv"))
+				}
+				return err
+			}
+			w := cmd.OutOrStdout()
+			if asJSON {
+				return json.NewEncoder(w).Encode(res)
+			}
+			return printSuite(w, res)
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "folder for suite.csv, suite.json and work files")
+	cmd.Flags().StringSliceVar(&subjects, "subjects", nil, "bundled subjects to run (default: all)")
+	cmd.Flags().BoolVar(&quick, "quick", false, "small budgets")
+	cmd.Flags().Uint64Var(&seed, "seed", 1, "random `seed`")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+// printSuite prints the suite's table and names the subjects where arbor
+// does not beat its baselines.
+func printSuite(w io.Writer, res *eval.SuiteResult) error {
+	b := res.Budgets
+	fmt.Fprintf(w, "generalization suite: %d subjects; %d training / %d test inputs; %d inputs per function each side; base rates from %d random inputs; seed %d\n",
+		len(res.Rows), b.Train, b.Test, b.Budget, b.BaseInputs, res.Seed)
+	var rows [][]string
+	var noPred, noTarget, failed []string
+	for _, r := range res.Rows {
+		if r.E3 == nil {
+			rows = append(rows, []string{r.Subject, "error: " + r.Error})
+			failed = append(failed, r.Subject)
+			continue
+		}
+		e, mr := r.E3, r.E3.MidRate
+		row := []string{r.Subject, strconv.Itoa(e.FunctionsTrainable), strconv.Itoa(e.DistinctLabels),
+			fmt.Sprintf("%.2f/%.2f/%.2f", e.Accuracy, e.Precision, e.Recall), fmt.Sprintf("%.2f", e.Baseline), fmt.Sprintf("%.2f", e.Balanced),
+			fmt.Sprintf("%d: %.2f/%.2f", mr.Functions, mr.Precision, mr.Recall), fmt.Sprintf("%.2f vs %.2f", mr.Accuracy, mr.Baseline)}
+		if t := r.E4; t != nil {
+			row = append(row, fmt.Sprintf("%.2f vs %.2f (%.2f)", t.Absolute.Targeted, t.Absolute.Random, t.ExpectedRandom),
+				fmt.Sprintf("%d: %.2f vs %.2f", t.Rare.Functions, t.Rare.Targeted, t.Rare.Random))
+		} else {
+			row = append(row, "error: "+r.Error, "")
+		}
+		pred, target := r.Beats()
+		if !pred {
+			noPred = append(noPred, r.Subject)
+		}
+		if !target && r.E4 != nil {
+			noTarget = append(noTarget, r.Subject)
+		}
+		rows = append(rows, row)
+	}
+	if err := renderTable(w, []string{"subject", "trainable", "label vectors", "acc/prec/rec", "baseline", "balanced", "mid-rate n: prec/rec", "mid-rate acc vs baseline",
+		"reach targeted vs random (expected)", "rare n: targeted vs random"}, rows); err != nil {
+		return err
+	}
+	list := func(s []string) string {
+		if len(s) == 0 {
+			return "none"
+		}
+		return strings.Join(s, ", ")
+	}
+	fmt.Fprintf(w, "prediction does not beat the majority class on mid-rate functions: %s\n", list(noPred))
+	fmt.Fprintf(w, "targeting reaches fewer functions than random is expected to at the same budget: %s\n", list(noTarget))
+	if len(failed) > 0 {
+		fmt.Fprintf(w, "failed: %s\n", list(failed))
+	}
+	return nil
 }

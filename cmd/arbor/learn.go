@@ -84,7 +84,12 @@ feature vocabulary with pattern text, the trees and training statistics.`,
 			if err != nil {
 				return err
 			}
-			m := learn.NewModel(cov.Subject, grammarName(grammarArg), g, d, fns, seed)
+			m := learn.NewModel(cov.Subject, eval.GrammarName(grammarArg), g, d, fns, seed)
+			m.Target = cov.Target
+			if len(fns) == 0 {
+				return fmt.Errorf("no trainable function: of the %d functions in %s, %d ran on every input and the rest on none; "+
+					"record more packages (--coverpkg) or more varied inputs", len(cov.Functions), covPath, len(m.Stats.AlwaysCovered))
+			}
 			if err := m.Save(out); err != nil {
 				return err
 			}
@@ -105,11 +110,6 @@ feature vocabulary with pattern text, the trees and training statistics.`,
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "seed of the class balancing")
 	learnFlags(cmd, &opts)
 	return cmd
-}
-
-func grammarName(arg string) string {
-	base := arg[strings.LastIndexAny(arg, `/\`)+1:]
-	return strings.TrimSuffix(base, ".grammar")
 }
 
 // readCorpus reads every file below dir, by sha256.
@@ -396,8 +396,10 @@ func writeTreeDOT(w io.Writer, m *learn.Model, fn *learn.FunctionModel) error {
 
 // experimentFlags are the flags E3, E4 and E5 share.
 type experimentFlags struct {
-	subject, work     string
+	subjectFlags
+	work              string
 	train, test, k    int
+	budget, baseN     int
 	maxRepeat         int
 	seed              uint64
 	asJSON, noBalance bool
@@ -405,7 +407,7 @@ type experimentFlags struct {
 }
 
 func (f *experimentFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.subject, "subject", "", "bundled subject `NAME`")
+	f.subjectFlags.register(cmd.Flags(), true)
 	cmd.Flags().IntVar(&f.train, "train", 1000, "training inputs")
 	cmd.Flags().IntVar(&f.test, "test", 1000, "test inputs")
 	cmd.Flags().IntVar(&f.k, "k", 4, "k-paths for k = 1..`K` are the features")
@@ -417,16 +419,18 @@ func (f *experimentFlags) register(cmd *cobra.Command) {
 	learnFlags(cmd, &f.opts)
 }
 
+func (f *experimentFlags) registerTargeted(cmd *cobra.Command) {
+	cmd.Flags().IntVar(&f.budget, "budget", 10, "inputs per function, targeted and random alike")
+	cmd.Flags().IntVar(&f.baseN, "base-inputs", 1000, "random inputs on which each function's base rate is measured")
+}
+
 // config resolves the subject; the returned cleanup removes a temporary work folder.
 func (f *experimentFlags) config(cmd *cobra.Command) (eval.E3Config, func(), error) {
 	nothing := func() {}
-	if f.subject == "" {
-		return eval.E3Config{}, nothing, usageError{errors.New("--subject is required")}
-	}
 	if f.train < 1 || f.test < 1 {
 		return eval.E3Config{}, nothing, usageError{errors.New("--train and --test must be at least 1")}
 	}
-	s, err := eval.LoadSubject(f.subject)
+	s, err := f.setup()
 	if err != nil {
 		return eval.E3Config{}, nothing, err
 	}
@@ -438,7 +442,7 @@ func (f *experimentFlags) config(cmd *cobra.Command) (eval.E3Config, func(), err
 		}
 		cleanup = func() { os.RemoveAll(work) }
 	}
-	return eval.E3Config{Subject: f.subject, GrammarName: s.GrammarName, Grammar: s.Grammar, Target: s.Target,
+	return eval.E3Config{Subject: s.Name, GrammarName: s.GrammarName, Grammar: s.Grammar, Target: s.Target,
 		Train: f.train, Test: f.test, Seed: f.seed, K: f.k, MaxRepeat: f.maxRepeat, WorkDir: work, CacheDir: coverage.DefaultCacheDir(), Learn: f.opts,
 		NoBalance: f.noBalance, Progress: lineProgress(cmd.ErrOrStderr())}, cleanup, nil
 }
@@ -450,17 +454,27 @@ func newEvalCmd() *cobra.Command {
 	}
 	var f3, f4, f5 experimentFlags
 	e3 := &cobra.Command{
-		Use:   "E3 --subject S",
+		Use:   "E3 (--subject S | --go PKG.Func --grammar G)",
 		Short: "Association quality: predicted against recorded coverage",
 		Long: `E3 generates --train grammar-random training inputs (depth 30) and an
 independent set of --test inputs, records the subject's coverage of both,
 trains one tree per trainable function, predicts the test inputs'
 coverage without running them, and reports per function and on average
-(over trainable functions): accuracy, precision, recall. Work files
-(inputs, coverage, the model) go to --work (a temporary folder if unset).
+(over trainable functions): accuracy, precision, recall, balanced
+accuracy (mean of the true-positive and true-negative rates), and the
+majority-class baseline (always predicting the class that was the
+majority in training); the same means over the mid-rate functions (test
+base rate in [0.05, 0.95]), which are the ones a base rate alone does not
+predict; the number of distinct label vectors among the trainable
+functions; and the functions that ran on test inputs but on no training
+input (unseen). Test inputs identical to a training input are dropped.
+Work files (inputs, coverage, the model) go to --work (a temporary folder
+if unset).
 
 --json prints {"subject":..,"functions_observed":..,"functions_trainable":..,
-"accuracy":..,"precision":..,"recall":..,"per_function":[...]}.`,
+"accuracy":..,"precision":..,"recall":..,"balanced_accuracy":..,
+"baseline_accuracy":..,"mid_rate":{...},"distinct_label_vectors":..,
+"unseen":[...],"test_duplicates_dropped":..,"per_function":[...]}.`,
 		Example: "  arbor eval E3 --subject json --train 1000 --test 1000",
 		Args:    exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -477,14 +491,23 @@ coverage without running them, and reports per function and on average
 			if f3.asJSON {
 				return json.NewEncoder(out).Encode(res)
 			}
-			rows := make([][]string, 0, len(res.PerFunction)+1)
+			rows := make([][]string, 0, len(res.PerFunction)+2)
+			f3s := func(v float64) string { return fmt.Sprintf("%.3f", v) }
 			for _, f := range res.PerFunction {
-				rows = append(rows, []string{f.Function, fmt.Sprintf("%.3f", f.Accuracy), fmt.Sprintf("%.3f", f.Precision), fmt.Sprintf("%.3f", f.Recall), strconv.Itoa(f.TestPositives)})
+				rows = append(rows, []string{f.Function, f3s(f.Accuracy), f3s(f.Precision), f3s(f.Recall), f3s(f.Balanced), f3s(f.Baseline), f3s(f.BaseRate)})
 			}
-			rows = append(rows, []string{fmt.Sprintf("mean over %d trainable", res.FunctionsTrainable), fmt.Sprintf("%.3f", res.Accuracy), fmt.Sprintf("%.3f", res.Precision), fmt.Sprintf("%.3f", res.Recall), ""})
-			fmt.Fprintf(out, "E3 %s: %d functions observed, %d trainable; trained on %d inputs in %.2fs, tested on %d\n",
-				res.Subject, res.FunctionsObserved, res.FunctionsTrainable, res.TrainInputs, res.TrainSeconds, res.TestInputs)
-			return renderTable(out, []string{"function", "accuracy", "precision", "recall", "test positives"}, rows)
+			rows = append(rows, []string{fmt.Sprintf("mean over %d trainable", res.FunctionsTrainable), f3s(res.Accuracy), f3s(res.Precision), f3s(res.Recall), f3s(res.Balanced), f3s(res.Baseline), ""})
+			mr := res.MidRate
+			rows = append(rows, []string{fmt.Sprintf("mean over %d mid-rate (base rate %.2f-%.2f)", mr.Functions, eval.MidRateLow, eval.MidRateHigh), f3s(mr.Accuracy), f3s(mr.Precision), f3s(mr.Recall), f3s(mr.Balanced), f3s(mr.Baseline), ""})
+			fmt.Fprintf(out, "E3 %s: %d functions observed, %d trainable (%d distinct label vectors); trained on %d inputs in %.2fs, tested on %d (%d dropped as duplicates of training inputs)\n",
+				res.Subject, res.FunctionsObserved, res.FunctionsTrainable, res.DistinctLabels, res.TrainInputs, res.TrainSeconds, res.TestInputs, res.TestDuplicates)
+			if err := renderTable(out, []string{"function", "accuracy", "precision", "recall", "balanced acc.", "majority baseline", "test base rate"}, rows); err != nil {
+				return err
+			}
+			if len(res.Unseen) > 0 {
+				fmt.Fprintf(out, "unseen: %d functions ran on test inputs but on no training input: %s\n", len(res.Unseen), strings.Join(res.Unseen, ", "))
+			}
+			return nil
 		},
 	}
 	f3.register(e3)
@@ -495,7 +518,11 @@ coverage without running them, and reports per function and on average
 				return err
 			}
 			defer cleanup()
-			res, err := eval.Targeted(contextOf(cmd), eval.TargetConfig{E3Config: cfg, Solve: synth.SolveOptions{Seed: f.seed}})
+			if f.budget < 1 || f.baseN < 1 {
+				return usageError{errors.New("--budget and --base-inputs must be at least 1")}
+			}
+			res, err := eval.Targeted(contextOf(cmd), eval.TargetConfig{E3Config: cfg, Solve: synth.SolveOptions{Seed: f.seed},
+				Budget: f.budget, BaseInputs: f.baseN})
 			if err != nil {
 				return err
 			}
@@ -506,32 +533,47 @@ coverage without running them, and reports per function and on average
 		}
 	}
 	e4 := &cobra.Command{
-		Use:   "E4 --subject S",
+		Use:   "E4 (--subject S | --go PKG.Func --grammar G)",
 		Short: "Targeted generation: coverage fractions of targeted against random inputs",
-		Long: `E4 trains a model as E3 does, then for every trainable function generates
-one targeted input per covering constraint and as many grammar-random
-inputs, runs them all, and reports the relative coverage fraction (share
-of a function's inputs that ran it; median over functions), the absolute
-coverage fraction (share of functions reached by at least one of their
-inputs), mean input sizes, and the solver's time per constraint.
+		Long: `E4 trains a model as E3 does, then gives every trainable function the same
+budget (--budget inputs) twice: targeted inputs (round-robin over its
+covering constraints; fewer if the solver runs dry, which counts against
+targeting) and grammar-random inputs. It runs them all, and measures each
+function's random base rate p on a separate sample of --base-inputs random
+inputs. It reports the share of the budget that ran each function (median
+over functions), the share of all trainable functions reached at least
+once, with random's expected share 1-(1-p)^budget, the same over functions
+with covering constraints and over rare functions (p < 0.05), the
+functions where targeting did worse than random (fewer hits than
+budget × p), mean input sizes, and the solver's time per constraint.
 
---json prints {"relative":{"targeted":..,"random":..},"absolute":{...},...}
+--json prints {"relative":{"targeted":..,"random":..},"absolute":{...},
+"expected_random_absolute":..,"rare":{...},"worse_than_random":[...],...}
 (the same object as E5's).`,
 		Args: exactArgs(0),
 		RunE: targeted(&f4, func(w io.Writer, r *eval.TargetResult) error {
-			fmt.Fprintf(w, "E4 %s: %d trainable functions, %d with covering constraints (%d constraints, %d unsolved); solver %.3f ms median, %.3f ms p95 per constraint\n",
-				r.Subject, r.Functions, r.WithConstraints, r.Constraints, r.Unsolved, r.SolveMedian, r.SolveP95)
-			return renderTable(w, []string{"measure", "targeted", "random"}, [][]string{
-				{"relative coverage fraction (median)", fmt.Sprintf("%.3f", r.Relative.Targeted), fmt.Sprintf("%.3f", r.Relative.Random)},
-				{"absolute coverage fraction", fmt.Sprintf("%.3f", r.Absolute.Targeted), fmt.Sprintf("%.3f", r.Absolute.Random)},
-				{"absolute, over all trainable functions", fmt.Sprintf("%.3f", r.AbsoluteAll.Targeted), fmt.Sprintf("%.3f", r.AbsoluteAll.Random)},
-				{"mean input size (bytes)", fmt.Sprintf("%.1f", r.Size.Targeted), fmt.Sprintf("%.1f", r.Size.Random)},
-			})
+			fmt.Fprintf(w, "E4 %s: %d trainable functions, %d with covering constraints (%d constraints, %d unsolved); %d inputs per function each side; base rates from %d random inputs; solver %.3f ms median, %.3f ms p95 per constraint\n",
+				r.Subject, r.Functions, r.WithConstraints, r.Constraints, r.Unsolved, r.Budget, r.BaseInputs, r.SolveMedian, r.SolveP95)
+			if err := renderTable(w, []string{"measure", "targeted", "random", "random expected"}, [][]string{
+				{"share of the budget that ran the function (median)", fmt.Sprintf("%.3f", r.Relative.Targeted), fmt.Sprintf("%.3f", r.Relative.Random), ""},
+				{fmt.Sprintf("functions reached, of all %d trainable", r.Functions), fmt.Sprintf("%.3f", r.Absolute.Targeted), fmt.Sprintf("%.3f", r.Absolute.Random), fmt.Sprintf("%.3f", r.ExpectedRandom)},
+				{fmt.Sprintf("functions reached, of the %d with constraints", r.WithConstraints), fmt.Sprintf("%.3f", r.AbsoluteWithConstraints.Targeted), fmt.Sprintf("%.3f", r.AbsoluteWithConstraints.Random), ""},
+				{fmt.Sprintf("rare functions reached (base rate < %.2f), of %d", eval.RareLimit, r.Rare.Functions), fmt.Sprintf("%.3f", r.Rare.Targeted), fmt.Sprintf("%.3f", r.Rare.Random), fmt.Sprintf("%.3f", r.Rare.Expected)},
+				{"mean input size (bytes)", fmt.Sprintf("%.1f", r.Size.Targeted), fmt.Sprintf("%.1f", r.Size.Random), ""},
+			}); err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "targeted did worse than random (fewer hits than budget × base rate) on %d of %d functions\n", len(r.WorseThanRandom), r.Functions)
+			for _, f := range r.WorseThanRandom {
+				fmt.Fprintf(w, "  %s\n", f)
+			}
+			return nil
 		}),
 	}
 	f4.register(e4)
+	f4.registerTargeted(e4)
 	e5 := &cobra.Command{
-		Use:   "E5 --subject S",
+		Use:   "E5 (--subject S | --go PKG.Func --grammar G)",
 		Short: "Targeted generation: functions covered per input and calls of the target",
 		Long: `E5 runs the same inputs as E4 and compares targeted with random inputs by
 the number of functions each input covers (median, mean) and by how often
@@ -548,6 +590,7 @@ paired by function and Cohen's d.`,
 		}),
 	}
 	f5.register(e5)
-	cmd.AddCommand(newE1Cmd(), newE2Cmd(), e3, e4, e5, newE6Cmd(), newEvalAllCmd())
+	f5.registerTargeted(e5)
+	cmd.AddCommand(newE1Cmd(), newE2Cmd(), e3, e4, e5, newE6Cmd(), newEvalAllCmd(), newEvalSuiteCmd())
 	return cmd
 }

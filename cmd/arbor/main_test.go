@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/arbor-fuzz/arbor/datasets"
 )
 
 func runArbor(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
@@ -260,8 +262,9 @@ func TestRecord(t *testing.T) {
 		{"other subject", "", []string{"record", "--subject", "url", "--inputs", inputs, "--out", out}, 1,
 			nil, []string{`cannot add to ` + out + `: it records subject "json", not "url"`}},
 		{"unknown subject", "", []string{"record", "--subject", "nosuch", "--inputs", inputs}, 1, nil, []string{`no bundled subject named "nosuch"`}},
-		{"no target", "", []string{"record", "--inputs", inputs}, 2, nil, []string{"give exactly one of --subject and --go"}},
-		{"bad go", "", []string{"record", "--go", "encoding/json", "--inputs", inputs}, 2, nil, []string{"--go wants importpath.Func"}},
+		{"no target", "", []string{"record", "--inputs", inputs}, 2, nil, []string{"give exactly one of --subject NAME and --go IMPORTPATH.Func"}},
+		{"bad go", "", []string{"record", "--go", "encoding/json", "--inputs", inputs}, 2, nil, []string{"--go: want importpath.Func"}},
+		{"dir with bundled", "", []string{"record", "--subject", "json", "--dir", ".", "--inputs", inputs}, 2, nil, []string{"--dir and --coverpkg go with --go"}},
 		{"wrong signature", "", []string{"record", "--go", "strings.ToUpper", "--inputs", inputs, "--out", filepath.Join(dir, "x.jsonl")}, 1,
 			nil, []string{"strings.ToUpper has type func(string) string; arbor needs func([]byte) error or func([]byte)"}},
 		{"build failure", "", []string{"record", "--go", "encoding/json.Nope", "--inputs", inputs, "--out", filepath.Join(dir, "y.jsonl")}, 1,
@@ -328,7 +331,9 @@ func TestLearnCommands(t *testing.T) {
 		{"missing model", "", []string{"explain", "--model", filepath.Join(dir, "none")}, 1, nil, []string{"model:"}},
 		{"eval E3", "", []string{"eval", "E3", "--subject", "url", "--train", "150", "--test", "100", "--json"}, 0,
 			[]string{`{"subject":"url","functions_observed":`, `"functions_trainable":`, `"accuracy":`, `"per_function":[`}, nil},
-		{"eval E3 needs subject", "", []string{"eval", "E3"}, 2, nil, []string{"--subject is required"}},
+		{"eval E3 needs subject", "", []string{"eval", "E3"}, 2, nil, []string{"give exactly one of --subject NAME and --go"}},
+		{"eval E3 go needs grammar", "", []string{"eval", "E3", "--go", "encoding/json.Valid"}, 2, nil, []string{"--grammar is required with --go"}},
+		{"eval E4 bad budget", "", []string{"eval", "E4", "--subject", "csv", "--budget", "0"}, 2, nil, []string{"--budget and --base-inputs must be at least 1"}},
 	})
 }
 
@@ -361,7 +366,7 @@ func TestRLCheck(t *testing.T) {
 		{"grammar with command", "", []string{"rlcheck", "--grammar", "expr", "--oracle-cmd", "grep -q x", "--trials", "200", "--max-depth", "8", "--out", filepath.Join(dir, "valid")}, 0,
 			[]string{"expr, guide rl: 200 trials"}, nil},
 		{"needs a budget", "", []string{"rlcheck", "--example", "bst"}, 2, nil, []string{"give one of --trials and --time"}},
-		{"needs an oracle", "", []string{"rlcheck", "--grammar", "json", "--trials", "10"}, 2, nil, []string{"give one of --subject and --oracle-cmd"}},
+		{"needs an oracle", "", []string{"rlcheck", "--grammar", "json", "--trials", "10"}, 2, nil, []string{"give one of --subject, --go and --oracle-cmd"}},
 		{"bad state", "", []string{"rlcheck", "--example", "bst", "--trials", "10", "--state", "x"}, 2, nil, []string{"--state must be parent, window or none"}},
 	})
 	entries, _ := os.ReadDir(filepath.Join(dir, "valid"))
@@ -387,11 +392,12 @@ func TestRLCheck(t *testing.T) {
 
 func TestEvalUsage(t *testing.T) {
 	runCases(t, []cliCase{
-		{name: "E1 without subject", args: []string{"eval", "E1"}, code: exitUsage, stderr: []string{"--subject is required"}},
+		{name: "E1 without subject", args: []string{"eval", "E1"}, code: exitUsage, stderr: []string{"give exactly one of --subject NAME and --go"}},
 		{name: "E1 bad k", args: []string{"eval", "E1", "--subject", "csv", "--k", "1,x"}, code: exitUsage, stderr: []string{"--k wants positive integers"}},
 		{name: "E1 one rep", args: []string{"eval", "E1", "--subject", "csv", "--reps", "1"}, code: exitUsage, stderr: []string{"--reps must be at least 2"}},
 		{name: "E1 unknown subject", args: []string{"eval", "E1", "--subject", "nosuch"}, code: exitFailure, stderr: []string{"nosuch"}},
-		{name: "E2 without subject", args: []string{"eval", "E2"}, code: exitUsage, stderr: []string{"--subject is required"}},
+		{name: "E2 without subject", args: []string{"eval", "E2"}, code: exitUsage, stderr: []string{"give exactly one of --subject NAME and --go"}},
+		{name: "suite unknown subject", args: []string{"eval", "suite", "--subjects", "nosuch"}, code: exitUsage, stderr: []string{`no bundled subject named "nosuch"`}},
 		{name: "E2 too few sets", args: []string{"eval", "E2", "--subject", "csv", "--sets", "2"}, code: exitUsage, stderr: []string{"--sets at least 3"}},
 		{name: "all without out", args: []string{"eval", "all"}, code: exitUsage, stderr: []string{"--out is required"}},
 	})
@@ -430,7 +436,7 @@ func TestEvalAllQuick(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"## E1", "## E2", "## E3", "## E4 and E5", "## E6", "| csv | 3 |", "| bst | rl |"} {
+	for _, s := range []string{"## E1", "## E2", "## E3 and E4: the generalization suite", "## E5", "## E6", "| csv | 3 |", "| bst | rl |"} {
 		if !strings.Contains(string(report), s) {
 			t.Errorf("report lacks %q", s)
 		}
@@ -447,7 +453,8 @@ func TestEvalAllQuick(t *testing.T) {
 			t.Errorf("report links a missing file: %v", err)
 		}
 	}
-	if !strings.Contains(errOut, "[15/15] done") {
+	total := 4 + 4 + len(datasets.Subjects()) + 1
+	if !strings.Contains(errOut, fmt.Sprintf("[%d/%d] done", total, total)) {
 		t.Errorf("progress lacks the last step:\n%s", errOut)
 	}
 }

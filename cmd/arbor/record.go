@@ -12,14 +12,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/arbor-fuzz/arbor/coverage"
-	"github.com/arbor-fuzz/arbor/datasets"
 )
 
 type recordFlags struct {
-	subject, goFunc, inputs, out, shard, cacheDir, dir string
-	coverPkgs                                          []string
-	isolate                                            bool
-	timeout                                            time.Duration
+	subjectFlags
+	inputs, out, shard, cacheDir string
+	isolate                      bool
+	timeout                      time.Duration
 }
 
 func newRecordCmd() *cobra.Command {
@@ -55,10 +54,7 @@ the inputs of shard i of n; 'arbor record merge' combines shard files.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.subject, "subject", "", "bundled subject `NAME`")
-	fl.StringVar(&f.goFunc, "go", "", "Go function to record, as `importpath.Func`")
-	fl.StringSliceVar(&f.coverPkgs, "coverpkg", nil, "with --go: packages to record (patterns like a/b/... allowed)")
-	fl.StringVar(&f.dir, "dir", "", "with --go: a directory of a module that can import the package (default: the current directory)")
+	f.register(fl, false)
 	fl.StringVar(&f.inputs, "inputs", "", "folder (or file) of inputs")
 	fl.StringVar(&f.out, "out", "cov.jsonl", "coverage file to append to")
 	fl.BoolVar(&f.isolate, "isolate", false, "one process per input")
@@ -70,8 +66,8 @@ the inputs of shard i of n; 'arbor record merge' combines shard files.`,
 }
 
 func runRecord(cmd *cobra.Command, f recordFlags) error {
-	if (f.subject == "") == (f.goFunc == "") {
-		return usageError{errors.New("give exactly one of --subject and --go")}
+	if err := f.check(); err != nil {
+		return err
 	}
 	if f.inputs == "" {
 		return usageError{errors.New("--inputs is required")}
@@ -85,7 +81,7 @@ func runRecord(cmd *cobra.Command, f recordFlags) error {
 			return usageError{fmt.Errorf("--shard must be i/n with 1 <= i <= n, not %q", f.shard)}
 		}
 	}
-	target, name, err := resolveTarget(f)
+	target, name, err := f.target()
 	if err != nil {
 		return err
 	}
@@ -117,29 +113,28 @@ func runRecord(cmd *cobra.Command, f recordFlags) error {
 			}
 		}
 	}
+	if f.goFunc != "" {
+		fmt.Fprintf(errOut, "recording the functions of %s\n", strings.Join(bin.Target.CoverPkgs, ", "))
+	}
 	sum, err := coverage.RecordInputs(ctx, bin, files, f.out, opts)
 	if sum != nil {
 		printSummary(cmd.OutOrStdout(), f.out, sum)
+		warnFewFunctions(errOut, bin.Target, sum.Functions)
 	}
 	return err
 }
 
-func resolveTarget(f recordFlags) (coverage.Target, string, error) {
-	if f.subject != "" {
-		s, err := datasets.LookupSubject(f.subject)
-		if err != nil {
-			return coverage.Target{}, "", err
-		}
-		t, err := s.Target()
-		return t, s.Name, err
+// fewFunctions is the number of instrumented functions under which a
+// recording is unlikely to be what the user meant.
+const fewFunctions = 5
+
+// warnFewFunctions warns when a harness records so few functions that the
+// packages doing the work were probably left out.
+func warnFewFunctions(w io.Writer, t coverage.Target, n int) {
+	if n < fewFunctions {
+		fmt.Fprintf(w, "arbor: warning: only %d functions are instrumented (packages %s); name the packages that do the work with --coverpkg\n",
+			n, strings.Join(t.CoverPkgs, ", "))
 	}
-	dot := strings.LastIndex(f.goFunc, ".")
-	slash := strings.LastIndex(f.goFunc, "/")
-	if dot <= slash+1 || dot == len(f.goFunc)-1 {
-		return coverage.Target{}, "", usageError{fmt.Errorf("--go wants importpath.Func, as in encoding/json.Valid, not %q", f.goFunc)}
-	}
-	t := coverage.Target{ImportPath: f.goFunc[:dot], Func: f.goFunc[dot+1:], CoverPkgs: f.coverPkgs, Dir: f.dir}
-	return t, f.goFunc, nil
 }
 
 func printSummary(w io.Writer, out string, s *coverage.Summary) {

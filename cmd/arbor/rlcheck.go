@@ -18,11 +18,12 @@ import (
 )
 
 type rlcheckFlags struct {
-	grammar, subject, oracleCmd, example, guide, state, out string
-	trials, maxDepth                                        int
-	duration                                                time.Duration
-	seed                                                    uint64
-	published, asJSON                                       bool
+	subjectFlags
+	oracleCmd, example, guide, state, out string
+	trials, maxDepth                      int
+	duration                              time.Duration
+	seed                                  uint64
+	published, asJSON                     bool
 }
 
 func stateKind(s string) (synth.StateKind, error) {
@@ -126,8 +127,7 @@ writes the unique valid inputs.
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.example, "example", "", "a built-in generator: bst")
-	fl.StringVar(&f.grammar, "grammar", "", "grammar to generate from")
-	fl.StringVar(&f.subject, "subject", "", "bundled subject whose outcome is the validity")
+	f.register(fl, true) // the subject's outcome is the validity
 	fl.StringVar(&f.oracleCmd, "oracle-cmd", "", "shell command judging the input on stdin (exit 0 = valid)")
 	fl.IntVar(&f.trials, "trials", 0, "inputs to generate")
 	fl.DurationVar(&f.duration, "time", 0, "or generate for this long")
@@ -152,18 +152,27 @@ func (f *rlcheckFlags) benchmark(cmd *cobra.Command, st synth.StateKind) (eval.B
 		}}, nothing, nil
 	case f.example != "":
 		return eval.Benchmark{}, nothing, usageError{fmt.Errorf("unknown --example %q (there is bst)", f.example)}
-	case f.grammar == "":
-		return eval.Benchmark{}, nothing, usageError{errors.New("give --example bst or --grammar with --subject or --oracle-cmd")}
+	case f.grammar == "" && f.subject == "":
+		return eval.Benchmark{}, nothing, usageError{errors.New("give --example bst, or --grammar with --subject, --go or --oracle-cmd")}
 	}
-	g, err := datasets.LoadGrammar(f.grammar)
+	grammarArg := f.grammar
+	if grammarArg == "" && f.subject != "" {
+		b, err := datasets.LookupSubject(f.subject)
+		if err != nil {
+			return eval.Benchmark{}, nothing, err
+		}
+		grammarArg = b.Grammar
+	}
+	g, err := datasets.LoadGrammar(grammarArg)
 	if err != nil {
 		return eval.Benchmark{}, nothing, err
 	}
 	var oracle synth.Oracle
 	cleanup := nothing
+	hasSubject := f.subject != "" || f.goFunc != ""
 	switch {
-	case f.subject != "" && f.oracleCmd == "":
-		target, _, err := resolveTarget(recordFlags{subject: f.subject})
+	case hasSubject && f.oracleCmd == "":
+		target, _, err := f.target()
 		if err != nil {
 			return eval.Benchmark{}, nothing, err
 		}
@@ -173,12 +182,12 @@ func (f *rlcheckFlags) benchmark(cmd *cobra.Command, st synth.StateKind) (eval.B
 		}
 		cleanup = func() { s.Close() }
 		oracle = &synth.SubjectOracle{Session: s, Timeout: time.Second}
-	case f.oracleCmd != "" && f.subject == "":
+	case f.oracleCmd != "" && !hasSubject:
 		oracle = synth.CommandOracle{Argv: []string{"sh", "-c", f.oracleCmd}}
 	default:
-		return eval.Benchmark{}, nothing, usageError{errors.New("with --grammar give one of --subject and --oracle-cmd")}
+		return eval.Benchmark{}, nothing, usageError{errors.New("with --grammar give one of --subject, --go and --oracle-cmd")}
 	}
-	name := f.grammar
+	name := grammarArg
 	return eval.Benchmark{Name: name, Make: func(guide *synth.Guide) (func() []byte, synth.Oracle, error) {
 		return synth.GrammarGenerator(g, guide, st, f.seed, f.maxDepth), oracle, nil
 	}}, cleanup, nil

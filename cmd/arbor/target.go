@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/arbor-fuzz/arbor/coverage"
-	"github.com/arbor-fuzz/arbor/datasets"
+	"github.com/arbor-fuzz/arbor/eval"
 	"github.com/arbor-fuzz/arbor/learn"
 	"github.com/arbor-fuzz/arbor/synth"
 )
@@ -126,16 +126,13 @@ func writeTargeted(dir string, m *learn.Model, fn *learn.FunctionModel, res *syn
 // verifyTargeted runs the model's subject on the files of dir and counts
 // the inputs that ran the function.
 func verifyTargeted(cmd *cobra.Command, m *learn.Model, fn *learn.FunctionModel, dir string) (ran, total int, err error) {
-	if _, err := datasets.LookupSubject(m.Subject); err != nil {
-		return 0, 0, fmt.Errorf("--verify: the model's subject %q is not bundled; record the inputs with 'arbor record --go ...': %w", m.Subject, err)
-	}
-	target, _, err := resolveTarget(recordFlags{subject: m.Subject})
+	target, err := eval.ModelTarget(m)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, fmt.Errorf("--verify: %w", err)
 	}
 	bin, err := coverage.Build(contextOf(cmd), target, coverage.DefaultCacheDir())
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, fmt.Errorf("--verify: the model's subject %s cannot be built here: %w", target, err)
 	}
 	files, err := listFiles(dir)
 	if err != nil {

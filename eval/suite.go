@@ -1,0 +1,184 @@
+package eval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/arbor-fuzz/arbor/datasets"
+	"github.com/arbor-fuzz/arbor/learn"
+	"github.com/arbor-fuzz/arbor/synth"
+)
+
+// SuiteConfig configures the generalization suite: E3 and E4 on many
+// subjects with one protocol.
+type SuiteConfig struct {
+	Subjects []string // bundled subjects; nil means all of them
+	Quick    bool     // small budgets
+	Seed     uint64
+	Out      string // folder for work files, suite.csv and suite.json
+	CacheDir string
+	Progress func(Step)
+}
+
+// SuiteBudgets are the suite's sizes; DefaultSuiteBudgets and
+// QuickSuiteBudgets are the two presets.
+type SuiteBudgets struct {
+	Train, Test int // E3's random training and test inputs
+	Budget      int // E4's inputs per function, each side
+	BaseInputs  int // E4's base-rate sample
+}
+
+var (
+	DefaultSuiteBudgets = SuiteBudgets{Train: 1000, Test: 1000, Budget: 10, BaseInputs: 1000}
+	QuickSuiteBudgets   = SuiteBudgets{Train: 300, Test: 300, Budget: 5, BaseInputs: 300}
+)
+
+// SuiteRow is one subject's line of the suite.
+type SuiteRow struct {
+	Subject string        `json:"subject"`
+	Library string        `json:"library"`
+	Version string        `json:"version"`
+	E3      *E3Result     `json:"e3,omitempty"`
+	E4      *TargetResult `json:"e4,omitempty"`
+	Error   string        `json:"error,omitempty"` // why the subject has no figures
+}
+
+// SuiteResult is the whole suite.
+type SuiteResult struct {
+	Budgets SuiteBudgets `json:"budgets"`
+	Seed    uint64       `json:"seed"`
+	Rows    []SuiteRow   `json:"subjects"`
+}
+
+// Suite runs E3 and then E4 (on E3's model) on every subject, one after
+// the other, and writes Out/suite.json and Out/suite.csv after each, so
+// that a run stopped early keeps what it finished. A subject that fails
+// gets a row with its error and the suite goes on; a cancelled context
+// stops it.
+func Suite(ctx context.Context, cfg SuiteConfig) (*SuiteResult, error) {
+	b := DefaultSuiteBudgets
+	if cfg.Quick {
+		b = QuickSuiteBudgets
+	}
+	names := cfg.Subjects
+	if len(names) == 0 {
+		for _, s := range datasets.Subjects() {
+			names = append(names, s.Name)
+		}
+	}
+	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
+		return nil, err
+	}
+	res := &SuiteResult{Budgets: b, Seed: cfg.Seed}
+	for i, name := range names {
+		sub := func(text string) {
+			if cfg.Progress != nil {
+				cfg.Progress(Step{Done: i, Total: len(names), Text: name + ": " + text})
+			}
+		}
+		row := SuiteRow{Subject: name}
+		err := suiteSubject(ctx, cfg, b, &row, sub)
+		if err != nil {
+			if ctx.Err() != nil {
+				return res, ctx.Err()
+			}
+			row.Error = err.Error()
+		}
+		res.Rows = append(res.Rows, row)
+		if err := WriteSuite(cfg.Out, res); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+func suiteSubject(ctx context.Context, cfg SuiteConfig, b SuiteBudgets, row *SuiteRow, progress func(string)) error {
+	s, err := LoadSubject(row.Subject)
+	if err != nil {
+		return err
+	}
+	if bs, err := datasets.LookupSubject(row.Subject); err == nil {
+		row.Library, row.Version = bs.Library, bs.Version()
+	}
+	work := filepath.Join(cfg.Out, "work-"+row.Subject)
+	e3 := E3Config{Subject: s.Name, GrammarName: s.GrammarName, Grammar: s.Grammar, Target: s.Target,
+		Train: b.Train, Test: b.Test, Seed: cfg.Seed, WorkDir: work, CacheDir: cfg.CacheDir, Progress: progress}
+	r3, err := E3(ctx, e3)
+	if err != nil {
+		return fmt.Errorf("E3: %w", err)
+	}
+	row.E3 = r3
+	if r3.FunctionsTrainable == 0 {
+		return errors.New("E4: no trainable function")
+	}
+	m, err := learn.LoadModel(r3.Model)
+	if err != nil {
+		return err
+	}
+	r4, err := Targeted(ctx, TargetConfig{E3Config: e3, Model: m, Solve: synth.SolveOptions{Seed: cfg.Seed}, Budget: b.Budget, BaseInputs: b.BaseInputs})
+	if err != nil {
+		return fmt.Errorf("E4: %w", err)
+	}
+	row.E4 = r4
+	return nil
+}
+
+// SuiteHeader names the columns of suite.csv (and of the suite's table).
+var SuiteHeader = []string{"subject", "trainable", "label_vectors", "accuracy", "precision", "recall", "baseline_accuracy", "balanced_accuracy",
+	"midrate_functions", "midrate_precision", "midrate_recall", "midrate_balanced", "midrate_baseline",
+	"reach_targeted", "reach_random", "reach_random_expected", "rare_functions", "rare_reach_targeted", "rare_reach_random", "worse_than_random", "error"}
+
+// Cells is the row's CSV cells, in SuiteHeader's order; empty where the
+// subject has no figure.
+func (r SuiteRow) Cells() []string {
+	cells := []string{r.Subject}
+	if r.E3 == nil {
+		cells = append(cells, make([]string, len(SuiteHeader)-2)...)
+		return append(cells, r.Error)
+	}
+	e, mr := r.E3, r.E3.MidRate
+	cells = append(cells, strconv.Itoa(e.FunctionsTrainable), strconv.Itoa(e.DistinctLabels), ftoa(e.Accuracy), ftoa(e.Precision), ftoa(e.Recall),
+		ftoa(e.Baseline), ftoa(e.Balanced), strconv.Itoa(mr.Functions), ftoa(mr.Precision), ftoa(mr.Recall), ftoa(mr.Balanced), ftoa(mr.Baseline))
+	if t := r.E4; t != nil {
+		cells = append(cells, ftoa(t.Absolute.Targeted), ftoa(t.Absolute.Random), ftoa(t.ExpectedRandom),
+			strconv.Itoa(t.Rare.Functions), ftoa(t.Rare.Targeted), ftoa(t.Rare.Random), strconv.Itoa(len(t.WorseThanRandom)))
+	} else {
+		cells = append(cells, make([]string, 7)...)
+	}
+	return append(cells, r.Error)
+}
+
+// WriteSuite writes suite.json and suite.csv into dir.
+func WriteSuite(dir string, r *SuiteResult) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var rows [][]string
+	for _, row := range r.Rows {
+		rows = append(rows, row.Cells())
+	}
+	if err := writeCSV(filepath.Join(dir, "suite.csv"), SuiteHeader, rows); err != nil {
+		return err
+	}
+	return writeJSON(filepath.Join(dir, "suite.json"), r)
+}
+
+// Beats reports whether arbor beats its baselines on the subject:
+// prediction beats the majority class on mid-rate functions (balanced
+// accuracy above 0.5 and accuracy above the baseline), and targeted
+// inputs reach at least as many functions as random ones are expected to
+// at the same budget.
+func (r SuiteRow) Beats() (prediction, targeting bool) {
+	if r.E3 != nil {
+		mr := r.E3.MidRate
+		prediction = mr.Functions > 0 && mr.Accuracy > mr.Baseline && mr.Balanced > 0.5
+	}
+	if r.E4 != nil {
+		targeting = r.E4.Absolute.Targeted >= r.E4.ExpectedRandom
+	}
+	return prediction, targeting
+}
