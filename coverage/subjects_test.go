@@ -117,3 +117,36 @@ func BenchmarkRecordJSON(b *testing.B) {
 		})
 	}
 }
+
+// TestDefaultCoverPkgs checks the default packages of wrappers around a
+// module's library and a standard-library package, and of a standard
+// function itself.
+func TestDefaultCoverPkgs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	dir, err := datasets.SubjectsModule()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const mod = "github.com/arbor-fuzz/arbor/datasets/subjects/"
+	tests := []struct {
+		target coverage.Target
+		want   []string
+	}{
+		{coverage.Target{ImportPath: mod + "gjson", Func: "Run", Dir: dir},
+			[]string{mod + "gjson", "github.com/tidwall/gjson", "github.com/tidwall/match", "github.com/tidwall/pretty"}},
+		{coverage.Target{ImportPath: mod + "json", Func: "Run", Dir: dir}, []string{mod + "json", "encoding/json"}},
+		{coverage.Target{ImportPath: "encoding/json", Func: "Valid", Dir: dir}, []string{"encoding/json"}},
+	}
+	for _, tt := range tests {
+		got, err := coverage.DefaultCoverPkgs(context.Background(), tt.target)
+		if err != nil {
+			t.Errorf("%s: %v", tt.target, err)
+			continue
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%s: %v, want %v", tt.target, got, tt.want)
+		}
+	}
+}

@@ -458,3 +458,157 @@ func TestEvalAllQuick(t *testing.T) {
 		t.Errorf("progress lacks the last step:\n%s", errOut)
 	}
 }
+
+// userModule writes a small Go module that arbor does not bundle: Run
+// calls a different helper for each kind of input.
+func userModule(t *testing.T) (dir, grammarFile string) {
+	t.Helper()
+	dir = t.TempDir()
+	files := map[string]string{
+		"go.mod": "module example.com/w\n\ngo 1.24\n",
+		"w.go": `package w
+
+import (
+	"bytes"
+	"errors"
+)
+
+// Run is the subject.
+func Run(b []byte) error {
+	n := 0
+	if bytes.Contains(b, []byte("x")) {
+		n += onX(b)
+	}
+	if bytes.HasPrefix(b, []byte("a")) {
+		n += startA(b)
+	}
+	if len(b) > 3 {
+		n += long(b)
+	}
+	if bytes.Count(b, []byte("b")) >= 2 {
+		n += twoB(b)
+	}
+	if bytes.HasSuffix(b, []byte("cc")) {
+		return endCC(b)
+	}
+	return nil
+}
+
+func onX(b []byte) int    { return bytes.Count(b, []byte("x")) }
+func startA(b []byte) int { return 1 }
+func long(b []byte) int   { return len(b) }
+func twoB(b []byte) int   { return 2 }
+func endCC(b []byte) error { return errors.New("ends in cc") }
+`,
+		"w.grammar": "// Strings of up to four letters.\nS := Item{1,4} ;\nItem := \"a\" | \"b\" | \"c\" | \"x\" ;\n",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir, filepath.Join(dir, "w.grammar")
+}
+
+// TestUserSubject runs E3 on a function arbor does not bundle, checks its
+// bookkeeping against the files it wrote, and verifies targeted inputs
+// with the model it trained.
+func TestUserSubject(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a harness")
+	}
+	mod, grammarFile := userModule(t)
+	work := filepath.Join(t.TempDir(), "work")
+	out, errOut, code := runArbor(t, "", "eval", "E3", "--go", "example.com/w.Run", "--dir", mod, "--grammar", grammarFile,
+		"--train", "150", "--test", "150", "--work", work, "--json")
+	if code != 0 {
+		t.Fatalf("eval E3: exit %d\n%s", code, errOut)
+	}
+	var res struct {
+		Subject             string
+		FunctionsTrainable  int     `json:"functions_trainable"`
+		Accuracy, Precision float64 // the old fields stay
+		Recall              float64
+		Baseline            float64 `json:"baseline_accuracy"`
+		Balanced            float64 `json:"balanced_accuracy"`
+		MidRate             struct{ Functions int }
+		DistinctLabels      int `json:"distinct_label_vectors"`
+		Unseen              []string
+		TestInputsJSON      int `json:"test_inputs"`
+		TestDuplicatesJSON  int `json:"test_duplicates_dropped"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	// The grammar has 340 inputs, so the two sets overlap: the test inputs
+	// E3 must drop are the distinct test inputs also in the training set.
+	texts := func(sub string) map[string]bool {
+		m := map[string]bool{}
+		entries, err := os.ReadDir(filepath.Join(work, sub))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			b, _ := os.ReadFile(filepath.Join(work, sub, e.Name()))
+			m[string(b)] = true
+		}
+		return m
+	}
+	train, test := texts("train"), texts("test")
+	shared := 0
+	for s := range test {
+		if train[s] {
+			shared++
+		}
+	}
+	if shared == 0 || res.TestDuplicatesJSON != shared || res.TestInputsJSON != len(test)-shared {
+		t.Errorf("dropped %d test inputs and kept %d; the sets share %d of %d distinct test inputs", res.TestDuplicatesJSON, res.TestInputsJSON, shared, len(test))
+	}
+	if res.Subject != "example.com/w.Run" || res.FunctionsTrainable < 4 || res.DistinctLabels < 2 || res.DistinctLabels > res.FunctionsTrainable {
+		t.Errorf("subject %q, %d trainable, %d label vectors", res.Subject, res.FunctionsTrainable, res.DistinctLabels)
+	}
+	if res.Accuracy < res.Baseline || res.Balanced <= 0.5 {
+		t.Errorf("accuracy %.3f against baseline %.3f, balanced %.3f: trees on this subject's plain conditions should beat the majority class", res.Accuracy, res.Baseline, res.Balanced)
+	}
+	// The model remembers its subject: target --verify runs it again.
+	tdir := filepath.Join(t.TempDir(), "targeted")
+	out, errOut, code = runArbor(t, "", "target", "--model", filepath.Join(work, "model.json.gz"), "--function", "example.com/w.onX", "-n", "3", "--out", tdir, "--verify")
+	if code != 0 {
+		t.Fatalf("target --verify: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if !regexp.MustCompile(`verified: [1-9]\d* of \d+ inputs ran example.com/w.onX`).MatchString(out) {
+		t.Errorf("target --verify output:\n%s", out)
+	}
+}
+
+// TestRecordDefaultCoverPkg records a --go function without --coverpkg:
+// the default records its own package's functions, and a function whose
+// package has almost none gets a warning.
+func TestRecordDefaultCoverPkg(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a harness")
+	}
+	mod, _ := userModule(t)
+	inputs := filepath.Join(t.TempDir(), "in")
+	os.MkdirAll(inputs, 0o755)
+	for i, s := range []string{"ax", "bbcc", "c"} {
+		os.WriteFile(filepath.Join(inputs, fmt.Sprint(i)), []byte(s), 0o644)
+	}
+	cov := filepath.Join(t.TempDir(), "cov.jsonl")
+	out, errOut, code := runArbor(t, "", "record", "--go", "example.com/w.Run", "--dir", mod, "--inputs", inputs, "--out", cov)
+	if code != 0 || !strings.Contains(out, "6 instrumented") || strings.Contains(errOut, "warning") {
+		t.Errorf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	data, _ := os.ReadFile(cov)
+	if !strings.Contains(strings.SplitN(string(data), "\n", 2)[0], `"target":{"import_path":"example.com/w","func":"Run","coverpkg":["example.com/w"]`) {
+		t.Errorf("the header does not record the target: %s", strings.SplitN(string(data), "\n", 2)[0])
+	}
+	if err := os.MkdirAll(filepath.Join(mod, "tiny"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(mod, "tiny", "tiny.go"), []byte("package tiny\n\nfunc Run(b []byte) {}\n"), 0o644)
+	_, errOut, code = runArbor(t, "", "record", "--go", "example.com/w/tiny.Run", "--dir", mod, "--inputs", inputs, "--out", filepath.Join(t.TempDir(), "t.jsonl"))
+	if code != 0 || !strings.Contains(errOut, "warning: only 1 function is instrumented (packages example.com/w/tiny)") {
+		t.Errorf("tiny: exit %d\n%s", code, errOut)
+	}
+}

@@ -132,8 +132,12 @@ const fewFunctions = 5
 // packages doing the work were probably left out.
 func warnFewFunctions(w io.Writer, t coverage.Target, n int) {
 	if n < fewFunctions {
-		fmt.Fprintf(w, "arbor: warning: only %d functions are instrumented (packages %s); name the packages that do the work with --coverpkg\n",
-			n, strings.Join(t.CoverPkgs, ", "))
+		noun := "functions are"
+		if n == 1 {
+			noun = "function is"
+		}
+		fmt.Fprintf(w, "arbor: warning: only %d %s instrumented (packages %s); name the packages that do the work with --coverpkg\n",
+			n, noun, strings.Join(t.CoverPkgs, ", "))
 	}
 }
 
