@@ -400,6 +400,7 @@ type experimentFlags struct {
 	work              string
 	train, test, k    int
 	budget, baseN     int
+	model             string
 	maxRepeat         int
 	seed              uint64
 	asJSON, noBalance bool
@@ -419,7 +420,21 @@ func (f *experimentFlags) register(cmd *cobra.Command) {
 	learnFlags(cmd, &f.opts)
 }
 
+// modelSubject is the subject a model was trained on, with the model's grammar.
+func modelSubject(path string) (eval.SubjectSetup, error) {
+	p, err := loadPredictor(path, "")
+	if err != nil {
+		return eval.SubjectSetup{}, err
+	}
+	t, err := eval.ModelTarget(p.Model)
+	if err != nil {
+		return eval.SubjectSetup{}, err
+	}
+	return eval.SubjectSetup{Name: p.Model.Subject, GrammarName: p.Model.Grammar.Name, Grammar: p.Graph, Target: t}, nil
+}
+
 func (f *experimentFlags) registerTargeted(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.model, "model", "", "use this trained model (and, without --subject or --go, its subject and grammar) instead of training one")
 	cmd.Flags().IntVar(&f.budget, "budget", 10, "inputs per function, targeted and random alike")
 	cmd.Flags().IntVar(&f.baseN, "base-inputs", 1000, "random inputs on which each function's base rate is measured")
 }
@@ -430,7 +445,13 @@ func (f *experimentFlags) config(cmd *cobra.Command) (eval.E3Config, func(), err
 	if f.train < 1 || f.test < 1 {
 		return eval.E3Config{}, nothing, usageError{errors.New("--train and --test must be at least 1")}
 	}
-	s, err := f.setup()
+	var s eval.SubjectSetup
+	var err error
+	if f.model != "" && f.subject == "" && f.goFunc == "" {
+		s, err = modelSubject(f.model)
+	} else {
+		s, err = f.setup()
+	}
 	if err != nil {
 		return eval.E3Config{}, nothing, err
 	}
@@ -521,7 +542,13 @@ if unset).
 			if f.budget < 1 || f.baseN < 1 {
 				return usageError{errors.New("--budget and --base-inputs must be at least 1")}
 			}
-			res, err := eval.Targeted(contextOf(cmd), eval.TargetConfig{E3Config: cfg, Solve: synth.SolveOptions{Seed: f.seed},
+			var m *learn.Model
+			if f.model != "" {
+				if m, err = learn.LoadModel(f.model); err != nil {
+					return err
+				}
+			}
+			res, err := eval.Targeted(contextOf(cmd), eval.TargetConfig{E3Config: cfg, Model: m, Solve: synth.SolveOptions{Seed: f.seed},
 				Budget: f.budget, BaseInputs: f.baseN})
 			if err != nil {
 				return err

@@ -579,6 +579,31 @@ func TestUserSubject(t *testing.T) {
 	if !regexp.MustCompile(`verified: [1-9]\d* of \d+ inputs ran example.com/w.onX`).MatchString(out) {
 		t.Errorf("target --verify output:\n%s", out)
 	}
+	// And a later E4 runs on the model alone, at an equal budget.
+	out, errOut, code = runArbor(t, "", "eval", "E4", "--model", filepath.Join(work, "model.json.gz"), "--budget", "3", "--base-inputs", "60", "--json")
+	if code != 0 {
+		t.Fatalf("eval E4 --model: exit %d\n%s", code, errOut)
+	}
+	var e4 struct {
+		Subject     string
+		Functions   int
+		Budget      int
+		PerFunction []struct {
+			Targeted, Random int
+			BaseRate         float64 `json:"base_rate"`
+		} `json:"per_function"`
+	}
+	if err := json.Unmarshal([]byte(out), &e4); err != nil {
+		t.Fatal(err)
+	}
+	if e4.Subject != "example.com/w.Run" || e4.Functions != res.FunctionsTrainable || e4.Budget != 3 || len(e4.PerFunction) != e4.Functions {
+		t.Fatalf("E4: %+v", e4)
+	}
+	for _, f := range e4.PerFunction {
+		if f.Random != 3 || f.Targeted > 3 || f.BaseRate <= 0 || f.BaseRate >= 1 {
+			t.Errorf("E4 function %+v: want 3 random inputs, at most 3 targeted, a base rate in (0, 1)", f)
+		}
+	}
 }
 
 // TestRecordDefaultCoverPkg records a --go function without --coverpkg:
