@@ -86,8 +86,12 @@ function with a grammar of its inputs (--go importpath.Func --grammar G).`,
 				e3.TrainInputs, e3.FunctionsObserved, e3.FunctionsTrainable)
 
 			say("Predict the coverage of %d new inputs without running them", e3.TestInputs)
-			fmt.Fprintf(w, "      mean over %d functions: accuracy %.3f, precision %.3f, recall %.3f\n",
-				e3.FunctionsTrainable, e3.Accuracy, e3.Precision, e3.Recall)
+			fmt.Fprintf(w, "      mean over %d functions: accuracy %.3f (always guessing the majority: %.3f), balanced accuracy %.3f, precision %.3f, recall %.3f\n",
+				e3.FunctionsTrainable, e3.Accuracy, e3.Baseline, e3.Balanced, e3.Precision, e3.Recall)
+			if mr := e3.MidRate; mr.Functions > 0 {
+				fmt.Fprintf(w, "      over the %d functions that run on 5-95%% of inputs: accuracy %.3f (majority: %.3f), precision %.3f, recall %.3f\n",
+					mr.Functions, mr.Accuracy, mr.Baseline, mr.Precision, mr.Recall)
+			}
 
 			m, err := learn.LoadModel(e3.Model)
 			if err != nil {
@@ -131,10 +135,11 @@ function with a grammar of its inputs (--go importpath.Func --grammar G).`,
 			if err != nil {
 				return err
 			}
-			if err := renderTable(indented{w}, []string{"", "targeted", "random"}, [][]string{
-				{"share of a function's inputs that ran it (median)", fmt.Sprintf("%.2f", tr.Relative.Targeted), fmt.Sprintf("%.2f", tr.Relative.Random)},
-				{"functions reached by at least one of their inputs", fmt.Sprintf("%.2f", tr.Absolute.Targeted), fmt.Sprintf("%.2f", tr.Absolute.Random)},
-				{"mean input size (bytes)", fmt.Sprintf("%.1f", tr.Size.Targeted), fmt.Sprintf("%.1f", tr.Size.Random)},
+			if err := renderTable(indented{w}, []string{fmt.Sprintf("%d inputs per function each", tr.Budget), "targeted", "random", "random expected"}, [][]string{
+				{"share of them that ran the function (median)", fmt.Sprintf("%.2f", tr.Relative.Targeted), fmt.Sprintf("%.2f", tr.Relative.Random), ""},
+				{"functions reached, of all trainable", fmt.Sprintf("%.2f", tr.Absolute.Targeted), fmt.Sprintf("%.2f", tr.Absolute.Random), fmt.Sprintf("%.2f", tr.ExpectedRandom)},
+				{fmt.Sprintf("rare functions reached (%d with base rate < %.2f)", tr.Rare.Functions, eval.RareLimit), fmt.Sprintf("%.2f", tr.Rare.Targeted), fmt.Sprintf("%.2f", tr.Rare.Random), fmt.Sprintf("%.2f", tr.Rare.Expected)},
+				{"mean input size (bytes)", fmt.Sprintf("%.1f", tr.Size.Targeted), fmt.Sprintf("%.1f", tr.Size.Random), ""},
 			}); err != nil {
 				return err
 			}

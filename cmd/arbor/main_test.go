@@ -346,7 +346,7 @@ func TestDemo(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{"[1/6]", "[6/6]", "accuracy", "covering constraints", "targeted inputs ran", "Everything is in " + dir} {
+	for _, want := range []string{"[1/6]", "[6/6]", "accuracy", "always guessing the majority", "covering constraints", "targeted inputs ran", "random expected", "Everything is in " + dir} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

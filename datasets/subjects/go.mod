@@ -1,6 +1,6 @@
 module github.com/arbor-fuzz/arbor/datasets/subjects
 
-go 1.24
+go 1.24.0
 
 require (
 	github.com/BurntSushi/toml v1.6.0
@@ -13,6 +13,13 @@ require (
 )
 
 require (
+	github.com/agnivade/levenshtein v1.2.1 // indirect
+	github.com/pelletier/go-toml/v2 v2.4.3 // indirect
+	github.com/robfig/cron/v3 v3.0.1 // indirect
+	github.com/tdewolff/parse/v2 v2.8.20 // indirect
 	github.com/tidwall/match v1.1.1 // indirect
 	github.com/tidwall/pretty v1.2.0 // indirect
+	github.com/vektah/gqlparser/v2 v2.5.30 // indirect
+	golang.org/x/net v0.45.0 // indirect
+	gopkg.in/yaml.v3 v3.0.1 // indirect
 )
