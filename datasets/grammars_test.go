@@ -10,7 +10,7 @@ import (
 )
 
 func TestBundledGrammars(t *testing.T) {
-	want := []string{"csv", "expr", "exprlang", "govaluate", "ini", "json", "markdown", "toml", "url", "xml"}
+	want := []string{"css", "csv", "expr", "exprlang", "govaluate", "html", "ini", "json", "markdown", "toml", "url", "xml"}
 	infos := datasets.Grammars()
 	var names []string
 	for _, info := range infos {
@@ -56,6 +56,27 @@ func TestSampleInputs(t *testing.T) {
 		{"ini", []string{"; comment\nname = arbor\n[section]\nkey: value\n\n# more\n", "[s]\nk=v", "a=1\r\n[b]\r\nc=2\r\n"},
 			[]string{"[unclosed\n", "=value\n"}},
 		{"expr", []string{"x", "1+2*3", "-(x--y)%z", "++x"}, []string{"", "1+", "(x", "x y"}},
+		{"html", []string{
+			"<!DOCTYPE html><html><head><title>x</title></head><body><p>x</p></body></html>",
+			"<!doctype html>\n<html lang=en>\n<head>\n<meta charset=\"utf-8\">\n<title>Sample page</title>\n</head>\n<body>\n<h1>Sample page</h1>\n<p>This is a <a href=\"demo.html\">simple</a> sample.</p>\n<!-- this is a comment -->\n</body>\n</html>\n",
+			"<!DOCTYPE html SYSTEM \"about:legacy-compat\"><html><head><title>A &amp; B &#169; &#xA9;</title><style>p{color:red}</style></head><body><ul><li>one<li>two</ul><table><tr><td>1<td>2<tr><th>h</table></body></html>",
+			"<!DOCTYPE html><html><head><title>t</title></head><body><form action=/go method=post><input name=q disabled><select><option>a<option selected>b</select><textarea>\nhi</textarea></form><img src=x.png alt=\"\" /></body></html>",
+			"<!DOCTYPE html><html><head><title>t</title><script>var x = 1;</script></head><body><svg><g><rect/><circle></circle></g><![CDATA[ raw ]]></svg><math><mi>x</mi><mo>=</mo><mn>2</mn></math><pre>\n  code</pre></body></html>",
+		}, []string{
+			"<p>x</p>",
+			"<!DOCTYPE html><html><head></head><body></body></html>",
+			htmlPage("<p>a < b</p>"), htmlPage("<br></br>"), htmlPage("<a href=x><a>y</a></a>"), htmlPage("<p>&#0;</p>"),
+		}},
+		{"css", []string{
+			"p { color: red; }",
+			"@charset \"UTF-8\";\n@import url(\"theme.css\") screen and (min-width: 600px);\n/* base */\nbody { margin: 0; font-family: \"Helvetica Neue\", sans-serif; }\n",
+			"ul > li:first-child a[href^=\"https\"]::after, #main .note:not(.hidden) { background-color: #fff8e0 !important; padding: 4px 1.5em; }",
+			"@media screen and (max-width: 800px) {\n  .grid { display: block; width: calc(100% - 2 * 16px); }\n  @media print { a { text-decoration: underline } }\n}",
+			"@keyframes spin { from { transform: rotate(0deg) } 50%, 75% { opacity: .5 } to { transform: rotate(360deg) scale(1.5) } }",
+			":root { --accent: rgba(255, 0, 0, 0.5); } tr:nth-child(2n+1) td ~ td + td { color: var(--accent, hsl(120, 50%, 40%)); border: 1px solid #abc; }",
+		}, []string{
+			"p { color: red", "p { color red; }", "a::before:hover { color: blue }", "div { width: calc(100%-10px) }", "p:not(:not(a)) { color: red }", "@keyframes k { 120% { opacity: 1 } }",
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.grammar, func(t *testing.T) {
@@ -80,6 +101,11 @@ func TestSampleInputs(t *testing.T) {
 	}
 }
 
+// htmlPage wraps body content in the smallest document the html grammar accepts.
+func htmlPage(body string) string {
+	return "<!DOCTYPE html><html><head><title>t</title></head><body>" + body + "</body></html>"
+}
+
 func TestLoadGrammar(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "mine.grammar")
@@ -95,7 +121,7 @@ func TestLoadGrammar(t *testing.T) {
 	bad := filepath.Join(dir, "bad.grammar")
 	os.WriteFile(bad, []byte("S := T ;"), 0o644)
 	tests := []struct{ arg, want string }{
-		{"nosuch", `no bundled grammar named "nosuch" (bundled: csv, expr, exprlang, govaluate, ini, json, markdown, toml, url, xml)`},
+		{"nosuch", `no bundled grammar named "nosuch" (bundled: css, csv, expr, exprlang, govaluate, html, ini, json, markdown, toml, url, xml)`},
 		{filepath.Join(dir, "missing.grammar"), "does not exist"},
 		{bad, "bad.grammar:1:6: undefined symbol T"},
 	}

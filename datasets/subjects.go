@@ -44,6 +44,10 @@ func Subjects() []Subject {
 		{"toml", "github.com/BurntSushi/toml", "toml", "", "Run", []string{"github.com/BurntSushi/toml/..."}, "decode to values, inspect keys, encode again"},
 		{"ini", "gopkg.in/ini.v1", "ini", "", "Run", []string{"gopkg.in/ini.v1"}, "load, read every key through typed accessors, write back"},
 		{"goldmark", "github.com/yuin/goldmark", "markdown", "", "Run", []string{"github.com/yuin/goldmark/..."}, "parse markdown (GFM, footnotes, definition lists), walk the tree, render HTML"},
+		// The generalization suite: grammars written from each format's
+		// specification before any learning result on them was seen.
+		{"html", "golang.org/x/net/html", "html", "", "Run", []string{"golang.org/x/net/html/..."}, "tokenize, parse to a tree and walk it, parse as a body fragment, render"},
+		{"css", "github.com/tdewolff/parse/v2", "css", "", "Run", []string{"github.com/tdewolff/parse/v2", "github.com/tdewolff/parse/v2/css"}, "lex to the end, parse rule by rule, write rules and declarations back"},
 	}
 	for i := range s {
 		s[i].Package = subjectsModule + "/" + s[i].Name
