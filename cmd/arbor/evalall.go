@@ -317,7 +317,7 @@ func printSuite(w io.Writer, res *eval.SuiteResult) error {
 	fmt.Fprintf(w, "generalization suite: %d subjects; %d training / %d test inputs; %d inputs per function each side; base rates from %d random inputs; seed %d\n",
 		len(res.Rows), b.Train, b.Test, b.Budget, b.BaseInputs, res.Seed)
 	var rows [][]string
-	var noPred, noTarget, failed []string
+	var noPred, noMid, noTarget, failed []string
 	for _, r := range res.Rows {
 		if r.E3 == nil {
 			rows = append(rows, []string{r.Subject, "error: " + r.Error})
@@ -335,7 +335,10 @@ func printSuite(w io.Writer, res *eval.SuiteResult) error {
 			row = append(row, "error: "+r.Error, "")
 		}
 		pred, target := r.Beats()
-		if !pred {
+		switch {
+		case mr.Functions == 0:
+			noMid = append(noMid, r.Subject)
+		case !pred:
 			noPred = append(noPred, r.Subject)
 		}
 		if !target && r.E4 != nil {
@@ -354,6 +357,9 @@ func printSuite(w io.Writer, res *eval.SuiteResult) error {
 		return strings.Join(s, ", ")
 	}
 	fmt.Fprintf(w, "prediction does not beat the majority class on mid-rate functions: %s\n", list(noPred))
+	if len(noMid) > 0 {
+		fmt.Fprintf(w, "no mid-rate function (nothing a base rate does not already predict): %s\n", list(noMid))
+	}
 	fmt.Fprintf(w, "targeting reaches fewer functions than random is expected to at the same budget: %s\n", list(noTarget))
 	if len(failed) > 0 {
 		fmt.Fprintf(w, "failed: %s\n", list(failed))
