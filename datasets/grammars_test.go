@@ -10,7 +10,7 @@ import (
 )
 
 func TestBundledGrammars(t *testing.T) {
-	want := []string{"css", "csv", "expr", "exprlang", "govaluate", "html", "ini", "json", "markdown", "toml", "url", "xml"}
+	want := []string{"cron", "css", "csv", "expr", "exprlang", "govaluate", "html", "ini", "json", "markdown", "regexp", "toml", "url", "xml"}
 	infos := datasets.Grammars()
 	var names []string
 	for _, info := range infos {
@@ -56,6 +56,10 @@ func TestSampleInputs(t *testing.T) {
 		{"ini", []string{"; comment\nname = arbor\n[section]\nkey: value\n\n# more\n", "[s]\nk=v", "a=1\r\n[b]\r\nc=2\r\n"},
 			[]string{"[unclosed\n", "=value\n"}},
 		{"expr", []string{"x", "1+2*3", "-(x--y)%z", "++x"}, []string{"", "1+", "(x", "x y"}},
+		{"cron", []string{"30 * * * *", "30 3-6,20-23 * * *", "CRON_TZ=Asia/Tokyo 30 04 * * *", "@hourly", "@every 1h30m10s", "0 6 * * ?", "*/15 0 1,15 * MON-FRI", "0 30 9 * JAN-mar sun"},
+			[]string{"30 * * *", "60 * * * *", "* * * * * * *", "@every", "TZ=UTC", "* * ? * ? ?x"}},
+		{"regexp", []string{"a(b|c)*", `^[a-z]+\d{2,3}$`, `(?P<year>\d{4})-(?P<month>\d{2})`, "(?i)hello|world", `[[:alpha:]][^\]x-z]`, `\pL\p{Greek}\PN`, `\Q.*\E\x41\x{263a}\012`, "(?:ab)+?c{2,}", "(?is-U:a.b)", "a||b", ""},
+			[]string{"a(b", "[a-", "a**", "(?x)", `\8`, "(?i)*", `\Q\E+`}},
 		{"html", []string{
 			"<!DOCTYPE html><html><head><title>x</title></head><body><p>x</p></body></html>",
 			"<!doctype html>\n<html lang=en>\n<head>\n<meta charset=\"utf-8\">\n<title>Sample page</title>\n</head>\n<body>\n<h1>Sample page</h1>\n<p>This is a <a href=\"demo.html\">simple</a> sample.</p>\n<!-- this is a comment -->\n</body>\n</html>\n",
@@ -121,7 +125,7 @@ func TestLoadGrammar(t *testing.T) {
 	bad := filepath.Join(dir, "bad.grammar")
 	os.WriteFile(bad, []byte("S := T ;"), 0o644)
 	tests := []struct{ arg, want string }{
-		{"nosuch", `no bundled grammar named "nosuch" (bundled: css, csv, expr, exprlang, govaluate, html, ini, json, markdown, toml, url, xml)`},
+		{"nosuch", `no bundled grammar named "nosuch" (bundled: cron, css, csv, expr, exprlang, govaluate, html, ini, json, markdown, regexp, toml, url, xml)`},
 		{filepath.Join(dir, "missing.grammar"), "does not exist"},
 		{bad, "bad.grammar:1:6: undefined symbol T"},
 	}

@@ -64,7 +64,7 @@ func TestSubjects(t *testing.T) {
 			t.Errorf("subject %s: no version", s.Name)
 		}
 	}
-	for _, n := range []string{"json", "url", "csv", "gjson", "fastjson", "govaluate", "exprlang", "toml", "ini", "goldmark", "xml", "html", "css"} {
+	for _, n := range []string{"json", "url", "csv", "gjson", "fastjson", "govaluate", "exprlang", "toml", "ini", "goldmark", "xml", "html", "css", "gotoml", "cron", "regexp"} {
 		if !names[n] {
 			t.Errorf("no subject %s", n)
 		}
@@ -74,7 +74,7 @@ func TestSubjects(t *testing.T) {
 			t.Errorf("%s version %q, want %s", name, s.Version(), want)
 		}
 	}
-	if _, err := LookupSubject("nosuch"); err == nil || !strings.Contains(err.Error(), "bundled: css, csv, exprlang") {
+	if _, err := LookupSubject("nosuch"); err == nil || !strings.Contains(err.Error(), "bundled: cron, css, csv, exprlang") {
 		t.Errorf("unknown subject: %v", err)
 	}
 	dir, err := SubjectsModule()
