@@ -10,7 +10,7 @@ import (
 )
 
 func TestBundledGrammars(t *testing.T) {
-	want := []string{"cron", "css", "csv", "expr", "exprlang", "govaluate", "html", "ini", "json", "markdown", "regexp", "toml", "url", "xml"}
+	want := []string{"cron", "css", "csv", "expr", "exprlang", "gotemplate", "govaluate", "html", "ini", "json", "markdown", "regexp", "toml", "url", "xml"}
 	infos := datasets.Grammars()
 	var names []string
 	for _, info := range infos {
@@ -60,6 +60,10 @@ func TestSampleInputs(t *testing.T) {
 			[]string{"30 * * *", "60 * * * *", "* * * * * * *", "@every", "TZ=UTC", "* * ? * ? ?x"}},
 		{"regexp", []string{"a(b|c)*", `^[a-z]+\d{2,3}$`, `(?P<year>\d{4})-(?P<month>\d{2})`, "(?i)hello|world", `[[:alpha:]][^\]x-z]`, `\pL\p{Greek}\PN`, `\Q.*\E\x41\x{263a}\012`, "(?:ab)+?c{2,}", "(?is-U:a.b)", "a||b", ""},
 			[]string{"a(b", "[a-", "a**", "(?x)", `\8`, "(?i)*", `\Q\E+`}},
+		{"gotemplate", []string{"Hello, {{.Name}}!", "{{if .Enabled}}on{{else}}off{{end}}", "{{range $i, $v := .Items}}{{$i}}={{$v}} {{end}}",
+			"{{with .User}}{{.Name}}{{else with .Nested}}n{{end}}", `{{define "row"}}r{{end}}{{template "row" .}}`, "{{- /* c */ -}}",
+			`{{printf "%d" (len .Items) | print}}`, `{{range .Tags}}{{if eq . "x"}}{{break}}{{end}}{{end}}`, "{{$x := 3}}{{$x = 4}}{{$x}}", `{{block "item" .}}b{{end}}`},
+			[]string{"{{.Name}", "{{if .Enabled}}x", "{{end}}", `{{define "row"}}{{define "item"}}{{end}}{{end}}`, "{{.Name | 3}}", "{{print ($x := 1)}}", "{{if .Enabled}}{{break}}{{end}}"}},
 		{"html", []string{
 			"<!DOCTYPE html><html><head><title>x</title></head><body><p>x</p></body></html>",
 			"<!doctype html>\n<html lang=en>\n<head>\n<meta charset=\"utf-8\">\n<title>Sample page</title>\n</head>\n<body>\n<h1>Sample page</h1>\n<p>This is a <a href=\"demo.html\">simple</a> sample.</p>\n<!-- this is a comment -->\n</body>\n</html>\n",
@@ -125,7 +129,7 @@ func TestLoadGrammar(t *testing.T) {
 	bad := filepath.Join(dir, "bad.grammar")
 	os.WriteFile(bad, []byte("S := T ;"), 0o644)
 	tests := []struct{ arg, want string }{
-		{"nosuch", `no bundled grammar named "nosuch" (bundled: cron, css, csv, expr, exprlang, govaluate, html, ini, json, markdown, regexp, toml, url, xml)`},
+		{"nosuch", `no bundled grammar named "nosuch" (bundled: cron, css, csv, expr, exprlang, gotemplate, govaluate, html, ini, json, markdown, regexp, toml, url, xml)`},
 		{filepath.Join(dir, "missing.grammar"), "does not exist"},
 		{bad, "bad.grammar:1:6: undefined symbol T"},
 	}

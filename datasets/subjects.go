@@ -50,6 +50,7 @@ func Subjects() []Subject {
 		{"css", "github.com/tdewolff/parse/v2", "css", "", "Run", []string{"github.com/tdewolff/parse/v2", "github.com/tdewolff/parse/v2/css"}, "lex to the end, parse rule by rule, write rules and declarations back"},
 		{"gotoml", "github.com/pelletier/go-toml/v2", "toml", "", "Run", []string{"github.com/pelletier/go-toml/v2/..."}, "decode to values and walk them, decode strictly into a struct, encode again"},
 		{"cron", "github.com/robfig/cron/v3", "cron", "", "Run", []string{"github.com/robfig/cron/v3"}, "parse a schedule (optional seconds, descriptors, @every), next five activations, parse as standard"},
+		{"template", "text/template", "gotemplate", "", "Run", []string{"text/template", "text/template/parse"}, "parse, walk the parse tree, execute against fixed data"},
 		{"regexp", "regexp", "regexp", "", "Run", []string{"regexp", "regexp/syntax"}, "parse, simplify, compile and print the syntax tree; compile (Perl, POSIX), match, find, replace"},
 	}
 	for i := range s {
