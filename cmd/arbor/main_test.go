@@ -604,6 +604,16 @@ func TestUserSubject(t *testing.T) {
 			t.Errorf("E4 function %+v: want 3 random inputs, at most 3 targeted, a base rate in (0, 1)", f)
 		}
 	}
+	// A model whose subject is gone says so.
+	if err := os.Rename(mod, mod+".moved"); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Rename(mod+".moved", mod)
+	_, errOut, code = runArbor(t, "", "target", "--model", filepath.Join(work, "model.json.gz"), "--function", "example.com/w.onX", "-n", "1",
+		"--out", filepath.Join(t.TempDir(), "t2"), "--verify")
+	if code != 1 || !strings.Contains(errOut, "--verify: the model's subject example.com/w.Run cannot be built here") {
+		t.Errorf("verify with the module gone: exit %d\n%s", code, errOut)
+	}
 }
 
 // TestRecordDefaultCoverPkg records a --go function without --coverpkg:
