@@ -14,6 +14,7 @@ require (
 	github.com/yuin/goldmark v1.8.7
 	golang.org/x/net v0.45.0
 	gopkg.in/ini.v1 v1.67.3
+	gopkg.in/yaml.v3 v3.0.1
 )
 
 require (
@@ -21,5 +22,4 @@ require (
 	github.com/tidwall/match v1.1.1 // indirect
 	github.com/tidwall/pretty v1.2.0 // indirect
 	github.com/vektah/gqlparser/v2 v2.5.30 // indirect
-	gopkg.in/yaml.v3 v3.0.1 // indirect
 )
