@@ -10,7 +10,7 @@ import (
 )
 
 func TestBundledGrammars(t *testing.T) {
-	want := []string{"cron", "css", "csv", "expr", "exprlang", "gotemplate", "govaluate", "html", "ini", "json", "markdown", "regexp", "toml", "url", "xml", "yaml"}
+	want := []string{"cron", "css", "csv", "expr", "exprlang", "gotemplate", "govaluate", "graphql", "html", "ini", "json", "markdown", "regexp", "toml", "url", "xml", "yaml"}
 	infos := datasets.Grammars()
 	var names []string
 	for _, info := range infos {
@@ -68,6 +68,10 @@ func TestSampleInputs(t *testing.T) {
 			"base: &base\n  port: 80\nprod:\n  <<: *base\n  host: example.com\n", "text: |\n  line one\n  line two\nfolded: >-\n  a b\n",
 			"- 1\n- \"two\\n\"\n- 'it''s'\n- {a: 1, b: [true, null]}\n", "%YAML 1.2\n---\nv: !!str 123\n...\n", "# top\nx: ~\n"},
 			[]string{"a: 1", "a:\n b: 1\n", "a: [1, 2\n", "- a\n -b\n", "a: b: c\n", "#c\n...\n"}},
+		{"graphql", []string{`{ user(id: "1") { name } }`, "query Q($id: ID!, $first: Int = 10) { user(id: $id) { friends(first: $first) { ...userFields } } }",
+			"fragment userFields on User { id name @include(if: true) }", `mutation { addPost(input: {title: """block""" score: 1.5e3}) { id } }`,
+			`{ search(text: "a\n") { __typename ... on Post { title } } }`, "# c\n{ users(color: RED) { a: age } }"},
+			[]string{`{ user(id: "1") { name }`, "{ user(id:) }", "query ($id: ID!) { }", "fragment on on User { id }", "{ user(id: $1) }", "query @skip(if: true) { id }"}},
 		{"html", []string{
 			"<!DOCTYPE html><html><head><title>x</title></head><body><p>x</p></body></html>",
 			"<!doctype html>\n<html lang=en>\n<head>\n<meta charset=\"utf-8\">\n<title>Sample page</title>\n</head>\n<body>\n<h1>Sample page</h1>\n<p>This is a <a href=\"demo.html\">simple</a> sample.</p>\n<!-- this is a comment -->\n</body>\n</html>\n",
@@ -133,7 +137,7 @@ func TestLoadGrammar(t *testing.T) {
 	bad := filepath.Join(dir, "bad.grammar")
 	os.WriteFile(bad, []byte("S := T ;"), 0o644)
 	tests := []struct{ arg, want string }{
-		{"nosuch", `no bundled grammar named "nosuch" (bundled: cron, css, csv, expr, exprlang, gotemplate, govaluate, html, ini, json, markdown, regexp, toml, url, xml, yaml)`},
+		{"nosuch", `no bundled grammar named "nosuch" (bundled: cron, css, csv, expr, exprlang, gotemplate, govaluate, graphql, html, ini, json, markdown, regexp, toml, url, xml, yaml)`},
 		{filepath.Join(dir, "missing.grammar"), "does not exist"},
 		{bad, "bad.grammar:1:6: undefined symbol T"},
 	}

@@ -49,6 +49,7 @@ func Subjects() []Subject {
 		{"html", "golang.org/x/net/html", "html", "", "Run", []string{"golang.org/x/net/html/..."}, "tokenize, parse to a tree and walk it, parse as a body fragment, render"},
 		{"css", "github.com/tdewolff/parse/v2", "css", "", "Run", []string{"github.com/tdewolff/parse/v2", "github.com/tdewolff/parse/v2/css"}, "lex to the end, parse rule by rule, write rules and declarations back"},
 		{"yaml", "gopkg.in/yaml.v3", "yaml", "", "Run", []string{"gopkg.in/yaml.v3"}, "decode to a node tree and walk it (typed scalars, anchors, aliases), decode to values, encode both"},
+		{"graphql", "github.com/vektah/gqlparser/v2", "graphql", "", "Run", []string{"github.com/vektah/gqlparser/v2/..."}, "parse a query, validate it against a fixed schema, walk selections and values, format it"},
 		{"gotoml", "github.com/pelletier/go-toml/v2", "toml", "", "Run", []string{"github.com/pelletier/go-toml/v2/..."}, "decode to values and walk them, decode strictly into a struct, encode again"},
 		{"cron", "github.com/robfig/cron/v3", "cron", "", "Run", []string{"github.com/robfig/cron/v3"}, "parse a schedule (optional seconds, descriptors, @every), next five activations, parse as standard"},
 		{"template", "text/template", "gotemplate", "", "Run", []string{"text/template", "text/template/parse"}, "parse, walk the parse tree, execute against fixed data"},

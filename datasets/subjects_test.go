@@ -64,7 +64,7 @@ func TestSubjects(t *testing.T) {
 			t.Errorf("subject %s: no version", s.Name)
 		}
 	}
-	for _, n := range []string{"json", "url", "csv", "gjson", "fastjson", "govaluate", "exprlang", "toml", "ini", "goldmark", "xml", "html", "css", "gotoml", "cron", "regexp", "template", "yaml"} {
+	for _, n := range []string{"json", "url", "csv", "gjson", "fastjson", "govaluate", "exprlang", "toml", "ini", "goldmark", "xml", "html", "css", "gotoml", "cron", "regexp", "template", "yaml", "graphql"} {
 		if !names[n] {
 			t.Errorf("no subject %s", n)
 		}

@@ -11,6 +11,7 @@ require (
 	github.com/tdewolff/parse/v2 v2.8.20
 	github.com/tidwall/gjson v1.20.0
 	github.com/valyala/fastjson v1.6.10
+	github.com/vektah/gqlparser/v2 v2.5.30
 	github.com/yuin/goldmark v1.8.7
 	golang.org/x/net v0.45.0
 	gopkg.in/ini.v1 v1.67.3
@@ -21,5 +22,4 @@ require (
 	github.com/agnivade/levenshtein v1.2.1 // indirect
 	github.com/tidwall/match v1.1.1 // indirect
 	github.com/tidwall/pretty v1.2.0 // indirect
-	github.com/vektah/gqlparser/v2 v2.5.30 // indirect
 )
