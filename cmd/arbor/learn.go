@@ -560,7 +560,7 @@ if unset).
 		}
 	}
 	e4 := &cobra.Command{
-		Use:   "E4 (--subject S | --go PKG.Func --grammar G)",
+		Use:   "E4 (--subject S | --go PKG.Func --grammar G | --model M)",
 		Short: "Targeted generation: coverage fractions of targeted against random inputs",
 		Long: `E4 trains a model as E3 does, then gives every trainable function the same
 budget (--budget inputs) twice: targeted inputs (round-robin over its
@@ -600,7 +600,7 @@ budget × p), mean input sizes, and the solver's time per constraint.
 	f4.register(e4)
 	f4.registerTargeted(e4)
 	e5 := &cobra.Command{
-		Use:   "E5 (--subject S | --go PKG.Func --grammar G)",
+		Use:   "E5 (--subject S | --go PKG.Func --grammar G | --model M)",
 		Short: "Targeted generation: functions covered per input and calls of the target",
 		Long: `E5 runs the same inputs as E4 and compares targeted with random inputs by
 the number of functions each input covers (median, mean) and by how often
