@@ -138,12 +138,7 @@ func E3(ctx context.Context, cfg E3Config) (*E3Result, error) {
 	}
 	record := func(name string, files []string) (*coverage.File, error) {
 		step("recording the %s inputs", name)
-		out := filepath.Join(cfg.WorkDir, name+".cov.jsonl")
-		os.Remove(out)
-		if _, err := coverage.RecordInputs(ctx, bin, files, out, coverage.Options{Subject: cfg.Subject}); err != nil {
-			return nil, err
-		}
-		return coverage.ReadFile(out)
+		return recordFresh(ctx, bin, files, filepath.Join(cfg.WorkDir, name+".cov.jsonl"), cfg.Subject)
 	}
 	trainCov, err := record("train", trainFiles)
 	if err != nil {
@@ -313,6 +308,16 @@ func distinctLabels(d *learn.Dataset, fns []learn.FunctionModel) int {
 		seen[string(key)] = true
 	}
 	return len(seen)
+}
+
+// recordFresh records files into a new coverage file at path (replacing
+// one left by an earlier run) and reads it back.
+func recordFresh(ctx context.Context, bin *coverage.Binary, files []string, path, subject string) (*coverage.File, error) {
+	os.Remove(path)
+	if _, err := coverage.RecordInputs(ctx, bin, files, path, coverage.Options{Subject: subject}); err != nil {
+		return nil, err
+	}
+	return coverage.ReadFile(path)
 }
 
 func ratio(a, b int, empty float64) float64 {

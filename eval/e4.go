@@ -143,8 +143,13 @@ func Targeted(ctx context.Context, cfg TargetConfig) (*TargetResult, error) {
 	res := &TargetResult{Subject: e.Subject, Functions: len(m.Functions), Budget: cfg.Budget, BaseInputs: cfg.BaseInputs, WorseThanRandom: []string{}}
 	type input struct {
 		text string
+		sha  string // hex sha256 of text, the key of its coverage record
 		fn   int
 		kind string // "targeted" or "random"
+	}
+	newInput := func(text string, fn int, kind string) input {
+		sum := sha256.Sum256([]byte(text))
+		return input{text, hex.EncodeToString(sum[:]), fn, kind}
 	}
 	var inputs []input
 	var times []float64
@@ -163,14 +168,14 @@ func Targeted(ctx context.Context, cfg TargetConfig) (*TargetResult, error) {
 		tf.Unsolved = len(tr.Unsolved)
 		tf.Targeted = len(tr.Inputs)
 		for _, in := range tr.Inputs {
-			inputs = append(inputs, input{in.Text, i, "targeted"})
+			inputs = append(inputs, newInput(in.Text, i, "targeted"))
 		}
 		// As many grammar-random inputs as the budget, from a generator
 		// seeded per function.
 		gen := synth.NewGenerator(e.Grammar, synth.NewRandom(e.Seed+1000+uint64(i)), synth.RandomPolicy)
 		gen.MaxDepth, gen.MaxRepeat = e.MaxDepth, e.MaxRepeat
 		for k := 0; k < tf.Random; k++ {
-			inputs = append(inputs, input{gen.Generate().String(), i, "random"})
+			inputs = append(inputs, newInput(gen.Generate().String(), i, "random"))
 		}
 		res.Constraints += len(cons)
 		res.Unsolved += tf.Unsolved
@@ -181,16 +186,14 @@ func Targeted(ctx context.Context, cfg TargetConfig) (*TargetResult, error) {
 	files := map[string]string{} // sha256 -> file
 	var list []string
 	for _, in := range inputs {
-		sum := sha256.Sum256([]byte(in.text))
-		sha := hex.EncodeToString(sum[:])
-		if _, ok := files[sha]; ok {
+		if _, ok := files[in.sha]; ok {
 			continue
 		}
 		f := filepath.Join(dir, fmt.Sprintf("%06d", len(files)+1))
 		if err := os.WriteFile(f, []byte(in.text), 0o644); err != nil {
 			return nil, err
 		}
-		files[sha] = f
+		files[in.sha] = f
 		list = append(list, f)
 	}
 	bin, err := coverage.Build(ctx, e.Target, e.CacheDir)
@@ -198,12 +201,7 @@ func Targeted(ctx context.Context, cfg TargetConfig) (*TargetResult, error) {
 		return nil, err
 	}
 	step("running %d targeted and random inputs", len(list))
-	out := filepath.Join(e.WorkDir, "targeted.cov.jsonl")
-	os.Remove(out)
-	if _, err := coverage.RecordInputs(ctx, bin, list, out, coverage.Options{Subject: e.Subject}); err != nil {
-		return nil, err
-	}
-	cov, err := coverage.ReadFile(out)
+	cov, err := recordFresh(ctx, bin, list, filepath.Join(e.WorkDir, "targeted.cov.jsonl"), e.Subject)
 	if err != nil {
 		return nil, err
 	}
@@ -212,12 +210,7 @@ func Targeted(ctx context.Context, cfg TargetConfig) (*TargetResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	baseOut := filepath.Join(e.WorkDir, "base.cov.jsonl")
-	os.Remove(baseOut)
-	if _, err := coverage.RecordInputs(ctx, bin, baseFiles, baseOut, coverage.Options{Subject: e.Subject}); err != nil {
-		return nil, err
-	}
-	base, err := coverage.ReadFile(baseOut)
+	base, err := recordFresh(ctx, bin, baseFiles, filepath.Join(e.WorkDir, "base.cov.jsonl"), e.Subject)
 	if err != nil {
 		return nil, err
 	}
@@ -241,8 +234,7 @@ func Targeted(ctx context.Context, cfg TargetConfig) (*TargetResult, error) {
 		calls[i] = map[string][]float64{}
 	}
 	for _, in := range inputs {
-		sum := sha256.Sum256([]byte(in.text))
-		rec := bySHA[hex.EncodeToString(sum[:])]
+		rec := bySHA[in.sha]
 		if rec == nil {
 			continue
 		}
@@ -282,8 +274,7 @@ func Targeted(ctx context.Context, cfg TargetConfig) (*TargetResult, error) {
 	// mean over its targeted inputs against its random inputs.
 	covT, covR := perFunctionMeans(inputsByFunction(len(res.PerFunction), func(yield func(fn int, kind string, v float64)) {
 		for _, in := range inputs {
-			sum := sha256.Sum256([]byte(in.text))
-			if rec := bySHA[hex.EncodeToString(sum[:])]; rec != nil {
+			if rec := bySHA[in.sha]; rec != nil {
 				yield(in.fn, in.kind, float64(len(rec.Covered)))
 			}
 		}

@@ -401,6 +401,7 @@ type experimentFlags struct {
 	train, test, k    int
 	budget, baseN     int
 	model             string
+	loaded            *learn.Model // the --model file, read once by config
 	maxRepeat         int
 	seed              uint64
 	asJSON, noBalance bool
@@ -421,11 +422,7 @@ func (f *experimentFlags) register(cmd *cobra.Command) {
 }
 
 // modelSubject is the subject a model was trained on, with the model's grammar.
-func modelSubject(path string) (eval.SubjectSetup, error) {
-	p, err := loadPredictor(path, "")
-	if err != nil {
-		return eval.SubjectSetup{}, err
-	}
+func modelSubject(p *learn.Predictor) (eval.SubjectSetup, error) {
 	t, err := eval.ModelTarget(p.Model)
 	if err != nil {
 		return eval.SubjectSetup{}, err
@@ -447,8 +444,18 @@ func (f *experimentFlags) config(cmd *cobra.Command) (eval.E3Config, func(), err
 	}
 	var s eval.SubjectSetup
 	var err error
-	if f.model != "" && f.subject == "" && f.goFunc == "" {
-		s, err = modelSubject(f.model)
+	f.loaded = nil
+	if f.model != "" {
+		var p *learn.Predictor
+		if p, err = loadPredictor(f.model, ""); err != nil {
+			return eval.E3Config{}, nothing, err
+		}
+		f.loaded = p.Model
+		if f.subject == "" && f.goFunc == "" {
+			s, err = modelSubject(p)
+		} else {
+			s, err = f.setup()
+		}
 	} else {
 		s, err = f.setup()
 	}
@@ -542,13 +549,7 @@ if unset).
 			if f.budget < 1 || f.baseN < 1 {
 				return usageError{errors.New("--budget and --base-inputs must be at least 1")}
 			}
-			var m *learn.Model
-			if f.model != "" {
-				if m, err = learn.LoadModel(f.model); err != nil {
-					return err
-				}
-			}
-			res, err := eval.Targeted(contextOf(cmd), eval.TargetConfig{E3Config: cfg, Model: m, Solve: synth.SolveOptions{Seed: f.seed},
+			res, err := eval.Targeted(contextOf(cmd), eval.TargetConfig{E3Config: cfg, Model: f.loaded, Solve: synth.SolveOptions{Seed: f.seed},
 				Budget: f.budget, BaseInputs: f.baseN})
 			if err != nil {
 				return err
