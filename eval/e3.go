@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/arbor-fuzz/arbor/coverage"
+	"github.com/arbor-fuzz/arbor/features"
 	"github.com/arbor-fuzz/arbor/grammar"
 	"github.com/arbor-fuzz/arbor/learn"
 	"github.com/arbor-fuzz/arbor/synth"
@@ -23,13 +24,14 @@ type E3Config struct {
 	GrammarName string
 	Grammar     *grammar.Graph
 	Target      coverage.Target
-	Train, Test int    // inputs; 0 means 1000 each
-	Seed        uint64 // training inputs use Seed, test inputs Seed+1
-	K           int    // 0 means 4
-	MaxDepth    int    // of random generation; 0 means 30
-	MaxRepeat   int    // of unbounded repetitions in random generation; 0 means synth.DefaultMaxRepeat
-	WorkDir     string // inputs, coverage files and the model go here
-	CacheDir    string // for harness binaries
+	Train, Test int            // inputs; 0 means 1000 each
+	Seed        uint64         // training inputs use Seed, test inputs Seed+1
+	K           int            // 0 means 4
+	Features    features.Kinds // 0 means k-paths only
+	MaxDepth    int            // of random generation; 0 means 30
+	MaxRepeat   int            // of unbounded repetitions in random generation; 0 means synth.DefaultMaxRepeat
+	WorkDir     string         // inputs, coverage files and the model go here
+	CacheDir    string         // for harness binaries
 	Learn       learn.Options
 	NoBalance   bool // fit on all rows instead of balancing each function's classes
 	Progress    func(step string)
@@ -150,7 +152,7 @@ func E3(ctx context.Context, cfg E3Config) (*E3Result, error) {
 	}
 	step("training")
 	start := time.Now()
-	d := learn.NewDataset(cfg.Grammar, cfg.K, trainCov, trainData)
+	d := learn.NewDataset(cfg.Grammar, features.Options{MaxK: cfg.K, Kinds: cfg.Features}, trainCov, trainData)
 	fns, err := learn.Train(ctx, d, learn.TrainOptions{Options: cfg.Learn, Seed: cfg.Seed, NoBalance: cfg.NoBalance})
 	if err != nil {
 		return nil, err
@@ -169,43 +171,71 @@ func E3(ctx context.Context, cfg E3Config) (*E3Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	res.assess(model, p, fns, newTestSet(cfg.Grammar, testCov, testData, trainData))
+	return res, nil
+}
+
+// testSet is a parsed test corpus, without the inputs the model was
+// trained on.
+type testSet struct {
+	functions  []string
+	trees      [][]*grammar.Tree
+	covered    [][]int
+	duplicates int // test inputs left out because training had them
+}
+
+func newTestSet(g *grammar.Graph, cov *coverage.File, data, trainData map[string][]byte) *testSet {
+	ts := &testSet{functions: cov.Functions}
+	for _, r := range cov.Records {
+		if r.Outcome == coverage.Panic || r.Outcome == coverage.Timeout {
+			continue
+		}
+		if _, ok := trainData[r.SHA256]; ok {
+			ts.duplicates++ // the model has seen this very input
+			continue
+		}
+		trees, err := g.ParseAll(data[r.SHA256], grammar.DefaultTreeLimit)
+		if err != nil {
+			continue // generated inputs parse; a rejection here would be a parser bug, not a prediction
+		}
+		ts.trees = append(ts.trees, trees)
+		ts.covered = append(ts.covered, r.Covered)
+	}
+	return ts
+}
+
+// assess predicts the test set and scores every trained function.
+func (res *E3Result) assess(model *learn.Model, p *learn.Predictor, fns []learn.FunctionModel, ts *testSet) {
 	index := map[string]int{}
-	for i, name := range testCov.Functions {
+	for i, name := range ts.functions {
 		index[name] = i
 	}
+	res.TestDuplicates = ts.duplicates
 	res.PerFunction = make([]FunctionMetrics, len(fns))
 	inModel := map[string]bool{}
 	for i, fn := range fns {
-		res.PerFunction[i] = FunctionMetrics{Function: fn.Name, TrainPositives: fn.Positives, TrainRows: d.Rows, TreeDepth: fn.Depth}
+		res.PerFunction[i] = FunctionMetrics{Function: fn.Name, TrainPositives: fn.Positives, TrainRows: model.Stats.Rows, TreeDepth: fn.Depth}
 		inModel[fn.Name] = true
 	}
 	for _, name := range model.Stats.AlwaysCovered {
 		inModel[name] = true
 	}
 	unseen := map[string]bool{}
-	for _, r := range testCov.Records {
-		if r.Outcome == coverage.Panic || r.Outcome == coverage.Timeout {
-			continue
-		}
-		if _, ok := trainData[r.SHA256]; ok {
-			res.TestDuplicates++ // the model has seen this very input
-			continue
-		}
-		preds, err := p.Predict(testData[r.SHA256])
-		if err != nil {
-			continue // generated inputs parse; a rejection here would be a parser bug, not a prediction
-		}
+	covered := make([]bool, len(ts.functions))
+	for i, trees := range ts.trees {
+		preds := p.PredictTrees(trees...)
 		res.TestInputs++
-		covered := map[int]bool{}
-		for _, id := range r.Covered {
+		clear(covered)
+		for _, id := range ts.covered[i] {
 			covered[id] = true
-			if name := testCov.Functions[id]; !inModel[name] {
+			if name := ts.functions[id]; !inModel[name] {
 				unseen[name] = true
 			}
 		}
 		for i, pr := range preds {
 			m := &res.PerFunction[i]
-			actual := covered[index[pr.Function]]
+			j, ok := index[pr.Function]
+			actual := ok && covered[j]
 			switch {
 			case pr.Covered && actual:
 				m.TP++
@@ -218,12 +248,12 @@ func E3(ctx context.Context, cfg E3Config) (*E3Result, error) {
 			}
 		}
 	}
+	res.Unseen = []string{}
 	for name := range unseen {
 		res.Unseen = append(res.Unseen, name)
 	}
 	slices.Sort(res.Unseen)
 	res.summarize()
-	return res, nil
 }
 
 // summarize computes every function's metrics from its confusion counts

@@ -23,7 +23,7 @@ func BenchmarkExtractJSON(b *testing.B) {
 		b.SetBytes(int64(size))
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
-			v := features.NewVocabulary(g, 4)
+			v := features.NewVocabulary(g, features.Options{MaxK: 4})
 			for _, in := range corpus {
 				extract(v, in)
 			}

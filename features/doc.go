@@ -12,7 +12,7 @@
 // to K in one walk, and a corpus becomes a column-bitset feature matrix
 // through a Vocabulary of interned k-paths:
 //
-//	v, m := features.NewVocabulary(g, 4), features.NewMatrix()
+//	v, m := features.NewVocabulary(g, features.Options{MaxK: 4}), features.NewMatrix()
 //	for _, t := range trees {
 //		m.AddRow(v.Add(t))
 //	}

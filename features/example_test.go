@@ -30,13 +30,13 @@ func ExamplePattern() {
 
 func ExampleVocabulary() {
 	g, _ := datasets.Grammar("json")
-	v, m := features.NewVocabulary(g, 2), features.NewMatrix()
+	v, m := features.NewVocabulary(g, features.Options{MaxK: 2}), features.NewMatrix()
 	for _, doc := range []string{`[1]`, `[true]`, `{}`} {
 		t, _ := g.Parse([]byte(doc))
 		m.AddRow(v.Add(t))
 	}
 	cols := m.Columns(v.Len())
-	id, _ := v.ID(features.Path{7}) // Array_7: present in the first two inputs
-	fmt.Println(v.Len(), "features;", cols[id].Count(), "inputs have", features.Pattern(g, v.Path(id)))
+	id, _ := v.ID(features.Feature{Path: features.Path{7}}) // Array_7: present in the first two inputs
+	fmt.Println(v.Len(), "features;", cols[id].Count(), "inputs have", features.Pattern(g, v.Feature(id).Path))
 	// Output: 43 features; 2 inputs have Array
 }

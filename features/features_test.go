@@ -110,7 +110,7 @@ func TestExtract(t *testing.T) {
 
 func TestVocabularyAndMatrix(t *testing.T) {
 	g := mustGrammar(t, "json")
-	v := features.NewVocabulary(g, 3)
+	v := features.NewVocabulary(g, features.Options{MaxK: 3})
 	m := features.NewMatrix()
 	docs := []string{`[1]`, `{"a": true}`, `[1, 2]`, `"s"`}
 	var rows [][]int
@@ -127,8 +127,8 @@ func TestVocabularyAndMatrix(t *testing.T) {
 		for _, ps := range features.Extract(tree, 3) {
 			want += len(ps)
 			for _, p := range ps {
-				id, ok := v.ID(p)
-				if !ok || !slices.Contains(ids, id) || slices.Compare(v.Path(id), p) != 0 {
+				id, ok := v.ID(features.Feature{Path: p})
+				if !ok || !slices.Contains(ids, id) || slices.Compare(v.Feature(id).Path, p) != 0 {
 					t.Fatalf("%s: path %s not interned as one of its ids", d, p.Format(g))
 				}
 			}
@@ -168,7 +168,7 @@ func TestVocabularyAndMatrix(t *testing.T) {
 	for r := range docs {
 		all.Set(r)
 	}
-	root, _ := v.ID(features.Path{0})
+	root, _ := v.ID(features.Feature{Path: features.Path{0}})
 	if cols[root].Count() != len(docs) || cols[root].AndCount(all) != len(docs) {
 		t.Errorf("the root 1-path is not in every row")
 	}

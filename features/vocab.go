@@ -1,70 +1,118 @@
 package features
 
 import (
+	"cmp"
+	"maps"
 	"math/bits"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/arbor-fuzz/arbor/grammar"
 )
 
-// Vocabulary interns the k-paths (k = 1..MaxK) seen in a corpus to dense
-// feature ids, in order of first appearance.
+// Options select the features a Vocabulary extracts.
+type Options struct {
+	MaxK  int   // k-paths of length 1..MaxK
+	Kinds Kinds // the kinds; 0 means k-paths only
+	// MaxValues caps the Value features of one terminal: its most
+	// frequent texts, each seen in at least two training inputs; 0 means
+	// DefaultMaxValues.
+	MaxValues int
+}
+
+// DefaultMaxValues is the default cap on Value features per terminal.
+const DefaultMaxValues = 16
+
+func (o Options) kinds() Kinds {
+	if o.Kinds == 0 {
+		return KPaths
+	}
+	return o.Kinds
+}
+
+// Vocabulary interns the features of a corpus to dense ids. K-paths,
+// siblings and classes are interned in order of first appearance (Add);
+// values and thresholds need the whole training corpus (Fit).
 type Vocabulary struct {
 	g     *grammar.Graph
-	maxK  int
+	opts  Options
+	kinds Kinds
 	ids   map[string]int
-	paths []Path
+	feats []Feature
+	// thresholds per (kind, symbol): the ids of its threshold features,
+	// by ascending N.
+	thresholds map[string][]threshold
 
 	// Reused by Add and Features: a per-call stamp per feature id marks
 	// the ids already collected, so a tree's ids are deduplicated in O(1).
 	stamp []uint32
 	gen   uint32
 	key   []byte
+	sc    scanner
 }
 
-// NewVocabulary returns an empty vocabulary of the k-paths of g for k = 1..maxK.
-func NewVocabulary(g *grammar.Graph, maxK int) *Vocabulary {
-	return &Vocabulary{g: g, maxK: maxK, ids: map[string]int{}}
+type threshold struct {
+	n  float64
+	id int
 }
 
-// Graph is the grammar the vocabulary's paths belong to.
+// NewVocabulary returns an empty vocabulary of the given features of g.
+func NewVocabulary(g *grammar.Graph, o Options) *Vocabulary {
+	return &Vocabulary{g: g, opts: o, kinds: o.kinds(), ids: map[string]int{}, thresholds: map[string][]threshold{}}
+}
+
+// Graph is the grammar the vocabulary's features belong to.
 func (v *Vocabulary) Graph() *grammar.Graph { return v.g }
 
 // MaxK is the longest k-path length interned.
-func (v *Vocabulary) MaxK() int { return v.maxK }
+func (v *Vocabulary) MaxK() int { return v.opts.MaxK }
+
+// Kinds are the kinds of features extracted.
+func (v *Vocabulary) Kinds() Kinds { return v.kinds }
 
 // Len is the number of features.
-func (v *Vocabulary) Len() int { return len(v.paths) }
+func (v *Vocabulary) Len() int { return len(v.feats) }
 
-// Path returns the k-path of feature id.
-func (v *Vocabulary) Path(id int) Path { return v.paths[id] }
+// Feature returns feature id.
+func (v *Vocabulary) Feature(id int) Feature { return v.feats[id] }
 
-// ID returns the feature id of a path, if it is in the vocabulary.
-func (v *Vocabulary) ID(p Path) (int, bool) {
-	id, ok := v.ids[string(p.appendKey(nil))]
+// ID returns the id of a feature, if it is in the vocabulary.
+func (v *Vocabulary) ID(f Feature) (int, bool) {
+	id, ok := v.ids[f.Key()]
 	return id, ok
 }
 
-// Intern adds one path (if new) and returns its id; a vocabulary read
+// Intern adds one feature (if new) and returns its id; a vocabulary read
 // from a model is rebuilt this way, in the model's id order.
-func (v *Vocabulary) Intern(p Path) int {
-	key := string(p.appendKey(nil))
+func (v *Vocabulary) Intern(f Feature) int {
+	key := f.Key()
 	if id, ok := v.ids[key]; ok {
 		return id
 	}
-	id := len(v.paths)
+	id := len(v.feats)
 	v.ids[key] = id
-	v.paths = append(v.paths, append(Path(nil), p...))
+	f.Path = append(Path(nil), f.Path...)
+	v.feats = append(v.feats, f)
 	v.stamp = append(v.stamp, 0)
+	if f.Kind == Length || f.Kind == Occurrences || f.Kind == Number {
+		tk := thresholdKey(f.Kind, f.Symbol)
+		ts := append(v.thresholds[tk], threshold{f.N, id})
+		slices.SortFunc(ts, func(a, b threshold) int { return cmp.Compare(a.n, b.n) })
+		v.thresholds[tk] = ts
+	}
 	return id
 }
 
-// Add interns the k-paths (k = 1..MaxK) of one input and returns its
-// feature ids, sorted. An ambiguous input may be given all its trees: its
+func thresholdKey(k Kind, symbol string) string { return string(rune('0'+k)) + symbol }
+
+// Add interns the features of one input that are interned on first
+// appearance (k-paths, siblings, classes) and returns all its feature
+// ids, sorted. An ambiguous input may be given all its trees: its
 // features are their union. A Vocabulary is not safe for concurrent use.
 func (v *Vocabulary) Add(trees ...*grammar.Tree) []int { return v.collect(trees, true) }
 
-// Features returns the ids of an input's k-paths that are in the
+// Features returns the ids of an input's features that are in the
 // vocabulary, sorted, without adding new ones (as prediction needs).
 func (v *Vocabulary) Features(trees ...*grammar.Tree) []int { return v.collect(trees, false) }
 
@@ -75,27 +123,87 @@ func (v *Vocabulary) collect(trees []*grammar.Tree, add bool) []int {
 		v.gen = 1
 	}
 	var out []int
-	for _, t := range trees {
-		out = v.collectTree(t, add, out)
+	if v.kinds == KPaths {
+		// The common case, kept to one walk without text or sibling
+		// bookkeeping.
+		for _, t := range trees {
+			out = v.collectPaths(t, add, out)
+		}
+		slices.Sort(out)
+		return out
+	}
+	emit := func(f Feature, key string) {
+		id, ok := v.ids[key]
+		if !ok {
+			if !add {
+				return
+			}
+			id = v.Intern(f)
+		}
+		if v.stamp[id] != v.gen {
+			v.stamp[id] = v.gen
+			out = append(out, id)
+		}
+	}
+	v.sc.scanInput(v, trees, func(f Feature) {
+		if f.Kind == Value {
+			// Values are chosen by Fit from the whole corpus.
+			if id, ok := v.ids[f.Key()]; ok && v.stamp[id] != v.gen {
+				v.stamp[id] = v.gen
+				out = append(out, id)
+			}
+			return
+		}
+		emit(f, f.Key())
+	}, func(path Path) {
+		v.key = append(v.key[:0], byte(KPath))
+		v.key = path.appendKey(v.key)
+		if id, ok := v.ids[string(v.key)]; ok || add {
+			if !ok {
+				id = v.Intern(Feature{Kind: KPath, Path: path})
+			}
+			if v.stamp[id] != v.gen {
+				v.stamp[id] = v.gen
+				out = append(out, id)
+			}
+		}
+	})
+	for _, st := range v.sc.touched {
+		for _, k := range [...]Kind{Length, Occurrences, Number} {
+			if !v.kinds.Has(k) {
+				continue
+			}
+			x, ok := st.value(k)
+			if !ok {
+				continue
+			}
+			for _, t := range v.thresholds[thresholdKey(k, st.symbol)] {
+				if t.n > x {
+					break
+				}
+				if v.stamp[t.id] != v.gen {
+					v.stamp[t.id] = v.gen
+					out = append(out, t.id)
+				}
+			}
+		}
 	}
 	slices.Sort(out)
 	return out
 }
 
-func (v *Vocabulary) collectTree(t *grammar.Tree, add bool, out []int) []int {
-	walkPaths(t, v.maxK, func(stack []int) {
-		for k := 1; k <= v.maxK && k <= len(stack); k++ {
+func (v *Vocabulary) collectPaths(t *grammar.Tree, add bool, out []int) []int {
+	walkPaths(t, v.opts.MaxK, func(stack []int) {
+		for k := 1; k <= v.opts.MaxK && k <= len(stack); k++ {
 			p := Path(stack[len(stack)-k:])
-			v.key = p.appendKey(v.key[:0])
+			v.key = append(v.key[:0], byte(KPath))
+			v.key = p.appendKey(v.key)
 			id, ok := v.ids[string(v.key)]
 			if !ok {
 				if !add {
 					continue
 				}
-				id = len(v.paths)
-				v.ids[string(v.key)] = id
-				v.paths = append(v.paths, append(Path(nil), p...))
-				v.stamp = append(v.stamp, 0)
+				id = v.Intern(Feature{Kind: KPath, Path: p})
 			}
 			if v.stamp[id] != v.gen {
 				v.stamp[id] = v.gen
@@ -104,6 +212,114 @@ func (v *Vocabulary) collectTree(t *grammar.Tree, add bool, out []int) []int {
 		}
 	})
 	return out
+}
+
+// Fit interns the features of a training corpus (one entry per input,
+// all its trees) and returns every input's feature ids. K-paths get the
+// lowest ids, in order of first appearance, so that a tree learner that
+// breaks ties by id prefers them; then siblings and classes; then each
+// terminal's frequent values and each symbol's thresholds, taken from
+// the quartiles (and 10th and 90th percentiles) of its per-input values.
+func (v *Vocabulary) Fit(inputs [][]*grammar.Tree) [][]int {
+	rows := make([][]int, len(inputs))
+	if v.kinds == KPaths {
+		for i, trees := range inputs {
+			rows[i] = v.Add(trees...)
+		}
+		return rows
+	}
+	// Pass 1: k-paths first, then the other kinds interned on appearance.
+	var later []Feature
+	seen := map[string]bool{}
+	values := map[int]map[string]int{} // terminal -> text -> inputs
+	perInput := map[string][]float64{} // threshold key -> per-input values
+	for _, trees := range inputs {
+		v.gen++
+		if v.gen == 0 {
+			clear(v.stamp)
+			v.gen = 1
+		}
+		inputValues := map[[2]string]bool{}
+		v.sc.scanInput(v, trees, func(f Feature) {
+			if f.Kind == Value {
+				k := [2]string{strconv.Itoa(f.Path[0]), f.Text}
+				if !inputValues[k] {
+					inputValues[k] = true
+					m := values[f.Path[0]]
+					if m == nil {
+						m = map[string]int{}
+						values[f.Path[0]] = m
+					}
+					m[f.Text]++
+				}
+				return
+			}
+			if key := f.Key(); !seen[key] {
+				seen[key] = true
+				f.Path = append(Path(nil), f.Path...)
+				later = append(later, f)
+			}
+		}, func(path Path) {
+			v.Intern(Feature{Kind: KPath, Path: path})
+		})
+		for _, st := range v.sc.touched {
+			for _, k := range [...]Kind{Length, Occurrences, Number} {
+				if x, ok := st.value(k); ok && v.kinds.Has(k) {
+					tk := thresholdKey(k, st.symbol)
+					perInput[tk] = append(perInput[tk], x)
+				}
+			}
+		}
+	}
+	for _, f := range later {
+		v.Intern(f)
+	}
+	// Values: a terminal's most frequent texts.
+	maxValues := v.opts.MaxValues
+	if maxValues <= 0 {
+		maxValues = DefaultMaxValues
+	}
+	terminals := slices.Sorted(maps.Keys(values))
+	for _, node := range terminals {
+		type tc struct {
+			text string
+			n    int
+		}
+		var list []tc
+		for text, n := range values[node] {
+			if n >= 2 {
+				list = append(list, tc{text, n})
+			}
+		}
+		slices.SortFunc(list, func(a, b tc) int {
+			if a.n != b.n {
+				return b.n - a.n
+			}
+			return strings.Compare(a.text, b.text)
+		})
+		for _, x := range list[:min(len(list), maxValues)] {
+			v.Intern(Feature{Kind: Value, Path: Path{node}, Text: x.text})
+		}
+	}
+	// Thresholds: distinct quantiles above the minimum (at the minimum,
+	// the feature is the symbol's presence, which a 1-path already is).
+	for _, tk := range slices.Sorted(maps.Keys(perInput)) {
+		xs := perInput[tk]
+		slices.Sort(xs)
+		kind, symbol := Kind(tk[0]-'0'), tk[1:]
+		last := xs[0]
+		for _, q := range [...]float64{0.1, 0.25, 0.5, 0.75, 0.9} {
+			x := xs[min(len(xs)-1, int(q*float64(len(xs))))]
+			if x > last {
+				v.Intern(Feature{Kind: kind, Symbol: symbol, N: x})
+				last = x
+			}
+		}
+	}
+	for i, trees := range inputs {
+		rows[i] = v.Features(trees...)
+	}
+	return rows
 }
 
 // Bitset is a set of non-negative integers, one bit each.

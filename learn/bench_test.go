@@ -89,7 +89,7 @@ func jsonCorpus(b *testing.B, n int) (*learn.Dataset, [][]byte) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	return learn.NewDataset(g, 4, cov, data), inputs
+	return learn.NewDataset(g, features.Options{MaxK: 4}, cov, data), inputs
 }
 
 // BenchmarkTrainJSON fits every trainable function of encoding/json on

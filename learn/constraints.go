@@ -55,7 +55,8 @@ func (m *Model) feasible(lits []Literal) bool {
 			if b.Present {
 				continue
 			}
-			if a.Feature == b.Feature || contains(m.Features[a.Feature].IDs, m.Features[b.Feature].IDs) {
+			fa, fb := m.Features[a.Feature], m.Features[b.Feature]
+			if a.Feature == b.Feature || fa.IsPath() && fb.IsPath() && contains(fa.IDs, fb.IDs) {
 				return false
 			}
 		}

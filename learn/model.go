@@ -15,8 +15,10 @@ import (
 	"github.com/arbor-fuzz/arbor/grammar"
 )
 
-// ModelVersion is the version of the model file format.
-const ModelVersion = 1
+// ModelVersion is the version of the model file format. Version 2 added
+// feature kinds besides k-paths; version 1 files (k-paths only) are read
+// as they are.
+const ModelVersion = 2
 
 // Model is a trained model: the grammar it reads inputs with, its feature
 // vocabulary, and one tree per trainable function.
@@ -26,6 +28,7 @@ type Model struct {
 	Subject   string          `json:"subject"`
 	Grammar   ModelGrammar    `json:"grammar"`
 	K         int             `json:"k"`
+	Kinds     string          `json:"kinds,omitempty"` // the feature kinds, as --features takes them; empty: k-paths
 	Features  []ModelFeature  `json:"features"`
 	Functions []FunctionModel `json:"functions"`
 	Stats     ModelStats      `json:"stats"`
@@ -43,21 +46,55 @@ type ModelGrammar struct {
 	Source      string `json:"source"`      // that text
 }
 
-// ModelFeature is a k-path feature: node ids, the symbols on the path
-// (labels without ids, as in String→Escape), and pattern text.
+// ModelFeature is one feature. A k-path has its node ids, the symbols on
+// the path (labels without ids, as in String→Escape) and pattern text;
+// the other kinds (Kind set) carry the fields of features.Feature, and
+// Pattern is their description.
 type ModelFeature struct {
-	IDs     []int  `json:"ids"`
-	Symbols string `json:"symbols"`
-	Pattern string `json:"pattern"`
+	Kind    string  `json:"kind,omitempty"` // empty for a k-path
+	IDs     []int   `json:"ids,omitempty"`
+	Symbols string  `json:"symbols,omitempty"`
+	Symbol  string  `json:"symbol,omitempty"`
+	Text    string  `json:"text,omitempty"`
+	At      string  `json:"at,omitempty"`
+	N       float64 `json:"n,omitempty"`
+	Pattern string  `json:"pattern"`
 }
 
-// Describe is how explanations show a feature: its pattern, and the
-// symbols of the path, which tell what in the pattern it is about.
+// Describe is how explanations show a feature: a k-path's pattern, and
+// the symbols of the path, which tell what in the pattern it is about;
+// another kind's description.
 func (f ModelFeature) Describe() string {
-	if f.Pattern == f.Symbols {
+	if f.Kind != "" || f.Pattern == f.Symbols {
 		return f.Pattern
 	}
 	return f.Pattern + "   [" + f.Symbols + "]"
+}
+
+// Feature is the feature the model stores.
+func (f ModelFeature) Feature() (features.Feature, error) {
+	k := features.KPath
+	if f.Kind != "" {
+		var err error
+		if k, err = features.ParseKind(f.Kind); err != nil {
+			return features.Feature{}, err
+		}
+	}
+	return features.Feature{Kind: k, Path: f.IDs, Symbol: f.Symbol, Text: f.Text, At: f.At, N: f.N}, nil
+}
+
+// IsPath reports whether the feature is a k-path.
+func (f ModelFeature) IsPath() bool { return f.Kind == "" || f.Kind == "kpath" }
+
+func newModelFeature(g *grammar.Graph, f features.Feature) ModelFeature {
+	if f.Kind == features.KPath {
+		labels := make([]string, len(f.Path))
+		for i, id := range f.Path {
+			labels[i] = g.Node(id).Label()
+		}
+		return ModelFeature{IDs: f.Path, Symbols: strings.Join(labels, "→"), Pattern: features.Pattern(g, f.Path)}
+	}
+	return ModelFeature{Kind: f.Kind.String(), IDs: f.Path, Symbol: f.Symbol, Text: f.Text, At: f.At, N: f.N, Pattern: f.Describe(g)}
 }
 
 // ModelStats describe the training run.
@@ -84,13 +121,11 @@ func NewModel(subject, grammarName string, g *grammar.Graph, d *Dataset, fns []F
 	m := &Model{Arbor: "model", Version: ModelVersion, Subject: subject, K: d.Vocab.MaxK(),
 		Grammar: ModelGrammar{Name: grammarName, Fingerprint: fp, Source: src}, Functions: fns,
 		Stats: ModelStats{Rows: d.Rows, Skipped: d.Skipped, Trainable: len(fns), Seed: seed}}
+	if k := d.Vocab.Kinds(); k != features.KPaths {
+		m.Kinds = k.String()
+	}
 	for id := 0; id < d.Vocab.Len(); id++ {
-		p := d.Vocab.Path(id)
-		labels := make([]string, len(p))
-		for i, id := range p {
-			labels[i] = g.Node(id).Label()
-		}
-		m.Features = append(m.Features, ModelFeature{IDs: p, Symbols: strings.Join(labels, "→"), Pattern: features.Pattern(g, p)})
+		m.Features = append(m.Features, newModelFeature(g, d.Vocab.Feature(id)))
 	}
 	for f, l := range d.Labels {
 		switch c := l.Count(); {
@@ -157,8 +192,16 @@ func LoadModel(path string) (*Model, error) {
 	if m.Arbor != "model" {
 		return nil, fmt.Errorf("%s is not an arbor model", path)
 	}
-	if m.Version != ModelVersion {
+	if m.Version != ModelVersion && m.Version != 1 {
 		return nil, fmt.Errorf("model %s has format version %d; this arbor reads version %d", path, m.Version, ModelVersion)
+	}
+	if _, err := m.FeatureKinds(); err != nil {
+		return nil, fmt.Errorf("model %s: %w", path, err)
+	}
+	for i, f := range m.Features {
+		if _, err := f.Feature(); err != nil {
+			return nil, fmt.Errorf("model %s: feature %d: %w", path, i, err)
+		}
 	}
 	for _, fn := range m.Functions {
 		if fn.Tree == nil || len(fn.Tree.Nodes) == 0 {
@@ -171,6 +214,14 @@ func LoadModel(path string) (*Model, error) {
 		}
 	}
 	return &m, nil
+}
+
+// FeatureKinds is the set of feature kinds the model was trained with.
+func (m *Model) FeatureKinds() (features.Kinds, error) {
+	if m.Kinds == "" {
+		return features.KPaths, nil
+	}
+	return features.ParseKinds(m.Kinds)
 }
 
 // Function returns the model of the named function.

@@ -30,9 +30,19 @@ func NewPredictor(m *Model, g *grammar.Graph) (*Predictor, error) {
 	if fp, _ := Fingerprint(g); fp != m.Grammar.Fingerprint {
 		return nil, fmt.Errorf("the model was trained on another grammar (%s, fingerprint %.12s; this one is %.12s)", m.Grammar.Name, m.Grammar.Fingerprint, fp)
 	}
-	p := &Predictor{Model: m, Graph: g, vocab: features.NewVocabulary(g, m.K), has: make([]bool, len(m.Features))}
-	for _, f := range m.Features {
-		p.vocab.Intern(f.IDs)
+	kinds, err := m.FeatureKinds()
+	if err != nil {
+		return nil, err
+	}
+	p := &Predictor{Model: m, Graph: g, vocab: features.NewVocabulary(g, features.Options{MaxK: m.K, Kinds: kinds}), has: make([]bool, len(m.Features))}
+	for i, mf := range m.Features {
+		f, err := mf.Feature()
+		if err != nil {
+			return nil, fmt.Errorf("model feature %d: %w", i, err)
+		}
+		if id := p.vocab.Intern(f); id != i {
+			return nil, fmt.Errorf("model feature %d repeats feature %d", i, id)
+		}
 	}
 	return p, nil
 }
@@ -52,6 +62,12 @@ func (p *Predictor) Features(input []byte) ([]int, error) {
 		return nil, err
 	}
 	return p.vocab.Features(trees...), nil
+}
+
+// PredictTrees evaluates every function's tree on an input given as its
+// trees (all of an ambiguous input's).
+func (p *Predictor) PredictTrees(trees ...*grammar.Tree) []Prediction {
+	return p.PredictFeatures(p.vocab.Features(trees...))
 }
 
 // Predict parses the input, extracts its features and evaluates every

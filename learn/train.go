@@ -2,6 +2,7 @@ package learn
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -24,42 +25,74 @@ type Dataset struct {
 	Skipped   map[string]int // inputs left out, by reason
 }
 
-// NewDataset turns recorded coverage into a dataset: each record whose
-// input data is found (by sha256) and parses becomes a row; its features
-// are the k-paths (k = 1..maxK) of its trees (the union over up to
-// grammar.DefaultTreeLimit trees of an ambiguous input). Records of
+// Examples are parsed training inputs with the functions each covered:
+// what datasets are built from. Parsing is the costly part of building a
+// dataset, so a corpus parsed once can be learned from in several ways.
+type Examples struct {
+	Functions []string
+	Trees     [][]*grammar.Tree // per input: its trees
+	Covered   [][]int           // per input: the functions it covered
+	Inputs    []string          // per input: its name
+	Skipped   map[string]int    // inputs left out, by reason
+}
+
+// ParseExamples parses the inputs of recorded coverage: each record whose
+// input data is found (by sha256) and parses is an example, with up to
+// grammar.DefaultTreeLimit trees of an ambiguous input. Records of
 // inputs that panicked or timed out are left out: their coverage is cut
 // short, so their labels would be wrong.
-func NewDataset(g *grammar.Graph, maxK int, cov *coverage.File, data map[string][]byte) *Dataset {
-	d := &Dataset{Vocab: features.NewVocabulary(g, maxK), Functions: cov.Functions, Skipped: map[string]int{}}
-	m := features.NewMatrix()
-	var covered [][]int
+func ParseExamples(g *grammar.Graph, cov *coverage.File, data map[string][]byte) *Examples {
+	e := &Examples{Functions: cov.Functions, Skipped: map[string]int{}}
 	for _, r := range cov.Records {
 		if r.Outcome == coverage.Panic || r.Outcome == coverage.Timeout {
-			d.Skipped[string(r.Outcome)]++
+			e.Skipped[string(r.Outcome)]++
 			continue
 		}
 		in, ok := data[r.SHA256]
 		if !ok {
-			d.Skipped["input not found"]++
+			e.Skipped["input not found"]++
 			continue
 		}
 		trees, err := g.ParseAll(in, grammar.DefaultTreeLimit)
 		if err != nil {
-			d.Skipped["does not parse"]++
+			e.Skipped["does not parse"]++
 			continue
 		}
-		m.AddRow(d.Vocab.Add(trees...))
-		covered = append(covered, r.Covered)
-		d.Inputs = append(d.Inputs, r.Input)
+		e.Trees = append(e.Trees, trees)
+		e.Covered = append(e.Covered, r.Covered)
+		e.Inputs = append(e.Inputs, r.Input)
+	}
+	return e
+}
+
+// Head returns the first n examples (all if there are fewer).
+func (e *Examples) Head(n int) *Examples {
+	n = min(n, len(e.Trees))
+	return &Examples{Functions: e.Functions, Trees: e.Trees[:n], Covered: e.Covered[:n], Inputs: e.Inputs[:n], Skipped: e.Skipped}
+}
+
+// NewDataset turns recorded coverage into a dataset (ParseExamples, then
+// Dataset).
+func NewDataset(g *grammar.Graph, opts features.Options, cov *coverage.File, data map[string][]byte) *Dataset {
+	return ParseExamples(g, cov, data).Dataset(g, opts)
+}
+
+// Dataset describes every example by the features opts selects (the
+// union over an ambiguous input's trees) and labels it with the functions
+// it covered.
+func (e *Examples) Dataset(g *grammar.Graph, opts features.Options) *Dataset {
+	d := &Dataset{Vocab: features.NewVocabulary(g, opts), Functions: e.Functions, Skipped: e.Skipped, Inputs: e.Inputs}
+	m := features.NewMatrix()
+	for _, ids := range d.Vocab.Fit(e.Trees) {
+		m.AddRow(ids)
 	}
 	d.Rows = m.Rows()
 	d.Columns = m.Columns(d.Vocab.Len())
-	d.Labels = make([]features.Bitset, len(cov.Functions))
+	d.Labels = make([]features.Bitset, len(e.Functions))
 	for f := range d.Labels {
 		d.Labels[f] = features.NewBitset(d.Rows)
 	}
-	for r, ids := range covered {
+	for r, ids := range e.Covered {
 		for _, f := range ids {
 			d.Labels[f].Set(r)
 		}
@@ -107,16 +140,35 @@ func (d *Dataset) Trainable() []int {
 	return out
 }
 
-// Candidates are the features that vary over the rows; the others
-// cannot split anything.
+// Candidates are the features that vary over the rows, each column
+// once: a feature that is constant cannot split anything, and one whose
+// rows are exactly those of a feature with a lower id (a value that only
+// one k-path ever takes, a sibling pair that only occurs where a k-path
+// does) would split the same way, and the lower id wins ties anyway.
 func (d *Dataset) Candidates() []int {
 	var out []int
+	seen := map[string]bool{}
 	for f, c := range d.Columns {
-		if n := c.Count(); n > 0 && n < d.Rows {
-			out = append(out, f)
+		if n := c.Count(); n == 0 || n == d.Rows {
+			continue
 		}
+		key := columnKey(c)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		out = append(out, f)
 	}
 	return out
+}
+
+// columnKey is a bitset's words as a string, for use as a map key.
+func columnKey(b features.Bitset) string {
+	buf := make([]byte, 8*len(b))
+	for i, w := range b {
+		binary.LittleEndian.PutUint64(buf[8*i:], w)
+	}
+	return string(buf)
 }
 
 // Train fits one tree per trainable function, in parallel. Each

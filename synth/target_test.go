@@ -70,7 +70,7 @@ func TestTargetEveryFunction(t *testing.T) {
 		t.Fatal(err)
 	}
 	cov, _ := coverage.ReadFile(out)
-	d := learn.NewDataset(g, 4, cov, data)
+	d := learn.NewDataset(g, features.Options{MaxK: 4}, cov, data)
 	fns, err := learn.Train(context.Background(), d, learn.TrainOptions{Seed: 1})
 	if err != nil {
 		t.Fatal(err)

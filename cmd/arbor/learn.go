@@ -19,6 +19,7 @@ import (
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/datasets"
 	"github.com/arbor-fuzz/arbor/eval"
+	"github.com/arbor-fuzz/arbor/features"
 	"github.com/arbor-fuzz/arbor/grammar"
 	"github.com/arbor-fuzz/arbor/learn"
 	"github.com/arbor-fuzz/arbor/synth"
@@ -37,10 +38,29 @@ func learnFlags(cmd *cobra.Command, o *learn.Options) {
 	cmd.Flags().Float64Var(&o.MinImpurityDec, "min-impurity-decrease", 0, "smallest weighted gini decrease a split must bring")
 }
 
+// featuresFlag registers --features, which means the same wherever a
+// model is trained.
+func featuresFlag(cmd *cobra.Command, s *string) {
+	cmd.Flags().StringVar(s, "features", defaultFeatures.String(),
+		"feature `KINDS` to learn from, comma-separated: kpath, sibling, value, class, length, count, number, or all (kpath is always in)")
+}
+
+// defaultFeatures are the feature kinds models learn from unless told.
+const defaultFeatures = features.KPaths
+
+func parseFeatures(s string) (features.Kinds, error) {
+	k, err := features.ParseKinds(s)
+	if err != nil {
+		return 0, usageError{fmt.Errorf("--features: %w", err)}
+	}
+	return k, nil
+}
+
 func newTrainCmd() *cobra.Command {
-	var grammarArg, inputs, covPath, out string
+	var grammarArg, inputs, covPath, out, kinds string
 	var maxK int
 	var seed uint64
+	var noBalance bool
 	var opts learn.Options
 	cmd := &cobra.Command{
 		Use:   "train --grammar G --inputs DIR --coverage cov.jsonl --out model.json",
@@ -63,6 +83,10 @@ feature vocabulary with pattern text, the trees and training statistics.`,
 			if err := checkK("--max-k", maxK); err != nil {
 				return err
 			}
+			fk, err := parseFeatures(kinds)
+			if err != nil {
+				return err
+			}
 			g, err := datasets.LoadGrammar(grammarArg)
 			if err != nil {
 				return err
@@ -76,11 +100,11 @@ feature vocabulary with pattern text, the trees and training statistics.`,
 				return err
 			}
 			start := time.Now()
-			d := learn.NewDataset(g, maxK, cov, data)
+			d := learn.NewDataset(g, features.Options{MaxK: maxK, Kinds: fk}, cov, data)
 			if d.Rows == 0 {
 				return fmt.Errorf("no training rows: none of the %d records matches a parsable input below %s", len(cov.Records), inputs)
 			}
-			fns, err := learn.Train(contextOf(cmd), d, learn.TrainOptions{Options: opts, Seed: seed})
+			fns, err := learn.Train(contextOf(cmd), d, learn.TrainOptions{Options: opts, Seed: seed, NoBalance: noBalance})
 			if err != nil {
 				return err
 			}
@@ -108,6 +132,8 @@ feature vocabulary with pattern text, the trees and training statistics.`,
 	cmd.Flags().StringVar(&out, "out", "model.json", "model file to write")
 	cmd.Flags().IntVar(&maxK, "max-k", 4, "k-paths for k = 1..`K` are the features")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "seed of the class balancing")
+	cmd.Flags().BoolVar(&noBalance, "no-balance", false, "fit each tree on all rows instead of balancing the classes")
+	featuresFlag(cmd, &kinds)
 	learnFlags(cmd, &opts)
 	return cmd
 }
@@ -406,6 +432,7 @@ type experimentFlags struct {
 	seed              uint64
 	asJSON, noBalance bool
 	opts              learn.Options
+	kinds             string
 }
 
 func (f *experimentFlags) register(cmd *cobra.Command) {
@@ -418,6 +445,7 @@ func (f *experimentFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.work, "work", "", "folder for inputs, coverage files and the model")
 	cmd.Flags().BoolVar(&f.asJSON, "json", false, "print JSON")
 	cmd.Flags().BoolVar(&f.noBalance, "no-balance", false, "fit each tree on all rows instead of balancing the classes")
+	featuresFlag(cmd, &f.kinds)
 	learnFlags(cmd, &f.opts)
 }
 
@@ -442,8 +470,11 @@ func (f *experimentFlags) config(cmd *cobra.Command) (eval.E3Config, func(), err
 	if f.train < 1 || f.test < 1 {
 		return eval.E3Config{}, nothing, usageError{errors.New("--train and --test must be at least 1")}
 	}
+	kinds, err := parseFeatures(f.kinds)
+	if err != nil {
+		return eval.E3Config{}, nothing, err
+	}
 	var s eval.SubjectSetup
-	var err error
 	f.loaded = nil
 	if f.model != "" {
 		var p *learn.Predictor
@@ -471,7 +502,7 @@ func (f *experimentFlags) config(cmd *cobra.Command) (eval.E3Config, func(), err
 		cleanup = func() { os.RemoveAll(work) }
 	}
 	return eval.E3Config{Subject: s.Name, GrammarName: s.GrammarName, Grammar: s.Grammar, Target: s.Target,
-		Train: f.train, Test: f.test, Seed: f.seed, K: f.k, MaxRepeat: f.maxRepeat, WorkDir: work, CacheDir: coverage.DefaultCacheDir(), Learn: f.opts,
+		Train: f.train, Test: f.test, Seed: f.seed, K: f.k, Features: kinds, MaxRepeat: f.maxRepeat, WorkDir: work, CacheDir: coverage.DefaultCacheDir(), Learn: f.opts,
 		NoBalance: f.noBalance, Progress: lineProgress(cmd.ErrOrStderr())}, cleanup, nil
 }
 
@@ -619,6 +650,6 @@ paired by function and Cohen's d.`,
 	}
 	f5.register(e5)
 	f5.registerTargeted(e5)
-	cmd.AddCommand(newE1Cmd(), newE2Cmd(), e3, e4, e5, newE6Cmd(), newEvalAllCmd(), newEvalSuiteCmd())
+	cmd.AddCommand(newE1Cmd(), newE2Cmd(), e3, e4, e5, newE6Cmd(), newEvalAllCmd(), newEvalSuiteCmd(), newEvalLearnersCmd())
 	return cmd
 }

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/arbor-fuzz/arbor/coverage"
+	"github.com/arbor-fuzz/arbor/eval"
+)
+
+func newEvalLearnersCmd() *cobra.Command {
+	var out string
+	var subjects, learners []string
+	var test int
+	var asJSON bool
+	var seed uint64
+	cmd := &cobra.Command{
+		Use:   "learners [--subjects S,...] [--learners L,...] [--out DIR]",
+		Short: "Compare ways of learning (feature kinds, balancing, corpus size) on the bundled subjects",
+		Long: `learners records, per subject, one grammar-random training corpus (as
+large as the largest learner needs) and one test corpus of --test inputs,
+and trains and scores every learner on them, as E3 does: mean accuracy,
+precision, recall and balanced accuracy over mid-rate functions (test base
+rate in [0.05, 0.95]) against the majority-class baseline, plus the
+vocabulary size, features per input, training time and prediction
+throughput (from parsed trees). Test inputs that occur in the training
+corpus are left out, so every learner is scored on the same inputs.
+
+A learner is FEATURES[/nobalance][@N]: feature kinds as --features takes
+them, 'nobalance' to fit on all rows, and N training inputs (default
+1000; the first N of the training corpus, which are the inputs E3 uses
+with the same seed). The default list compares arbor's original default
+(kpath), kpath unbalanced, each family added to k-paths, all families,
+and all at 3000 and 10000 inputs.
+
+learners.csv and learners.json go to --out (rewritten after every
+subject); the table ends with each learner's medians over the subjects.`,
+		Example: "  arbor eval learners --subjects json,url --learners kpath,kpath/nobalance,all@3000",
+		Args:    exactArgs(0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			for _, s := range subjects {
+				if _, err := eval.LoadSubject(s); err != nil {
+					return usageError{err}
+				}
+			}
+			var ls []eval.Learner
+			for _, spec := range learners {
+				l, err := eval.ParseLearner(spec)
+				if err != nil {
+					return usageError{err}
+				}
+				ls = append(ls, l)
+			}
+			if test < 1 {
+				return usageError{fmt.Errorf("--test must be at least 1")}
+			}
+			dir := out
+			if dir == "" {
+				tmp, err := os.MkdirTemp("", "arbor-learners-")
+				if err != nil {
+					return err
+				}
+				defer os.RemoveAll(tmp)
+				dir = tmp
+			}
+			progress, finish := allProgress(cmd.ErrOrStderr())
+			res, err := eval.LearnerSuite(contextOf(cmd), eval.LearnerSuiteConfig{Subjects: subjects, Learners: ls, Test: test, Seed: seed,
+				Out: dir, CacheDir: coverage.DefaultCacheDir(), Progress: progress})
+			finish()
+			if err != nil {
+				if out != "" {
+					return fmt.Errorf("%w (the finished subjects are in %s)", err, filepath.Join(out, "learners.csv"))
+				}
+				return err
+			}
+			w := cmd.OutOrStdout()
+			if asJSON {
+				return json.NewEncoder(w).Encode(res)
+			}
+			return printLearners(w, res)
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "folder for learners.csv, learners.json and work files")
+	cmd.Flags().StringSliceVar(&subjects, "subjects", nil, "bundled subjects to run (default: all)")
+	cmd.Flags().StringArrayVar(&learners, "learner", nil, "a learner `FEATURES[/nobalance][@N]` to compare; repeat for several (default: the built-in list)")
+	cmd.Flags().IntVar(&test, "test", 1000, "test inputs")
+	cmd.Flags().Uint64Var(&seed, "seed", 1, "random `seed`")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+// printLearners prints one row per subject and learner, then every
+// learner's medians over the subjects.
+func printLearners(w io.Writer, res *eval.LearnerSuiteResult) error {
+	f2 := func(x float64) string { return fmt.Sprintf("%.3f", x) }
+	var rows [][]string
+	type agg struct{ acc, prec, rec, bal, speed []float64 }
+	byLearner := map[string]*agg{}
+	var order []string
+	first := map[string]float64{} // subject -> first learner's throughput
+	for _, r := range res.Results {
+		mr := r.MidRate
+		rows = append(rows, []string{r.Subject, r.Name, fmt.Sprint(r.TrainInputs), fmt.Sprint(mr.Functions),
+			f2(mr.Accuracy) + " / " + f2(mr.Baseline), f2(mr.Precision) + " / " + f2(mr.Recall), f2(mr.Balanced),
+			fmt.Sprint(r.Candidates), fmt.Sprintf("%.0f", r.PerInput), fmt.Sprintf("%.2f", r.TrainSeconds), fmt.Sprintf("%.0f", r.PredictPerSecond)})
+		a := byLearner[r.Name]
+		if a == nil {
+			a = &agg{}
+			byLearner[r.Name] = a
+			order = append(order, r.Name)
+		}
+		if _, ok := first[r.Subject]; !ok {
+			first[r.Subject] = r.PredictPerSecond
+		}
+		if mr.Functions > 0 {
+			a.acc = append(a.acc, mr.Accuracy-mr.Baseline)
+			a.prec = append(a.prec, mr.Precision)
+			a.rec = append(a.rec, mr.Recall)
+			a.bal = append(a.bal, mr.Balanced)
+		}
+		a.speed = append(a.speed, r.PredictPerSecond/max(first[r.Subject], 1e-9))
+	}
+	fmt.Fprintf(w, "learner comparison: %d subjects, seed %d\n", len(first), res.Seed)
+	if err := renderTable(w, []string{"subject", "learner", "train", "mid-rate n", "mid acc / baseline", "mid prec / rec", "mid balanced",
+		"features", "per input", "train s", "predict/s"}, rows); err != nil {
+		return err
+	}
+	median := func(xs []float64) string {
+		if len(xs) == 0 {
+			return "-"
+		}
+		s := slices.Sorted(slices.Values(xs))
+		m := s[len(s)/2]
+		if len(s)%2 == 0 {
+			m = (s[len(s)/2-1] + s[len(s)/2]) / 2
+		}
+		return f2(m)
+	}
+	var sum [][]string
+	for _, name := range order {
+		a := byLearner[name]
+		sum = append(sum, []string{name, fmt.Sprint(len(a.acc)), median(a.acc), median(a.prec), median(a.rec), median(a.bal), median(a.speed)})
+	}
+	fmt.Fprintln(w, "\nmedians over subjects with mid-rate functions:")
+	if err := renderTable(w, []string{"learner", "subjects", "mid acc - baseline", "mid precision", "mid recall", "mid balanced", "throughput vs first"}, sum); err != nil {
+		return err
+	}
+	if len(res.Errors) > 0 {
+		var names []string
+		for s, e := range res.Errors {
+			names = append(names, s+": "+e)
+		}
+		slices.Sort(names)
+		fmt.Fprintf(w, "\nfailed: %s\n", strings.Join(names, "; "))
+	}
+	return nil
+}

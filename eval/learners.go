@@ -1,0 +1,281 @@
+package eval
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/arbor-fuzz/arbor/coverage"
+	"github.com/arbor-fuzz/arbor/datasets"
+	"github.com/arbor-fuzz/arbor/features"
+	"github.com/arbor-fuzz/arbor/learn"
+)
+
+// Learner is one way to learn a model: the feature kinds, whether each
+// function's classes are balanced, and how many training inputs.
+type Learner struct {
+	Name      string         `json:"name"`
+	Features  features.Kinds `json:"-"`
+	NoBalance bool           `json:"no_balance"`
+	Train     int            `json:"train"`
+}
+
+// ParseLearner reads a learner written as FEATURES[/nobalance][@N], as in
+// "kpath", "kpath/nobalance", "all@3000" or "kpath,sibling/nobalance@10000";
+// N defaults to 1000.
+func ParseLearner(s string) (Learner, error) {
+	l := Learner{Name: s, Train: 1000}
+	spec := s
+	if before, after, ok := strings.Cut(spec, "@"); ok {
+		if _, err := fmt.Sscanf(after, "%d", &l.Train); err != nil || l.Train < 1 || fmt.Sprint(l.Train) != after {
+			return l, fmt.Errorf("learner %q: %q is not a training set size", s, after)
+		}
+		spec = before
+	}
+	if before, after, ok := strings.Cut(spec, "/"); ok {
+		if after != "nobalance" && after != "balance" {
+			return l, fmt.Errorf("learner %q: %q is neither balance nor nobalance", s, after)
+		}
+		l.NoBalance = after == "nobalance"
+		spec = before
+	}
+	k, err := features.ParseKinds(spec)
+	if err != nil {
+		return l, fmt.Errorf("learner %q: %w", s, err)
+	}
+	l.Features = k
+	return l, nil
+}
+
+// DefaultLearners are the learners the learner comparison runs unless
+// told: arbor's original default (k-paths, balanced), the same
+// unbalanced, each feature family added to k-paths alone, all of them,
+// and all of them on three and ten times the training inputs.
+func DefaultLearners() []Learner {
+	var out []Learner
+	for _, s := range []string{"kpath", "kpath/nobalance",
+		"kpath,sibling", "kpath,value", "kpath,class", "kpath,length", "kpath,count", "kpath,number",
+		"all", "all/nobalance", "all@3000", "all/nobalance@3000", "all@10000", "all/nobalance@10000"} {
+		l, err := ParseLearner(s)
+		if err != nil {
+			panic(err) // the list above is fixed
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// LearnersConfig configures the learner comparison on one subject. The
+// subject fields, K, Seed, Test, MaxDepth and Learn mean what they mean
+// for E3; the training corpus is as large as the largest learner needs.
+type LearnersConfig struct {
+	E3Config
+	Learners []Learner
+}
+
+// LearnerResult is how one learner did on one subject.
+type LearnerResult struct {
+	Learner
+	Subject  string `json:"subject"`
+	Features string `json:"features"`
+	// Prediction quality, as E3 reports it.
+	*E3Result
+	// Vocabulary is the number of features interned, Candidates those
+	// that vary and are not a copy of another column, PerInput the mean
+	// number of features an input has.
+	Vocabulary int     `json:"vocabulary"`
+	Candidates int     `json:"candidates"`
+	PerInput   float64 `json:"features_per_input"`
+	// TrainSeconds covers feature extraction and fitting every tree;
+	// PredictPerSecond is test inputs predicted per second from their
+	// parsed trees (parsing, the same for every learner, left out).
+	PredictPerSecond float64 `json:"predict_per_second"`
+}
+
+// Learners compares ways of learning on one subject: it records one
+// training corpus (as large as the largest learner asks for; smaller
+// learners use its first inputs, which are the inputs E3 would generate
+// with the same seed) and one test corpus, parses both once, and trains
+// and scores every learner on them. Test inputs that occur anywhere in
+// the training corpus are left out, so every learner is scored on the
+// same inputs.
+func Learners(ctx context.Context, cfg LearnersConfig) ([]LearnerResult, error) {
+	if len(cfg.Learners) == 0 {
+		cfg.Learners = DefaultLearners()
+	}
+	if cfg.Test == 0 {
+		cfg.Test = 1000
+	}
+	if cfg.K == 0 {
+		cfg.K = 4
+	}
+	if cfg.MaxDepth == 0 {
+		cfg.MaxDepth = 30
+	}
+	trainN := 0
+	for _, l := range cfg.Learners {
+		trainN = max(trainN, l.Train)
+	}
+	step := progressf(cfg.Progress)
+	step("generating %d training and %d test inputs", trainN, cfg.Test)
+	trainFiles, trainData, err := generate(cfg.E3Config, "train", trainN, cfg.Seed)
+	if err != nil {
+		return nil, err
+	}
+	testFiles, testData, err := generate(cfg.E3Config, "test", cfg.Test, cfg.Seed+1)
+	if err != nil {
+		return nil, err
+	}
+	step("building the harness for %s", cfg.Target)
+	bin, err := coverage.Build(ctx, cfg.Target, cfg.CacheDir)
+	if err != nil {
+		return nil, err
+	}
+	step("recording %d training inputs", trainN)
+	trainCov, err := recordFresh(ctx, bin, trainFiles, filepath.Join(cfg.WorkDir, "train.cov.jsonl"), cfg.Subject)
+	if err != nil {
+		return nil, err
+	}
+	step("recording %d test inputs", cfg.Test)
+	testCov, err := recordFresh(ctx, bin, testFiles, filepath.Join(cfg.WorkDir, "test.cov.jsonl"), cfg.Subject)
+	if err != nil {
+		return nil, err
+	}
+	step("parsing")
+	examples := learn.ParseExamples(cfg.Grammar, trainCov, trainData)
+	ts := newTestSet(cfg.Grammar, testCov, testData, trainData)
+	var out []LearnerResult
+	for _, l := range cfg.Learners {
+		if err := ctx.Err(); err != nil {
+			return out, err
+		}
+		step("learner %s", l.Name)
+		r, err := runLearner(ctx, cfg, l, examples, ts)
+		if err != nil {
+			return out, fmt.Errorf("learner %s: %w", l.Name, err)
+		}
+		out = append(out, *r)
+	}
+	return out, nil
+}
+
+func runLearner(ctx context.Context, cfg LearnersConfig, l Learner, examples *learn.Examples, ts *testSet) (*LearnerResult, error) {
+	start := time.Now()
+	d := examples.Head(l.Train).Dataset(cfg.Grammar, features.Options{MaxK: cfg.K, Kinds: l.Features})
+	fns, err := learn.Train(ctx, d, learn.TrainOptions{Options: cfg.Learn, Seed: cfg.Seed, NoBalance: l.NoBalance})
+	if err != nil {
+		return nil, err
+	}
+	trainTime := time.Since(start)
+	model := learn.NewModel(cfg.Subject, cfg.GrammarName, cfg.Grammar, d, fns, cfg.Seed)
+	p, err := learn.NewPredictor(model, cfg.Grammar)
+	if err != nil {
+		return nil, err
+	}
+	res := &E3Result{Subject: cfg.Subject, FunctionsObserved: model.Stats.Observed, FunctionsTrainable: len(fns),
+		TrainInputs: d.Rows, TrainSeconds: trainTime.Seconds(), DistinctLabels: distinctLabels(d, fns)}
+	start = time.Now()
+	for _, trees := range ts.trees {
+		p.PredictTrees(trees...)
+	}
+	predictTime := time.Since(start)
+	res.assess(model, p, fns, ts)
+	present := 0
+	for _, c := range d.Columns {
+		present += c.Count()
+	}
+	return &LearnerResult{Learner: l, Subject: cfg.Subject, Features: l.Features.String(), E3Result: res,
+		Vocabulary: d.Vocab.Len(), Candidates: len(d.Candidates()), PerInput: float64(present) / float64(max(1, d.Rows)),
+		PredictPerSecond: float64(len(ts.trees)) / max(predictTime.Seconds(), 1e-9)}, nil
+}
+
+// LearnerSuiteConfig runs the learner comparison on several bundled
+// subjects.
+type LearnerSuiteConfig struct {
+	Subjects []string // bundled subjects; empty means all
+	Learners []Learner
+	Test     int
+	Seed     uint64
+	Out      string // learners.csv, learners.json and the work folders
+	CacheDir string
+	Progress func(Step)
+}
+
+// LearnerSuiteResult is every learner on every subject.
+type LearnerSuiteResult struct {
+	Seed    uint64            `json:"seed"`
+	Results []LearnerResult   `json:"results"`
+	Errors  map[string]string `json:"errors,omitempty"` // by subject
+}
+
+// LearnerSuite runs Learners on every subject in turn, rewriting
+// learners.csv and learners.json after each, so an interrupted run keeps
+// what it finished. A subject that fails is noted and the run goes on.
+func LearnerSuite(ctx context.Context, cfg LearnerSuiteConfig) (*LearnerSuiteResult, error) {
+	names := cfg.Subjects
+	if len(names) == 0 {
+		for _, s := range datasets.Subjects() {
+			names = append(names, s.Name)
+		}
+	}
+	res := &LearnerSuiteResult{Seed: cfg.Seed, Errors: map[string]string{}}
+	for i, name := range names {
+		progress := func(text string) {
+			if cfg.Progress != nil {
+				cfg.Progress(Step{Done: i, Total: len(names), Text: name + ": " + text})
+			}
+		}
+		s, err := LoadSubject(name)
+		if err == nil {
+			var rs []LearnerResult
+			rs, err = Learners(ctx, LearnersConfig{E3Config: E3Config{Subject: s.Name, GrammarName: s.GrammarName, Grammar: s.Grammar,
+				Target: s.Target, Test: cfg.Test, Seed: cfg.Seed, WorkDir: filepath.Join(cfg.Out, "work-"+name), CacheDir: cfg.CacheDir,
+				Progress: progress}, Learners: cfg.Learners})
+			res.Results = append(res.Results, rs...)
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return res, ctx.Err()
+			}
+			res.Errors[name] = err.Error()
+		}
+		if err := WriteLearners(cfg.Out, res); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// LearnersHeader names the columns of learners.csv.
+var LearnersHeader = []string{"subject", "learner", "features", "no_balance", "train_inputs", "trainable", "midrate_functions",
+	"midrate_accuracy", "midrate_precision", "midrate_recall", "midrate_balanced", "midrate_baseline",
+	"accuracy", "balanced_accuracy", "baseline_accuracy", "vocabulary", "candidates", "features_per_input", "train_seconds", "predict_per_second"}
+
+// Cells is the result's CSV cells, in LearnersHeader's order.
+func (r LearnerResult) Cells() []string {
+	f := func(x float64) string { return strconv.FormatFloat(x, 'f', 4, 64) }
+	mr := r.MidRate
+	return []string{r.Subject, r.Name, r.Features, strconv.FormatBool(r.NoBalance), strconv.Itoa(r.TrainInputs), strconv.Itoa(r.FunctionsTrainable),
+		strconv.Itoa(mr.Functions), f(mr.Accuracy), f(mr.Precision), f(mr.Recall), f(mr.Balanced), f(mr.Baseline),
+		f(r.Accuracy), f(r.Balanced), f(r.Baseline), strconv.Itoa(r.Vocabulary), strconv.Itoa(r.Candidates), f(r.PerInput),
+		f(r.TrainSeconds), strconv.FormatFloat(r.PredictPerSecond, 'f', 0, 64)}
+}
+
+// WriteLearners writes learners.csv and learners.json to dir.
+func WriteLearners(dir string, r *LearnerSuiteResult) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var rows [][]string
+	for _, x := range r.Results {
+		rows = append(rows, x.Cells())
+	}
+	if err := writeCSV(filepath.Join(dir, "learners.csv"), LearnersHeader, rows); err != nil {
+		return err
+	}
+	return writeJSON(filepath.Join(dir, "learners.json"), r)
+}

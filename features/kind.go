@@ -1,0 +1,228 @@
+package features
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/arbor-fuzz/arbor/grammar"
+)
+
+// Kind is a family of binary features of a derivation tree.
+type Kind uint8
+
+// The feature kinds. Every feature is binary (present or not in an
+// input), so the trees, constraints and explanations built on k-paths
+// work on all of them.
+const (
+	// KPath: a k-path occurs in the tree (Path holds its node ids).
+	KPath Kind = iota
+	// Sibling: two symbolic nodes are adjacent children of one parent
+	// (Path = [a, b]); a is Edge for "b comes first", b is Edge for "a
+	// comes last". It says what stands next to what, which presence of a
+	// path cannot: "an optional prefix is missing in some instance".
+	Sibling
+	// Value: a regex terminal derives exactly Text in some instance (Path
+	// = [node]). Only values frequent in training get a feature.
+	Value
+	// Class: the text of a regex terminal (Path = [node]) has a character
+	// of class Text somewhere, or first or last (At).
+	Class
+	// Length: the longest text a symbol derives in the input is at least
+	// N bytes (Symbol is the symbol's label).
+	Length
+	// Occurrences: the symbol occurs at least N times.
+	Occurrences
+	// Number: the largest number a symbol's text reads as is at least N.
+	Number
+	numKinds
+)
+
+var kindNames = [numKinds]string{"kpath", "sibling", "value", "class", "length", "count", "number"}
+
+func (k Kind) String() string {
+	if k < numKinds {
+		return kindNames[k]
+	}
+	return "Kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// ParseKind reads a kind's name.
+func ParseKind(s string) (Kind, error) {
+	for k, n := range kindNames {
+		if n == s {
+			return Kind(k), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown feature kind %q (kinds: %s)", s, strings.Join(kindNames[:], ", "))
+}
+
+// Kinds is a set of feature kinds.
+type Kinds uint16
+
+// KPaths is the set of k-paths alone, arbor's original feature set.
+const KPaths Kinds = 1 << KPath
+
+// Has reports whether k is in the set.
+func (s Kinds) Has(k Kind) bool { return s&(1<<k) != 0 }
+
+// With returns the set with k added.
+func (s Kinds) With(k Kind) Kinds { return s | 1<<k }
+
+// String lists the kinds, comma-separated, in their fixed order.
+func (s Kinds) String() string {
+	var names []string
+	for k := Kind(0); k < numKinds; k++ {
+		if s.Has(k) {
+			names = append(names, k.String())
+		}
+	}
+	return strings.Join(names, ",")
+}
+
+// ParseKinds reads a comma-separated list of kinds ("kpath,sibling"), or
+// "all". A set always contains kpath: the other kinds refine k-paths,
+// and targeting steers by k-paths.
+func ParseKinds(s string) (Kinds, error) {
+	set := KPaths
+	if strings.TrimSpace(s) == "all" {
+		return 1<<numKinds - 1, nil
+	}
+	for _, name := range strings.Split(s, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		k, err := ParseKind(name)
+		if err != nil {
+			return 0, err
+		}
+		set = set.With(k)
+	}
+	return set, nil
+}
+
+// Edge stands for "no sibling" in a Sibling feature's path: [Edge, b]
+// means b comes first under its parent, [a, Edge] that a comes last.
+const Edge = -1
+
+// Feature is one binary feature. Which fields matter depends on Kind.
+type Feature struct {
+	Kind   Kind
+	Path   Path    // KPath: the path; Sibling: the pair; Value, Class: the terminal
+	Symbol string  // Length, Occurrences, Number: the symbol's label (rule name, "lit", /re/)
+	Text   string  // Value: the text; Class: the class (see ClassOf)
+	At     string  // Class: "" for anywhere, "first" or "last"
+	N      float64 // Length, Occurrences, Number: the threshold
+}
+
+// Key identifies the feature, for use as a map key.
+func (f Feature) Key() string {
+	b := []byte{byte(f.Kind)}
+	b = f.Path.appendKey(b)
+	switch f.Kind {
+	case Value, Class:
+		b = append(b, 0)
+		b = append(b, f.At...)
+		b = append(b, 0)
+		b = append(b, f.Text...)
+	case Length, Occurrences, Number:
+		b = append(b, f.Symbol...)
+		b = append(b, 0)
+		b = strconv.AppendFloat(b, f.N, 'g', -1, 64)
+	}
+	return string(b)
+}
+
+// Describe renders the feature as a person reads it. A k-path is its
+// Pattern; the other kinds name the rule or terminal they are about:
+//
+//	in Host: Port comes first
+//	/[a-z]+/ in Scheme is "http"
+//	/[^;]*/ in Param has ';'
+//	#Member ≥ 3
+func (f Feature) Describe(g *grammar.Graph) string {
+	label := func(id int) string {
+		if n := g.Node(id); n != nil {
+			return symbolText(n)
+		}
+		return "?" + strconv.Itoa(id)
+	}
+	rule := func(id int) string {
+		if n := g.Node(id); n != nil {
+			return n.Rule
+		}
+		return "?"
+	}
+	switch f.Kind {
+	case KPath:
+		return Pattern(g, f.Path)
+	case Sibling:
+		if len(f.Path) != 2 {
+			break
+		}
+		a, b := f.Path[0], f.Path[1]
+		switch {
+		case a == Edge && b == Edge:
+		case a == Edge:
+			return fmt.Sprintf("in %s: %s comes first", rule(b), label(b))
+		case b == Edge:
+			return fmt.Sprintf("in %s: %s comes last", rule(a), label(a))
+		default:
+			return fmt.Sprintf("in %s: %s directly followed by %s", rule(a), label(a), label(b))
+		}
+	case Value:
+		if len(f.Path) == 1 {
+			return fmt.Sprintf("%s in %s is %s", label(f.Path[0]), rule(f.Path[0]), strconv.Quote(f.Text))
+		}
+	case Class:
+		if len(f.Path) == 1 {
+			where := "has"
+			if f.At != "" {
+				where = "has " + f.At + " char"
+			}
+			return fmt.Sprintf("%s in %s %s %s", label(f.Path[0]), rule(f.Path[0]), where, f.Text)
+		}
+	case Length:
+		return fmt.Sprintf("len(%s) ≥ %s", f.Symbol, strconv.FormatFloat(f.N, 'g', -1, 64))
+	case Occurrences:
+		return fmt.Sprintf("#%s ≥ %s", f.Symbol, strconv.FormatFloat(f.N, 'g', -1, 64))
+	case Number:
+		return fmt.Sprintf("%s ≥ %s (as a number)", f.Symbol, strconv.FormatFloat(f.N, 'g', -1, 64))
+	}
+	return fmt.Sprintf("%s feature %v", f.Kind, f.Path)
+}
+
+// ClassOf is the character class of r that Class features name: "digit",
+// "letter", "space", "control", "non-ASCII", or, for ASCII punctuation,
+// the character itself quoted ("';'"), because which separator a text
+// holds is what parsers decide on.
+func ClassOf(r rune) string {
+	switch {
+	case r >= '0' && r <= '9':
+		return "digit"
+	case r < utf8.RuneSelf && unicode.IsLetter(r):
+		return "letter"
+	case r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\f' || r == '\v':
+		return "space"
+	case r < 0x20 || r == 0x7f:
+		return "control"
+	case r >= utf8.RuneSelf:
+		return "non-ASCII"
+	}
+	return "'" + string(r) + "'"
+}
+
+// classesOf appends the distinct classes of s (anywhere) to dst.
+func classesOf(s string, dst []string) []string {
+	for _, r := range s {
+		c := ClassOf(r)
+		if !slices.Contains(dst, c) {
+			dst = append(dst, c)
+		}
+	}
+	return dst
+}

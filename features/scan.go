@@ -1,0 +1,169 @@
+package features
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/arbor-fuzz/arbor/grammar"
+)
+
+// scanner walks an input's trees once and reports what every feature
+// kind is read from: k-paths, adjacent symbolic siblings, the text of
+// regex terminals, and per-symbol counts, lengths and numbers. Its
+// buffers are reused from input to input.
+type scanner struct {
+	stack   []int // symbolic ids from the root down
+	kids    []int // symbolic children of the open symbolic nodes, flattened
+	classes []string
+	stats   map[string]*symStat
+	touched []*symStat
+	gen     int
+}
+
+// symStat is what threshold features read of one symbol in one input:
+// over its trees, the most occurrences, the longest text and the largest
+// number.
+type symStat struct {
+	symbol    string
+	gen       int
+	count     int // in the input: the most over its trees
+	treeCount int
+	maxLen    int
+	num       float64
+	hasNum    bool
+}
+
+func (st *symStat) value(k Kind) (float64, bool) {
+	switch k {
+	case Occurrences:
+		return float64(st.count), st.count > 0
+	case Length:
+		return float64(st.maxLen), st.maxLen > 0
+	case Number:
+		return st.num, st.hasNum
+	}
+	return 0, false
+}
+
+// scanInput scans every tree of one input. onPath gets each k-path
+// (k = 1..MaxK) as it ends at a node (the path is only valid during the
+// call); onFeature gets the Sibling, Value and Class features of the
+// kinds v extracts, repeated as often as they occur. Afterwards touched
+// holds the symbols' statistics.
+func (sc *scanner) scanInput(v *Vocabulary, trees []*grammar.Tree, onFeature func(Feature), onPath func(Path)) {
+	if sc.stats == nil {
+		sc.stats = map[string]*symStat{}
+	}
+	sc.gen++
+	sc.touched = sc.touched[:0]
+	kinds := v.kinds
+	needText := kinds.Has(Value) || kinds.Has(Class) || kinds.Has(Number)
+	needStats := kinds.Has(Length) || kinds.Has(Occurrences) || kinds.Has(Number)
+	maxK := v.opts.MaxK
+	for _, t := range trees {
+		if t == nil {
+			continue
+		}
+		for _, st := range sc.touched {
+			st.treeCount = 0
+		}
+		text := ""
+		if needText {
+			text = t.String()
+		}
+		pos := 0
+		sc.stack, sc.kids = sc.stack[:0], sc.kids[:0]
+		siblings := func(kids []int) {
+			if !kinds.Has(Sibling) || len(kids) == 0 {
+				return
+			}
+			onFeature(Feature{Kind: Sibling, Path: Path{Edge, kids[0]}})
+			for i := 0; i+1 < len(kids); i++ {
+				onFeature(Feature{Kind: Sibling, Path: Path{kids[i], kids[i+1]}})
+			}
+			onFeature(Feature{Kind: Sibling, Path: Path{kids[len(kids)-1], Edge}})
+		}
+		var walk func(n *grammar.Tree)
+		walk = func(n *grammar.Tree) {
+			if n == nil {
+				return
+			}
+			node := n.Node
+			sym := node.Kind.Symbolic()
+			start, mark := pos, len(sc.kids)
+			if sym {
+				sc.stack = append(sc.stack, node.ID)
+				if kinds.Has(KPath) {
+					for k := 1; k <= maxK && k <= len(sc.stack); k++ {
+						onPath(Path(sc.stack[len(sc.stack)-k:]))
+					}
+				}
+			}
+			if node.Kind == grammar.KindLit || node.Kind == grammar.KindRegex {
+				pos += len(n.Value)
+			}
+			for _, c := range n.Children {
+				walk(c)
+			}
+			if !sym {
+				return
+			}
+			sc.stack = sc.stack[:len(sc.stack)-1]
+			siblings(sc.kids[mark:])
+			sc.kids = append(sc.kids[:mark], node.ID)
+			if node.Kind == grammar.KindRegex && needText {
+				s := text[start:pos]
+				if kinds.Has(Value) {
+					onFeature(Feature{Kind: Value, Path: Path{node.ID}, Text: s})
+				}
+				if kinds.Has(Class) && s != "" {
+					p := Path{node.ID}
+					sc.classes = classesOf(s, sc.classes[:0])
+					for _, c := range sc.classes {
+						onFeature(Feature{Kind: Class, Path: p, Text: c})
+					}
+					first, last := []rune(s[:min(len(s), 4)]), []rune(s[max(0, len(s)-4):])
+					onFeature(Feature{Kind: Class, Path: p, Text: ClassOf(first[0]), At: "first"})
+					onFeature(Feature{Kind: Class, Path: p, Text: ClassOf(last[len(last)-1]), At: "last"})
+				}
+			}
+			if needStats {
+				sc.count(node, text, start, pos)
+			}
+		}
+		walk(t)
+		// Symbols directly under the root (when the tree's root is a
+		// right-hand side rather than a symbol) are siblings too.
+		siblings(sc.kids)
+		for _, st := range sc.touched {
+			st.count = max(st.count, st.treeCount)
+		}
+	}
+}
+
+func (sc *scanner) count(node *grammar.Node, text string, start, end int) {
+	label := node.Label()
+	st := sc.stats[label]
+	if st == nil {
+		st = &symStat{symbol: label}
+		sc.stats[label] = st
+	}
+	if st.gen != sc.gen {
+		*st = symStat{symbol: label, gen: sc.gen}
+		sc.touched = append(sc.touched, st)
+	}
+	st.treeCount++
+	if node.Kind == grammar.KindLit {
+		return // a literal's length and number never vary
+	}
+	st.maxLen = max(st.maxLen, end-start)
+	if text != "" && end-start <= 24 && end > start {
+		if c := text[start]; c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' {
+			if x, err := strconv.ParseFloat(text[start:end], 64); err == nil && !math.IsInf(x, 0) && !math.IsNaN(x) {
+				if !st.hasNum || x > st.num {
+					st.num, st.hasNum = x, true
+				}
+			}
+		}
+	}
+}
