@@ -54,12 +54,14 @@ func ParseLearner(s string) (Learner, error) {
 // DefaultLearners are the learners the learner comparison runs unless
 // told: arbor's original default (k-paths, balanced), the same
 // unbalanced, each feature family added to k-paths alone, all of them,
-// and all of them on three and ten times the training inputs.
+// all of them on three and ten times the training inputs, and k-paths
+// alone on ten times the inputs (to tell what data buys from what
+// features buy).
 func DefaultLearners() []Learner {
 	var out []Learner
 	for _, s := range []string{"kpath", "kpath/nobalance",
 		"kpath,sibling", "kpath,value", "kpath,class", "kpath,length", "kpath,count", "kpath,number",
-		"all", "all/nobalance", "all@3000", "all/nobalance@3000", "all@10000", "all/nobalance@10000"} {
+		"all", "all/nobalance", "all@3000", "all/nobalance@3000", "all@10000", "all/nobalance@10000", "kpath/nobalance@10000"} {
 		l, err := ParseLearner(s)
 		if err != nil {
 			panic(err) // the list above is fixed

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/arbor-fuzz/arbor/features"
+	"github.com/arbor-fuzz/arbor/grammar"
 	"github.com/arbor-fuzz/arbor/synth"
 )
 
@@ -82,5 +83,42 @@ func BenchmarkMatrix100kx50k(b *testing.B) {
 		}
 		b.ReportMetric(float64(words*8)/(1<<20), "MB-columns")
 		b.ReportMetric(float64(rows*perRow*4)/(1<<20), "MB-rows")
+	}
+}
+
+// BenchmarkKinds fits a vocabulary of each feature kind (with k-paths,
+// k = 1..4) on 1,000 parsed random inputs of json and css, and extracts
+// the features of the same inputs again (Features, as prediction does).
+// Parsing is done once, outside the timing.
+func BenchmarkKinds(b *testing.B) {
+	for _, name := range []string{"json", "css"} {
+		g := mustGrammar(b, name)
+		gen := synth.NewGenerator(g, synth.NewRandom(1), synth.RandomPolicy)
+		var corpus [][]*grammar.Tree
+		for len(corpus) < 1000 {
+			trees, err := g.ParseAll([]byte(gen.Generate().String()), grammar.DefaultTreeLimit)
+			if err == nil {
+				corpus = append(corpus, trees)
+			}
+		}
+		for _, kinds := range []string{"kpath", "sibling", "value", "class", "length", "count", "number", "all"} {
+			k, _ := features.ParseKinds(kinds)
+			b.Run(name+"/"+kinds+"/fit", func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					features.NewVocabulary(g, features.Options{MaxK: 4, Kinds: k}).Fit(corpus)
+				}
+				b.ReportMetric(float64(b.N*len(corpus))/b.Elapsed().Seconds(), "inputs/s")
+			})
+			v := features.NewVocabulary(g, features.Options{MaxK: 4, Kinds: k})
+			v.Fit(corpus)
+			b.Run(name+"/"+kinds+"/features", func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					for _, trees := range corpus {
+						v.Features(trees...)
+					}
+				}
+				b.ReportMetric(float64(b.N*len(corpus))/b.Elapsed().Seconds(), "inputs/s")
+			})
+		}
 	}
 }

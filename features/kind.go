@@ -120,8 +120,12 @@ type Feature struct {
 }
 
 // Key identifies the feature, for use as a map key.
-func (f Feature) Key() string {
-	b := []byte{byte(f.Kind)}
+func (f Feature) Key() string { return string(f.appendKey(nil)) }
+
+// appendKey appends the feature's key to b; lookups with a reused buffer
+// do not allocate.
+func (f Feature) appendKey(b []byte) []byte {
+	b = append(b, byte(f.Kind))
 	b = f.Path.appendKey(b)
 	switch f.Kind {
 	case Value, Class:
@@ -134,7 +138,7 @@ func (f Feature) Key() string {
 		b = append(b, 0)
 		b = strconv.AppendFloat(b, f.N, 'g', -1, 64)
 	}
-	return string(b)
+	return b
 }
 
 // Describe renders the feature as a person reads it. A k-path is its
@@ -201,20 +205,31 @@ func (f Feature) Describe(g *grammar.Graph) string {
 // the character itself quoted ("';'"), because which separator a text
 // holds is what parsers decide on.
 func ClassOf(r rune) string {
-	switch {
-	case r >= '0' && r <= '9':
-		return "digit"
-	case r < utf8.RuneSelf && unicode.IsLetter(r):
-		return "letter"
-	case r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\f' || r == '\v':
-		return "space"
-	case r < 0x20 || r == 0x7f:
-		return "control"
-	case r >= utf8.RuneSelf:
-		return "non-ASCII"
+	if r >= 0 && r < utf8.RuneSelf {
+		return asciiClasses[r]
 	}
-	return "'" + string(r) + "'"
+	return "non-ASCII"
 }
+
+// asciiClasses is ClassOf of every ASCII character, computed once so that
+// classifying allocates nothing.
+var asciiClasses = func() (t [utf8.RuneSelf]string) {
+	for r := range rune(utf8.RuneSelf) {
+		switch {
+		case r >= '0' && r <= '9':
+			t[r] = "digit"
+		case unicode.IsLetter(r):
+			t[r] = "letter"
+		case r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\f' || r == '\v':
+			t[r] = "space"
+		case r < 0x20 || r == 0x7f:
+			t[r] = "control"
+		default:
+			t[r] = "'" + string(r) + "'"
+		}
+	}
+	return t
+}()
 
 // classesOf appends the distinct classes of s (anywhere) to dst.
 func classesOf(s string, dst []string) []string {

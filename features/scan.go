@@ -15,9 +15,38 @@ type scanner struct {
 	stack   []int // symbolic ids from the root down
 	kids    []int // symbolic children of the open symbolic nodes, flattened
 	classes []string
-	stats   map[string]*symStat
+	pair    [2]int // the Path of the feature being reported
+	// symbols: per grammar node id, its symbol's index (-1 for synthetic
+	// nodes); labels: per index, the symbol's label.
+	symbols []int
+	labels  []string
+	stats   []symStat // per symbol index
 	touched []*symStat
 	gen     int
+}
+
+// init indexes the grammar's symbols by label, once.
+func (sc *scanner) init(g *grammar.Graph) {
+	if sc.symbols != nil {
+		return
+	}
+	index := map[string]int{}
+	sc.symbols = make([]int, len(g.Nodes))
+	for id, n := range g.Nodes {
+		sc.symbols[id] = -1
+		if n == nil || !n.Kind.Symbolic() {
+			continue
+		}
+		label := n.Label()
+		i, ok := index[label]
+		if !ok {
+			i = len(sc.labels)
+			index[label] = i
+			sc.labels = append(sc.labels, label)
+		}
+		sc.symbols[id] = i
+	}
+	sc.stats = make([]symStat, len(sc.labels))
 }
 
 // symStat is what threshold features read of one symbol in one input:
@@ -51,9 +80,7 @@ func (st *symStat) value(k Kind) (float64, bool) {
 // kinds v extracts, repeated as often as they occur. Afterwards touched
 // holds the symbols' statistics.
 func (sc *scanner) scanInput(v *Vocabulary, trees []*grammar.Tree, onFeature func(Feature), onPath func(Path)) {
-	if sc.stats == nil {
-		sc.stats = map[string]*symStat{}
-	}
+	sc.init(v.g)
 	sc.gen++
 	sc.touched = sc.touched[:0]
 	kinds := v.kinds
@@ -77,11 +104,15 @@ func (sc *scanner) scanInput(v *Vocabulary, trees []*grammar.Tree, onFeature fun
 			if !kinds.Has(Sibling) || len(kids) == 0 {
 				return
 			}
-			onFeature(Feature{Kind: Sibling, Path: Path{Edge, kids[0]}})
-			for i := 0; i+1 < len(kids); i++ {
-				onFeature(Feature{Kind: Sibling, Path: Path{kids[i], kids[i+1]}})
+			pair := func(a, b int) {
+				sc.pair = [2]int{a, b}
+				onFeature(Feature{Kind: Sibling, Path: sc.pair[:]})
 			}
-			onFeature(Feature{Kind: Sibling, Path: Path{kids[len(kids)-1], Edge}})
+			pair(Edge, kids[0])
+			for i := 0; i+1 < len(kids); i++ {
+				pair(kids[i], kids[i+1])
+			}
+			pair(kids[len(kids)-1], Edge)
 		}
 		var walk func(n *grammar.Tree)
 		walk = func(n *grammar.Tree) {
@@ -113,11 +144,12 @@ func (sc *scanner) scanInput(v *Vocabulary, trees []*grammar.Tree, onFeature fun
 			sc.kids = append(sc.kids[:mark], node.ID)
 			if node.Kind == grammar.KindRegex && needText {
 				s := text[start:pos]
+				sc.pair[0] = node.ID
+				p := Path(sc.pair[:1])
 				if kinds.Has(Value) {
-					onFeature(Feature{Kind: Value, Path: Path{node.ID}, Text: s})
+					onFeature(Feature{Kind: Value, Path: p, Text: s})
 				}
 				if kinds.Has(Class) && s != "" {
-					p := Path{node.ID}
 					sc.classes = classesOf(s, sc.classes[:0])
 					for _, c := range sc.classes {
 						onFeature(Feature{Kind: Class, Path: p, Text: c})
@@ -142,14 +174,13 @@ func (sc *scanner) scanInput(v *Vocabulary, trees []*grammar.Tree, onFeature fun
 }
 
 func (sc *scanner) count(node *grammar.Node, text string, start, end int) {
-	label := node.Label()
-	st := sc.stats[label]
-	if st == nil {
-		st = &symStat{symbol: label}
-		sc.stats[label] = st
+	i := sc.symbols[node.ID]
+	if i < 0 {
+		return
 	}
+	st := &sc.stats[i]
 	if st.gen != sc.gen {
-		*st = symStat{symbol: label, gen: sc.gen}
+		*st = symStat{symbol: sc.labels[i], gen: sc.gen}
 		sc.touched = append(sc.touched, st)
 	}
 	st.treeCount++

@@ -5,7 +5,6 @@ import (
 	"maps"
 	"math/bits"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/arbor-fuzz/arbor/grammar"
@@ -132,10 +131,12 @@ func (v *Vocabulary) collect(trees []*grammar.Tree, add bool) []int {
 		slices.Sort(out)
 		return out
 	}
-	emit := func(f Feature, key string) {
-		id, ok := v.ids[key]
+	v.sc.scanInput(v, trees, func(f Feature) {
+		v.key = f.appendKey(v.key[:0])
+		id, ok := v.ids[string(v.key)]
 		if !ok {
-			if !add {
+			// Values are chosen by Fit from the whole corpus.
+			if !add || f.Kind == Value {
 				return
 			}
 			id = v.Intern(f)
@@ -144,28 +145,19 @@ func (v *Vocabulary) collect(trees []*grammar.Tree, add bool) []int {
 			v.stamp[id] = v.gen
 			out = append(out, id)
 		}
-	}
-	v.sc.scanInput(v, trees, func(f Feature) {
-		if f.Kind == Value {
-			// Values are chosen by Fit from the whole corpus.
-			if id, ok := v.ids[f.Key()]; ok && v.stamp[id] != v.gen {
-				v.stamp[id] = v.gen
-				out = append(out, id)
-			}
-			return
-		}
-		emit(f, f.Key())
 	}, func(path Path) {
 		v.key = append(v.key[:0], byte(KPath))
 		v.key = path.appendKey(v.key)
-		if id, ok := v.ids[string(v.key)]; ok || add {
-			if !ok {
-				id = v.Intern(Feature{Kind: KPath, Path: path})
+		id, ok := v.ids[string(v.key)]
+		if !ok {
+			if !add {
+				return
 			}
-			if v.stamp[id] != v.gen {
-				v.stamp[id] = v.gen
-				out = append(out, id)
-			}
+			id = v.Intern(Feature{Kind: KPath, Path: path})
+		}
+		if v.stamp[id] != v.gen {
+			v.stamp[id] = v.gen
+			out = append(out, id)
 		}
 	})
 	for _, st := range v.sc.touched {
@@ -231,36 +223,36 @@ func (v *Vocabulary) Fit(inputs [][]*grammar.Tree) [][]int {
 	// Pass 1: k-paths first, then the other kinds interned on appearance.
 	var later []Feature
 	seen := map[string]bool{}
-	values := map[int]map[string]int{} // terminal -> text -> inputs
+	type valueKey struct {
+		node int
+		text string
+	}
+	values := map[valueKey]int{}        // terminal's text -> inputs
 	perInput := map[string][]float64{} // threshold key -> per-input values
+	inputValues := map[valueKey]bool{}
 	for _, trees := range inputs {
-		v.gen++
-		if v.gen == 0 {
-			clear(v.stamp)
-			v.gen = 1
-		}
-		inputValues := map[[2]string]bool{}
+		clear(inputValues)
 		v.sc.scanInput(v, trees, func(f Feature) {
 			if f.Kind == Value {
-				k := [2]string{strconv.Itoa(f.Path[0]), f.Text}
+				k := valueKey{f.Path[0], f.Text}
 				if !inputValues[k] {
 					inputValues[k] = true
-					m := values[f.Path[0]]
-					if m == nil {
-						m = map[string]int{}
-						values[f.Path[0]] = m
-					}
-					m[f.Text]++
+					values[k]++
 				}
 				return
 			}
-			if key := f.Key(); !seen[key] {
-				seen[key] = true
+			v.key = f.appendKey(v.key[:0])
+			if !seen[string(v.key)] {
+				seen[string(v.key)] = true
 				f.Path = append(Path(nil), f.Path...)
 				later = append(later, f)
 			}
 		}, func(path Path) {
-			v.Intern(Feature{Kind: KPath, Path: path})
+			v.key = append(v.key[:0], byte(KPath))
+			v.key = path.appendKey(v.key)
+			if _, ok := v.ids[string(v.key)]; !ok {
+				v.Intern(Feature{Kind: KPath, Path: path})
+			}
 		})
 		for _, st := range v.sc.touched {
 			for _, k := range [...]Kind{Length, Occurrences, Number} {
@@ -279,18 +271,18 @@ func (v *Vocabulary) Fit(inputs [][]*grammar.Tree) [][]int {
 	if maxValues <= 0 {
 		maxValues = DefaultMaxValues
 	}
-	terminals := slices.Sorted(maps.Keys(values))
-	for _, node := range terminals {
-		type tc struct {
-			text string
-			n    int
+	type tc struct {
+		text string
+		n    int
+	}
+	byTerminal := map[int][]tc{}
+	for k, n := range values {
+		if n >= 2 {
+			byTerminal[k.node] = append(byTerminal[k.node], tc{k.text, n})
 		}
-		var list []tc
-		for text, n := range values[node] {
-			if n >= 2 {
-				list = append(list, tc{text, n})
-			}
-		}
+	}
+	for _, node := range slices.Sorted(maps.Keys(byTerminal)) {
+		list := byTerminal[node]
 		slices.SortFunc(list, func(a, b tc) int {
 			if a.n != b.n {
 				return b.n - a.n

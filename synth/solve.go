@@ -12,11 +12,16 @@ import (
 )
 
 // Constraint is a conjunction of k-paths an input must contain (Require)
-// and must not contain (Forbid), as read off a function's decision tree.
+// and must not contain (Forbid), and of literals over the other feature
+// kinds (Checks), as read off a function's decision tree.
 type Constraint struct {
 	Require []features.Path
 	Forbid  []features.Path
+	Checks  []FeatureLiteral
 }
+
+// Literals is the number of literals of the constraint.
+func (c Constraint) Literals() int { return len(c.Require) + len(c.Forbid) + len(c.Checks) }
 
 // SolveOptions bound and shape the search for one constraint.
 type SolveOptions struct {
@@ -65,7 +70,9 @@ func Solve(ctx context.Context, g *grammar.Graph, c Constraint, opts SolveOption
 		opts.Timeout = time.Second
 	}
 	start := time.Now()
-	s := &solver{g: g, c: c, opts: opts, r: rand.New(rand.NewPCG(opts.Seed, 3))}
+	s := &solver{g: g, c: c, opts: opts, r: rand.New(rand.NewPCG(opts.Seed, 3)), check: newChecker(g, c.Checks)}
+	s.steer = newSteering(g, c.Checks)
+	s.goals = append(slices.Clip(c.Require), s.steer.hints...)
 	var best *candidate
 	pq := &candidates{}
 	try := func(prefix []int) *candidate {
@@ -76,7 +83,7 @@ func Solve(ctx context.Context, g *grammar.Graph, c Constraint, opts SolveOption
 		heap.Push(pq, cand)
 		return cand
 	}
-	total := len(c.Require) + len(c.Forbid)
+	total := c.Literals()
 	try(nil)
 	for best.score < total && s.completions < opts.MaxCompletions && time.Since(start) < opts.Timeout && ctx.Err() == nil && pq.Len() > 0 {
 		cand := heap.Pop(pq).(*candidate)
@@ -111,6 +118,9 @@ type solver struct {
 	opts        SolveOptions
 	r           *rand.Rand
 	completions int
+	check       *checker
+	steer       *steering
+	goals       []features.Path // the required k-paths, then the steering's hints
 }
 
 type decision struct {
@@ -131,7 +141,7 @@ type candidate struct {
 // constraint chooser.
 func (s *solver) complete(prefix []int) *candidate {
 	s.completions++
-	ch := &constraintChooser{s: s, prefix: prefix, satisfied: make([]bool, len(s.c.Require))}
+	ch := &constraintChooser{s: s, prefix: prefix, satisfied: make([]bool, len(s.goals)), drawn: map[int]bool{}, queueNode: -1, charNode: -1}
 	// Offer every alternative that fits the depth bound: the chooser prefers
 	// short ones itself, through its cost.
 	gen := &Generator{G: s.g, Chooser: ch, Policy: RandomPolicy, MaxDepth: s.opts.MaxDepth}
@@ -139,10 +149,19 @@ func (s *solver) complete(prefix []int) *candidate {
 	t := gen.Generate()
 	cand := &candidate{tree: t, text: t.String(), choices: ch.choices, decisions: ch.decisions, order: s.completions}
 	cand.score = Score(t, s.c)
+	if s.check != nil {
+		for _, ok := range s.check.holds(t) {
+			if ok {
+				cand.score++
+			}
+		}
+	}
 	return cand
 }
 
-// Score counts the literals of a constraint that a tree satisfies.
+// Score counts the k-path literals of a constraint that a tree satisfies
+// (Require and Forbid; Checks are counted by the solver, which has the
+// grammar they need).
 func Score(t *grammar.Tree, c Constraint) int {
 	maxK := 0
 	for _, p := range append(slices.Clip(c.Require), c.Forbid...) {
@@ -179,6 +198,12 @@ type constraintChooser struct {
 	decisions []decision
 	satisfied []bool
 	extra     int // speculative repetitions made
+
+	drawn     map[int]bool // terminals whose value has been drawn in this completion
+	queue     []int        // regex decisions deriving a value, for terminal queueNode
+	queueNode int
+	charNode  int // terminal whose characters are being drawn, and how many so far
+	chars     int
 }
 
 func (ch *constraintChooser) missing() int {
@@ -192,7 +217,15 @@ func (ch *constraintChooser) missing() int {
 }
 
 func (ch *constraintChooser) placed(stack []int) {
-	for i, p := range ch.s.c.Require {
+	id := stack[len(stack)-1]
+	if dec, ok := ch.s.steer.values[id]; ok && !ch.drawn[id] {
+		ch.drawn[id] = true
+		ch.queue, ch.queueNode = dec, id
+	}
+	if ch.charNode == id {
+		ch.charNode = -1 // a new instance of the terminal
+	}
+	for i, p := range ch.s.goals {
 		if !ch.satisfied[i] && endsWith(stack, p) {
 			ch.satisfied[i] = true
 		}
@@ -209,10 +242,25 @@ func endsWith(stack []int, p features.Path) bool {
 func (ch *constraintChooser) Choose(p Point) int {
 	n := len(ch.choices)
 	var v int
-	if n < len(ch.prefix) {
+	switch {
+	case p.Kind >= RegexAlternative && p.Node.ID == ch.queueNode && len(ch.queue) > 0:
+		// Drawing a learned value: its derivation decides (and a replayed
+		// prefix recorded the same decisions, since the outer search
+		// never varies regex decisions).
+		v, ch.queue = ch.queue[0], ch.queue[1:]
+		if n < len(ch.prefix) {
+			v = ch.prefix[n]
+		}
+	case n < len(ch.prefix):
 		v = ch.prefix[n]
-	} else {
+	default:
 		v = ch.greedy(p)
+	}
+	if p.Kind == RegexChar {
+		if ch.charNode != p.Node.ID {
+			ch.charNode, ch.chars = p.Node.ID, 0
+		}
+		ch.chars++
 	}
 	ch.choices = append(ch.choices, v)
 	ch.decisions = append(ch.decisions, decision{p.Kind, slices.Clone(p.Options)})
@@ -236,7 +284,16 @@ func (ch *constraintChooser) greedy(p Point) int {
 			}
 		}
 		return best
-	case Repetition:
+	case Repetition, RegexRepetition:
+		switch ch.s.steer.repetition(ch.s.g, p) {
+		case 1:
+			return slices.Max(p.Options)
+		case -1:
+			return slices.Min(p.Options)
+		}
+		if p.Kind == RegexRepetition {
+			return p.Options[0]
+		}
 		// Repeat once more than the minimum only if the repeated part
 		// continues a missing required path or starts one close by (within
 		// four edges): in a
@@ -259,6 +316,13 @@ func (ch *constraintChooser) greedy(p Point) int {
 		}
 		return p.Options[0]
 	case RegexChar:
+		instance := 0
+		if ch.charNode == p.Node.ID {
+			instance = ch.chars
+		}
+		if v, ok := ch.s.steer.regexChar(p.Node.ID, p, instance, func(opts []int) int { return opts[ch.s.r.IntN(len(opts))] }); ok {
+			return v
+		}
 		return p.Options[ch.s.r.IntN(len(p.Options))]
 	}
 	return p.Options[0]
@@ -268,7 +332,7 @@ func (ch *constraintChooser) greedy(p Point) int {
 // if c continues one).
 func (ch *constraintChooser) nearest(c *grammar.Node, stack []int) int {
 	best := unreachable
-	for i, p := range ch.s.c.Require {
+	for i, p := range ch.s.goals {
 		if !ch.satisfied[i] {
 			best = min(best, ch.distance(c, stack, p))
 		}
@@ -289,7 +353,7 @@ func (ch *constraintChooser) cost(c *grammar.Node, stack []int) float64 {
 			}
 		}
 	}
-	for i, p := range ch.s.c.Require {
+	for i, p := range ch.s.goals {
 		if !ch.satisfied[i] {
 			cost += float64(ch.distance(c, stack, p))
 		}

@@ -9,11 +9,19 @@ import (
 	"github.com/arbor-fuzz/arbor/learn"
 )
 
-// FromModel turns a learned covering constraint into k-paths.
+// FromModel turns a learned covering constraint into k-paths and
+// literals over the other feature kinds.
 func FromModel(m *learn.Model, c learn.Constraint) Constraint {
 	var out Constraint
 	for _, l := range c.Literals {
-		p := features.Path(m.Features[l.Feature].IDs)
+		mf := m.Features[l.Feature]
+		if !mf.IsPath() {
+			if f, err := mf.Feature(); err == nil { // LoadModel has checked every feature
+				out.Checks = append(out.Checks, FeatureLiteral{Feature: f, Present: l.Present})
+			}
+			continue
+		}
+		p := features.Path(mf.IDs)
 		if l.Present {
 			out.Require = append(out.Require, p)
 		} else {
@@ -24,7 +32,7 @@ func FromModel(m *learn.Model, c learn.Constraint) Constraint {
 }
 
 // Satisfies parses an input back with the grammar and checks a constraint
-// on the union of the k-paths of its trees: what the learned model will
+// on the union of the features of its trees: what the learned model will
 // see, not what the generator meant.
 func Satisfies(g *grammar.Graph, input string, c Constraint) bool {
 	trees, err := g.ParseAll([]byte(input), grammar.DefaultTreeLimit)
@@ -45,6 +53,13 @@ func Satisfies(g *grammar.Graph, input string, c Constraint) bool {
 	for _, p := range c.Forbid {
 		if cov.Has(p) {
 			return false
+		}
+	}
+	if ch := newChecker(g, c.Checks); ch != nil {
+		for _, ok := range ch.holds(trees...) {
+			if !ok {
+				return false
+			}
 		}
 	}
 	return true
