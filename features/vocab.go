@@ -227,7 +227,7 @@ func (v *Vocabulary) Fit(inputs [][]*grammar.Tree) [][]int {
 		node int
 		text string
 	}
-	values := map[valueKey]int{}        // terminal's text -> inputs
+	values := map[valueKey]int{}       // terminal's text -> inputs
 	perInput := map[string][]float64{} // threshold key -> per-input values
 	inputValues := map[valueKey]bool{}
 	for _, trees := range inputs {
