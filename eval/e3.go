@@ -70,7 +70,7 @@ type Means struct {
 // MidRateLow and MidRateHigh bound the test base rates of the functions
 // whose means are reported apart: a function that nearly always or
 // nearly never runs is predicted well by its base rate alone.
-const MidRateLow, MidRateHigh = 0.05, 0.95
+const MidRateLow, MidRateHigh = learn.MidRateLow, learn.MidRateHigh
 
 // E3Result is the experiment's outcome; means are over trainable functions.
 type E3Result struct {

@@ -127,6 +127,10 @@ type FunctionModel struct {
 	Positives     int     `json:"positives"` // training inputs that covered the function
 	Depth         int     `json:"depth"`
 	TrainAccuracy float64 `json:"train_accuracy"` // on all training inputs
+	// CV is the tree's cross-validated score, if training measured it
+	// (ScoreCV): whether the tree predicts inputs it was not fitted on
+	// better than always guessing the majority class.
+	CV *CVScore `json:"cv,omitempty"`
 }
 
 // Trainable reports the functions covered by some but not all rows.
@@ -207,18 +211,48 @@ func Train(ctx context.Context, d *Dataset, opts TrainOptions) ([]FunctionModel,
 }
 
 func (d *Dataset) fitFunction(f int, cands []int, opts TrainOptions) FunctionModel {
+	t, rows := d.fitTree(f, cands, opts, nil)
 	label := d.Labels[f]
+	correct := 0
+	for i := 0; i < d.Rows; i++ {
+		leaf := &t.Nodes[t.Leaf(func(c int) bool { return d.Columns[c].Has(i) })]
+		if leaf.Covered() == label.Has(i) {
+			correct++
+		}
+	}
+	return FunctionModel{Name: d.Functions[f], Tree: t, Rows: rows, Positives: label.Count(), Depth: t.Depth(),
+		TrainAccuracy: float64(correct) / float64(max(1, d.Rows))}
+}
+
+// fitTree fits function f's tree on the rows in within (all rows if nil)
+// and returns it with the number of rows it was fitted on.
+func (d *Dataset) fitTree(f int, cands []int, opts TrainOptions, within features.Bitset) (*Tree, int) {
+	label := d.Labels[f]
+	in := func(i int) bool { return within == nil || within.Has(i) }
+	n, pos := 0, 0
+	for i := 0; i < d.Rows; i++ {
+		if in(i) {
+			n++
+			if label.Has(i) {
+				pos++
+			}
+		}
+	}
 	rows := features.NewBitset(d.Rows)
-	pos := label.Count()
 	if opts.NoBalance {
 		for r := 0; r < d.Rows; r++ {
-			rows.Set(r)
+			if in(r) {
+				rows.Set(r)
+			}
 		}
 	} else {
 		r := rand.New(rand.NewPCG(opts.Seed, uint64(f)+1))
 		var minority, majority []int
 		for i := 0; i < d.Rows; i++ {
-			if label.Has(i) == (pos*2 <= d.Rows) {
+			if !in(i) {
+				continue
+			}
+			if label.Has(i) == (pos*2 <= n) {
 				minority = append(minority, i)
 			} else {
 				majority = append(majority, i)
@@ -239,25 +273,21 @@ func (d *Dataset) fitFunction(f int, cands []int, opts TrainOptions) FunctionMod
 	}
 	t := Fit(d.Columns, label, rows, cands, opts.Options)
 	if !opts.NoBalance && !opts.BalancedLeaves {
-		d.recount(t, label)
+		d.recount(t, label, within)
 	}
-	correct := 0
-	for i := 0; i < d.Rows; i++ {
-		leaf := &t.Nodes[t.Leaf(func(c int) bool { return d.Columns[c].Has(i) })]
-		if leaf.Covered() == label.Has(i) {
-			correct++
-		}
-	}
-	return FunctionModel{Name: d.Functions[f], Tree: t, Rows: rows.Count(), Positives: pos, Depth: t.Depth(),
-		TrainAccuracy: float64(correct) / float64(max(1, d.Rows))}
+	return t, rows.Count()
 }
 
-// recount sets every node's class counts and gini from all rows.
-func (d *Dataset) recount(t *Tree, label features.Bitset) {
+// recount sets every node's class counts and gini from all rows in within
+// (all rows if nil).
+func (d *Dataset) recount(t *Tree, label features.Bitset, within features.Bitset) {
 	for i := range t.Nodes {
 		t.Nodes[i].Neg, t.Nodes[i].Pos = 0, 0
 	}
 	for r := 0; r < d.Rows; r++ {
+		if within != nil && !within.Has(r) {
+			continue
+		}
 		i := 0
 		for {
 			n := &t.Nodes[i]

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -61,19 +62,40 @@ func newTrainCmd() *cobra.Command {
 	var maxK int
 	var seed uint64
 	var noBalance bool
+	var folds int
+	var curve []int
 	var opts learn.Options
 	cmd := &cobra.Command{
 		Use:   "train --grammar G --inputs DIR --coverage cov.jsonl --out model.json",
 		Short: "Learn one decision tree per function from recorded coverage",
 		Long: `train reads the inputs below --inputs (matched to the coverage file's
-records by sha256), parses them, describes each by its k-paths for
-k = 1..--max-k, and fits one decision tree per trainable function (covered
-by some but not all inputs): CART on bitsets, gini impurity, rows of each
-function balanced by seeded subsampling, functions in parallel. Inputs
-that panicked or timed out are left out (their coverage is cut short).
+records by sha256), parses them, describes each by its features and fits
+one decision tree per trainable function (covered by some but not all
+inputs): CART on bitsets, gini impurity, rows of each function balanced by
+seeded subsampling unless --no-balance, functions in parallel. Inputs that
+panicked or timed out are left out (their coverage is cut short).
+
+Features (--features, comma-separated; every one is present or absent in
+an input):
+  kpath    k-paths for k = 1..--max-k: chains of symbols down the tree
+  sibling  two symbols adjacent under one parent; a symbol first or last
+  value    a regex terminal's exact text (its most frequent texts in the
+           corpus, each seen at least twice)
+  class    a regex terminal's text has a digit, letter, space, non-ASCII
+           or a given punctuation character (anywhere, first, last)
+  length   a symbol's longest text reaches a threshold (corpus quantiles)
+  count    a symbol occurs at least a threshold number of times
+  number   a symbol's text, read as a number, reaches a threshold
+  all      all of them
+
+--cv scores every tree on held-out inputs against always guessing the
+majority class; 'arbor explain' marks the trees that do not beat it.
+--curve prints the cross-validated learning curve at the given training
+sizes, to see whether more inputs would help.
 
 The model (JSON; gzipped if --out ends in .gz) carries the grammar, the
-feature vocabulary with pattern text, the trees and training statistics.`,
+feature vocabulary with readable descriptions, the trees and training
+statistics.`,
 		Example: "  arbor train --grammar json --inputs corpus/ --coverage cov.jsonl --out json.model.gz",
 		Args:    exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -86,6 +108,11 @@ feature vocabulary with pattern text, the trees and training statistics.`,
 			fk, err := parseFeatures(kinds)
 			if err != nil {
 				return err
+			}
+			for _, n := range curve {
+				if n < 1 {
+					return usageError{fmt.Errorf("--curve: training sizes must be at least 1, not %d", n)}
+				}
 			}
 			g, err := datasets.LoadGrammar(grammarArg)
 			if err != nil {
@@ -104,10 +131,17 @@ feature vocabulary with pattern text, the trees and training statistics.`,
 			if d.Rows == 0 {
 				return fmt.Errorf("no training rows: none of the %d records matches a parsable input below %s", len(cov.Records), inputs)
 			}
-			fns, err := learn.Train(contextOf(cmd), d, learn.TrainOptions{Options: opts, Seed: seed, NoBalance: noBalance})
+			topts := learn.TrainOptions{Options: opts, Seed: seed, NoBalance: noBalance}
+			fns, err := learn.Train(contextOf(cmd), d, topts)
 			if err != nil {
 				return err
 			}
+			if folds > 0 && len(fns) > 0 {
+				if err := learn.ScoreCV(contextOf(cmd), d, fns, topts, folds); err != nil {
+					return err
+				}
+			}
+
 			m := learn.NewModel(cov.Subject, eval.GrammarName(grammarArg), g, d, fns, seed)
 			m.Target = cov.Target
 			if len(fns) == 0 {
@@ -123,6 +157,26 @@ feature vocabulary with pattern text, the trees and training statistics.`,
 			if len(d.Skipped) > 0 {
 				fmt.Fprintf(w, "left out: %v\n", d.Skipped)
 			}
+			if folds > 0 {
+				var weak []string
+				for _, fn := range fns {
+					if !fn.CV.Beats() {
+						weak = append(weak, fmt.Sprintf("%s (%.3f vs %.3f)", fn.Name, fn.CV.Accuracy, fn.CV.Baseline))
+					}
+				}
+				fmt.Fprintf(w, "under %d-fold cross-validation, %d of %d trees predict better than always guessing the majority class\n",
+					folds, len(fns)-len(weak), len(fns))
+				for i, s := range weak {
+					if i == 10 {
+						fmt.Fprintf(w, "  ... and %d more ('arbor explain' marks them all)\n", len(weak)-i)
+						break
+					}
+					fmt.Fprintf(w, "  not better: %s\n", s)
+				}
+			}
+			if len(curve) > 0 {
+				return printCurve(cmd, d, topts, max(folds, 2), curve)
+			}
 			return nil
 		},
 	}
@@ -133,6 +187,8 @@ feature vocabulary with pattern text, the trees and training statistics.`,
 	cmd.Flags().IntVar(&maxK, "max-k", 4, "k-paths for k = 1..`K` are the features")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "seed of the class balancing")
 	cmd.Flags().BoolVar(&noBalance, "no-balance", false, "fit each tree on all rows instead of balancing the classes")
+	cmd.Flags().IntVar(&folds, "cv", 5, "score every tree by `FOLDS`-fold cross-validation against the majority class (0: skip)")
+	cmd.Flags().IntSliceVar(&curve, "curve", nil, "print the cross-validated learning curve at these training `SIZES` (e.g. 250,500,1000,2000)")
 	featuresFlag(cmd, &kinds)
 	learnFlags(cmd, &opts)
 	return cmd
@@ -313,13 +369,24 @@ all functions with their tree size and training accuracy.`,
 			out := cmd.OutOrStdout()
 			if function == "" {
 				rows := make([][]string, len(m.Functions))
+				weak := 0
 				for i, f := range m.Functions {
-					rows[i] = []string{f.Name, strconv.Itoa(len(f.Tree.Nodes)), strconv.Itoa(f.Depth), strconv.Itoa(f.Positives), fmt.Sprintf("%.3f", f.TrainAccuracy)}
+					rows[i] = []string{f.Name, strconv.Itoa(len(f.Tree.Nodes)), strconv.Itoa(f.Depth), strconv.Itoa(f.Positives), fmt.Sprintf("%.3f", f.TrainAccuracy), cvCell(f.CV)}
+					if f.CV != nil && !f.CV.Beats() {
+						weak++
+					}
 				}
 				sort.Slice(rows, func(i, j int) bool { return rows[i][0] < rows[j][0] })
-				fmt.Fprintf(out, "%s (subject %s, grammar %s, k ≤ %d): %d functions with trees, trained on %d inputs\n",
-					modelPath, m.Subject, m.Grammar.Name, m.K, len(m.Functions), m.Stats.Rows)
-				return renderTable(out, []string{"function", "nodes", "depth", "covered by", "training accuracy"}, rows)
+				kinds := m.Kinds
+				if kinds == "" {
+					kinds = "kpath"
+				}
+				fmt.Fprintf(out, "%s (subject %s, grammar %s, k ≤ %d, features %s): %d functions with trees, trained on %d inputs\n",
+					modelPath, m.Subject, m.Grammar.Name, m.K, kinds, len(m.Functions), m.Stats.Rows)
+				if weak > 0 {
+					fmt.Fprintf(out, "%d trees (marked *) do not predict held-out inputs better than always guessing the majority class: do not trust their explanations\n", weak)
+				}
+				return renderTable(out, []string{"function", "nodes", "depth", "covered by", "training accuracy", "cv accuracy / majority"}, rows)
 			}
 			fn, err := m.Function(function)
 			if err != nil {
@@ -348,8 +415,16 @@ all functions with their tree size and training accuracy.`,
 			case asDOT:
 				return writeTreeDOT(out, m, fn)
 			}
-			fmt.Fprintf(out, "%s: tree of %d nodes, depth %d; covered by %d of %d training inputs; training accuracy %.3f\n\n",
+			fmt.Fprintf(out, "%s: tree of %d nodes, depth %d; covered by %d of %d training inputs; training accuracy %.3f\n",
 				fn.Name, len(fn.Tree.Nodes), fn.Depth, fn.Positives, m.Stats.Rows, fn.TrainAccuracy)
+			if cv := fn.CV; cv != nil {
+				fmt.Fprintf(out, "%d-fold cross-validated accuracy %.3f, always guessing the majority class %.3f", cv.Folds, cv.Accuracy, cv.Baseline)
+				if !cv.Beats() {
+					fmt.Fprint(out, ": this tree is no better than the guess; do not trust its explanation")
+				}
+				fmt.Fprintln(out)
+			}
+			fmt.Fprintln(out)
 			writeTreeText(out, m, fn, ascii)
 			fmt.Fprintf(out, "\ncovering constraints (%d):\n", len(cons))
 			for i, c := range cons {
@@ -367,6 +442,47 @@ all functions with their tree size and training accuracy.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.Flags().BoolVar(&ascii, "ascii", false, "write has/not instead of ∃/∄ in constraints")
 	return cmd
+}
+
+// printCurve prints the learning curve of the training corpus.
+func printCurve(cmd *cobra.Command, d *learn.Dataset, opts learn.TrainOptions, folds int, sizes []int) error {
+	points, err := learn.Curve(contextOf(cmd), d, opts, folds, slices.Sorted(slices.Values(sizes)))
+	if err != nil {
+		return err
+	}
+	w := cmd.OutOrStdout()
+	fmt.Fprintf(w, "\nlearning curve (%d-fold cross-validation; means over mid-rate functions, base rate in [%.2f, %.2f]):\n", folds, learn.MidRateLow, learn.MidRateHigh)
+	var rows [][]string
+	for _, p := range points {
+		rows = append(rows, []string{strconv.Itoa(p.Train), strconv.Itoa(p.Functions), fmt.Sprintf("%.3f / %.3f", p.Accuracy, p.Baseline),
+			fmt.Sprintf("%.3f", p.Precision), fmt.Sprintf("%.3f", p.Recall), fmt.Sprintf("%.3f", p.Balanced), fmt.Sprintf("%.1f", p.Seconds)})
+	}
+	if err := renderTable(w, []string{"training inputs", "mid-rate functions", "accuracy / majority", "precision", "recall", "balanced", "seconds"}, rows); err != nil {
+		return err
+	}
+	if n := len(points); n >= 2 {
+		gain := points[n-1].Balanced - points[n-2].Balanced
+		switch {
+		case gain > 0.005:
+			fmt.Fprintf(w, "still rising (%+.3f balanced accuracy from %d to %d inputs): more inputs would likely help\n", gain, points[n-2].Train, points[n-1].Train)
+		default:
+			fmt.Fprintf(w, "flat (%+.3f balanced accuracy from %d to %d inputs): more inputs of this kind are unlikely to help\n", gain, points[n-2].Train, points[n-1].Train)
+		}
+	}
+	return nil
+}
+
+// cvCell shows a cross-validated score, starred when the tree does not
+// beat the majority class.
+func cvCell(cv *learn.CVScore) string {
+	if cv == nil {
+		return "-"
+	}
+	s := fmt.Sprintf("%.3f / %.3f", cv.Accuracy, cv.Baseline)
+	if !cv.Beats() {
+		s += " *"
+	}
+	return s
 }
 
 func treePatterns(m *learn.Model, fn *learn.FunctionModel) map[int]string {

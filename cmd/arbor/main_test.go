@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/arbor-fuzz/arbor/datasets"
+	"github.com/arbor-fuzz/arbor/learn"
 )
 
 func runArbor(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
@@ -340,6 +341,49 @@ func TestLearnCommands(t *testing.T) {
 		{"eval E3 go needs grammar", "", []string{"eval", "E3", "--go", "encoding/json.Valid"}, 2, nil, []string{"--grammar is required with --go"}},
 		{"eval E4 bad budget", "", []string{"eval", "E4", "--subject", "csv", "--budget", "0"}, 2, nil, []string{"--budget and --base-inputs must be at least 1"}},
 	})
+	// Every feature kind: the model keeps them, predict and explain read
+	// them, cross-validation marks weak trees, the curve is printed.
+	kinds := filepath.Join(dir, "kinds.model.gz")
+	targeted := filepath.Join(dir, "targeted")
+	runCases(t, []cliCase{
+		{"train all kinds", "", []string{"train", "--grammar", "json", "--inputs", corpus, "--coverage", cov, "--out", kinds, "--features", "all", "--cv", "3", "--curve", "100,200"}, 0,
+			[]string{"functions trained", "under 3-fold cross-validation,", "trees predict better than always guessing the majority class",
+				"learning curve (3-fold cross-validation", "│ 100 ",
+				"│ 190 "}, nil}, // 200 is more than two folds of 286 rows hold
+		{"train bad kind", "", []string{"train", "--grammar", "json", "--inputs", corpus, "--coverage", cov, "--features", "kpath,siblings"}, 2, nil,
+			[]string{`--features: unknown feature kind "siblings"`}},
+		{"train bad curve", "", []string{"train", "--grammar", "json", "--inputs", corpus, "--coverage", cov, "--out", filepath.Join(dir, "x.gz"), "--curve", "0"}, 2, nil,
+			[]string{"--curve: training sizes must be at least 1"}},
+		{"explain kinds", "", []string{"explain", "--model", kinds}, 0, []string{"features kpath,sibling,value,class,length,count,number", "cv accuracy / majority"}, nil},
+		{"predict kinds", "", []string{"predict", "--model", kinds, "--json", "--function", "encoding/json.stateInString", sample}, 0,
+			[]string{`"predictions":[{"function":"encoding/json.stateInString","covered":true`}, nil},
+		{"target kinds", "", []string{"target", "--model", kinds, "--function", "encoding/json.(*decodeState).array", "-n", "3", "--out", targeted, "--verify"}, 0,
+			[]string{"covering constraints", "verified:"}, nil},
+		{"eval E3 kinds", "", []string{"eval", "E3", "--subject", "url", "--train", "150", "--test", "100", "--features", "sibling,value", "--json"}, 0,
+			[]string{`"functions_trainable":`}, nil},
+	})
+	m, err := learn.LoadModel(kinds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, f := range m.Features {
+		seen[f.Kind] = true
+	}
+	for _, k := range []string{"", "sibling", "value", "class", "length", "count"} {
+		if !seen[k] {
+			t.Errorf("the model has no %q feature", k)
+		}
+	}
+	cvs := 0
+	for _, fn := range m.Functions {
+		if fn.CV != nil && fn.CV.Folds == 3 {
+			cvs++
+		}
+	}
+	if cvs != len(m.Functions) {
+		t.Errorf("%d of %d functions have a 3-fold CV score", cvs, len(m.Functions))
+	}
 }
 
 func TestDemo(t *testing.T) {

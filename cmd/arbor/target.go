@@ -29,12 +29,17 @@ func newTargetCmd() *cobra.Command {
 		Short: "Generate inputs aimed at a function, without running the program",
 		Long: `target reads the function's covering constraints from the model (root-to-
 leaf paths of its tree that end in a covered leaf with gini <= 0.3, as
-conjunctions of k-paths present and absent) and solves each: a greedy
+conjunctions of features present and absent) and solves each: a greedy
 completion steered by graph distances towards the missing required
 k-paths, never completing a forbidden one, inside a best-first search over
-partial trees. Constraints are taken round-robin, with a new seed each
-round, until -n distinct inputs exist. Every input is parsed back and its
-constraint checked on its k-paths before it is kept.
+partial trees. Literals over the other feature kinds steer the greedy too:
+a terminal's learned value is drawn as it is, a character class steers
+the terminal's character draws, a length, count or number threshold the
+repetition counts, a sibling pair's symbols are goals like k-paths.
+Constraints are taken round-robin, with a new seed each round, until -n
+distinct inputs exist. Every input is parsed back and every literal of its
+constraint checked on its features before it is kept; the constraints no
+input could be found for are printed with their literals.
 
 The inputs go to --out, one file each, with manifest.jsonl:
 {"file":...,"constraint":i,"patterns":["∃ ...","∄ ..."]}. --verify runs the
@@ -68,6 +73,15 @@ model's subject on them and reports how many ran the function.`,
 			}
 			fmt.Fprintf(w, "%s: %d covering constraints, %d unsolved; %d inputs (mean %.1f bytes) in %s\n",
 				fn.Name, len(res.Constraints), len(res.Unsolved), len(res.Inputs), float64(size)/float64(max(1, len(res.Inputs))), out)
+			cons := m.Constraints(fn)
+			for k, i := range res.Unsolved {
+				if k == 3 {
+					fmt.Fprintf(w, "... and %d more unsolved constraints\n", len(res.Unsolved)-k)
+					break
+				}
+				fmt.Fprintf(w, "unsolved constraint %d (%d literals):\n  %s\n", i, res.Constraints[i].Literals(),
+					strings.ReplaceAll(m.Text(cons[i], false), "\n", "\n  "))
+			}
 			if len(res.Inputs) == 0 {
 				return fmt.Errorf("no input satisfies any covering constraint of %s", fn.Name)
 			}
