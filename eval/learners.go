@@ -15,35 +15,53 @@ import (
 	"github.com/arbor-fuzz/arbor/learn"
 )
 
-// Learner is one way to learn a model: the feature kinds, whether each
-// function's classes are balanced, and how many training inputs.
+// Learner is one way to learn a model: the feature kinds, how each
+// function's classes are balanced, the tree depth, and how many training
+// inputs.
 type Learner struct {
 	Name      string         `json:"name"`
 	Features  features.Kinds `json:"-"`
 	NoBalance bool           `json:"no_balance"`
-	Train     int            `json:"train"`
+	// NoRecount keeps the balanced sample's class counts in the leaves
+	// (learn.TrainOptions.BalancedLeaves).
+	NoRecount bool `json:"no_recount,omitempty"`
+	MaxDepth  int  `json:"max_depth,omitempty"` // 0: the learn default
+	Train     int  `json:"train"`
 }
 
-// ParseLearner reads a learner written as FEATURES[/nobalance][@N], as in
-// "kpath", "kpath/nobalance", "all@3000" or "kpath,sibling/nobalance@10000";
-// N defaults to 1000.
+// ParseLearner reads a learner written as FEATURES[/OPTION...][@N], as in
+// "kpath", "kpath/nobalance", "all@3000" or "kpath,sibling/depth=8@10000".
+// The options are nobalance, norecount (balanced, but leaves keep the
+// balanced sample's counts) and depth=D; N (training inputs) defaults to
+// 1000.
 func ParseLearner(s string) (Learner, error) {
 	l := Learner{Name: s, Train: 1000}
 	spec := s
 	if before, after, ok := strings.Cut(spec, "@"); ok {
-		if _, err := fmt.Sscanf(after, "%d", &l.Train); err != nil || l.Train < 1 || fmt.Sprint(l.Train) != after {
+		n, err := strconv.Atoi(after)
+		if err != nil || n < 1 {
 			return l, fmt.Errorf("learner %q: %q is not a training set size", s, after)
 		}
-		spec = before
+		l.Train, spec = n, before
 	}
-	if before, after, ok := strings.Cut(spec, "/"); ok {
-		if after != "nobalance" && after != "balance" {
-			return l, fmt.Errorf("learner %q: %q is neither balance nor nobalance", s, after)
+	parts := strings.Split(spec, "/")
+	for _, opt := range parts[1:] {
+		switch {
+		case opt == "nobalance":
+			l.NoBalance = true
+		case opt == "norecount":
+			l.NoRecount = true
+		case strings.HasPrefix(opt, "depth="):
+			d, err := strconv.Atoi(strings.TrimPrefix(opt, "depth="))
+			if err != nil || d < 1 {
+				return l, fmt.Errorf("learner %q: %q is not a tree depth", s, opt)
+			}
+			l.MaxDepth = d
+		default:
+			return l, fmt.Errorf("learner %q: unknown option %q (options: nobalance, norecount, depth=D)", s, opt)
 		}
-		l.NoBalance = after == "nobalance"
-		spec = before
 	}
-	k, err := features.ParseKinds(spec)
+	k, err := features.ParseKinds(parts[0])
 	if err != nil {
 		return l, fmt.Errorf("learner %q: %w", s, err)
 	}
@@ -168,7 +186,11 @@ func Learners(ctx context.Context, cfg LearnersConfig) ([]LearnerResult, error) 
 func runLearner(ctx context.Context, cfg LearnersConfig, l Learner, examples *learn.Examples, ts *testSet) (*LearnerResult, error) {
 	start := time.Now()
 	d := examples.Head(l.Train).Dataset(cfg.Grammar, features.Options{MaxK: cfg.K, Kinds: l.Features})
-	fns, err := learn.Train(ctx, d, learn.TrainOptions{Options: cfg.Learn, Seed: cfg.Seed, NoBalance: l.NoBalance})
+	opts := cfg.Learn
+	if l.MaxDepth > 0 {
+		opts.MaxDepth = l.MaxDepth
+	}
+	fns, err := learn.Train(ctx, d, learn.TrainOptions{Options: opts, Seed: cfg.Seed, NoBalance: l.NoBalance, BalancedLeaves: l.NoRecount})
 	if err != nil {
 		return nil, err
 	}
@@ -253,7 +275,7 @@ func LearnerSuite(ctx context.Context, cfg LearnerSuiteConfig) (*LearnerSuiteRes
 }
 
 // LearnersHeader names the columns of learners.csv.
-var LearnersHeader = []string{"subject", "learner", "features", "no_balance", "train_inputs", "trainable", "midrate_functions",
+var LearnersHeader = []string{"subject", "learner", "features", "no_balance", "no_recount", "max_depth", "train_inputs", "trainable", "midrate_functions",
 	"midrate_accuracy", "midrate_precision", "midrate_recall", "midrate_balanced", "midrate_baseline",
 	"accuracy", "balanced_accuracy", "baseline_accuracy", "vocabulary", "candidates", "features_per_input", "train_seconds", "predict_per_second"}
 
@@ -261,7 +283,7 @@ var LearnersHeader = []string{"subject", "learner", "features", "no_balance", "t
 func (r LearnerResult) Cells() []string {
 	f := func(x float64) string { return strconv.FormatFloat(x, 'f', 4, 64) }
 	mr := r.MidRate
-	return []string{r.Subject, r.Name, r.Features, strconv.FormatBool(r.NoBalance), strconv.Itoa(r.TrainInputs), strconv.Itoa(r.FunctionsTrainable),
+	return []string{r.Subject, r.Name, r.Features, strconv.FormatBool(r.NoBalance), strconv.FormatBool(r.NoRecount), strconv.Itoa(r.MaxDepth), strconv.Itoa(r.TrainInputs), strconv.Itoa(r.FunctionsTrainable),
 		strconv.Itoa(mr.Functions), f(mr.Accuracy), f(mr.Precision), f(mr.Recall), f(mr.Balanced), f(mr.Baseline),
 		f(r.Accuracy), f(r.Balanced), f(r.Baseline), strconv.Itoa(r.Vocabulary), strconv.Itoa(r.Candidates), f(r.PerInput),
 		f(r.TrainSeconds), strconv.FormatFloat(r.PredictPerSecond, 'f', 0, 64)}

@@ -27,6 +27,10 @@ Num := /[0-9]{1,3}/ ;
 // rule and returns the recorded-coverage stand-in and the inputs.
 func planted(t *testing.T, g *grammar.Graph, n int, seed uint64, rule func(string) bool) (*coverage.File, map[string][]byte, []string) {
 	t.Helper()
+	return plantedCorpus(g, n, seed, rule)
+}
+
+func plantedCorpus(g *grammar.Graph, n int, seed uint64, rule func(string) bool) (*coverage.File, map[string][]byte, []string) {
 	gen := synth.NewGenerator(g, synth.NewRandom(seed), synth.RandomPolicy)
 	cov := &coverage.File{Header: coverage.NewHeader("planted", []string{"F", "always"})}
 	data := map[string][]byte{}

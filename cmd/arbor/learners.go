@@ -33,10 +33,11 @@ vocabulary size, features per input, training time and prediction
 throughput (from parsed trees). Test inputs that occur in the training
 corpus are left out, so every learner is scored on the same inputs.
 
-A learner is FEATURES[/nobalance][@N]: feature kinds as --features takes
-them, 'nobalance' to fit on all rows, and N training inputs (default
-1000; the first N of the training corpus, which are the inputs E3 uses
-with the same seed). The default list compares arbor's original default
+A learner is FEATURES[/OPTION...][@N]: feature kinds as --features takes
+them; options 'nobalance' (fit on all rows), 'norecount' (balanced, and
+leaves keep the balanced sample's counts) and 'depth=D' (tree depth,
+default 5); and N training inputs (default 1000; the first N of the
+training corpus, which are the inputs E3 uses with the same seed). The default list compares arbor's original default
 (kpath), kpath unbalanced, each family added to k-paths, all families,
 and all at 3000 and 10000 inputs.
 
@@ -89,7 +90,7 @@ subject); the table ends with each learner's medians over the subjects.`,
 	}
 	cmd.Flags().StringVar(&out, "out", "", "folder for learners.csv, learners.json and work files")
 	cmd.Flags().StringSliceVar(&subjects, "subjects", nil, "bundled subjects to run (default: all)")
-	cmd.Flags().StringArrayVar(&learners, "learner", nil, "a learner `FEATURES[/nobalance][@N]` to compare; repeat for several (default: the built-in list)")
+	cmd.Flags().StringArrayVar(&learners, "learner", nil, "a learner `FEATURES[/OPTION...][@N]` to compare; repeat for several (default: the built-in list)")
 	cmd.Flags().IntVar(&test, "test", 1000, "test inputs")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "random `seed`")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")

@@ -1,0 +1,62 @@
+package learn_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/arbor-fuzz/arbor/features"
+	"github.com/arbor-fuzz/arbor/grammar"
+	"github.com/arbor-fuzz/arbor/learn"
+)
+
+// FuzzLoadModel: a model file, whatever its bytes, is either refused with
+// an error or loads into a model whose predictor and explanations work
+// without panicking.
+func FuzzLoadModel(f *testing.F) {
+	ast, err := grammar.Parse("planted.grammar", []byte(plantedGrammar))
+	if err != nil {
+		f.Fatal(err)
+	}
+	g, err := grammar.Build(ast)
+	if err != nil {
+		f.Fatal(err)
+	}
+	cov, data, _ := plantedCorpus(g, 300, 1, func(s string) bool { return len(s) > 6 })
+	d := learn.NewDataset(g, features.Options{MaxK: 2, Kinds: 1<<7 - 1}, cov, data)
+	fns, err := learn.Train(context.Background(), d, learn.TrainOptions{Seed: 1})
+	if err != nil {
+		f.Fatal(err)
+	}
+	path := filepath.Join(f.TempDir(), "m.json")
+	if err := learn.NewModel("planted", "planted", g, d, fns, 1).Save(path); err != nil {
+		f.Fatal(err)
+	}
+	seed, _ := os.ReadFile(path)
+	f.Add(seed)
+	f.Add([]byte(`{"arbor":"model","version":2,"grammar":{"source":"S := \"a\" ;"},"features":[{"kind":"sibling","ids":[-1,99],"pattern":"x"}],"functions":[]}`))
+	f.Add([]byte(`{"arbor":"model","version":2,"features":[{"kind":"nosuch","pattern":"x"}]}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p := filepath.Join(t.TempDir(), "m.json")
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		m, err := learn.LoadModel(p)
+		if err != nil {
+			return
+		}
+		pr, err := learn.NewPredictor(m, nil)
+		if err != nil {
+			return
+		}
+		for _, in := range []string{"a", "ab=1,c-=22", "c,c,c"} {
+			pr.Predict([]byte(in))
+		}
+		for i := range m.Functions {
+			for _, c := range m.Constraints(&m.Functions[i]) {
+				m.Text(c, true)
+			}
+		}
+	})
+}
