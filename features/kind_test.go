@@ -207,4 +207,7 @@ func TestValueCap(t *testing.T) {
 	if want := []string{"1", "11", "111", "1111"}; !slices.Equal(values, want) {
 		t.Errorf("values %q, want %q", values, want)
 	}
+	if v.CappedTerminals() != 1 {
+		t.Errorf("%d terminals capped, want 1 (Num)", v.CappedTerminals())
+	}
 }

@@ -49,7 +49,14 @@ type Vocabulary struct {
 	gen   uint32
 	key   []byte
 	sc    scanner
+
+	capped int // terminals that had more frequent values than MaxValues
 }
+
+// CappedTerminals is the number of regex terminals whose frequent values
+// (seen in two or more training inputs) outnumbered Options.MaxValues in
+// Fit, so that only the most frequent got a Value feature.
+func (v *Vocabulary) CappedTerminals() int { return v.capped }
 
 type threshold struct {
 	n  float64
@@ -289,6 +296,9 @@ func (v *Vocabulary) Fit(inputs [][]*grammar.Tree) [][]int {
 			}
 			return strings.Compare(a.text, b.text)
 		})
+		if len(list) > maxValues {
+			v.capped++
+		}
 		for _, x := range list[:min(len(list), maxValues)] {
 			v.Intern(Feature{Kind: Value, Path: Path{node}, Text: x.text})
 		}

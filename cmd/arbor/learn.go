@@ -157,6 +157,10 @@ statistics.`,
 			if len(d.Skipped) > 0 {
 				fmt.Fprintf(w, "left out: %v\n", d.Skipped)
 			}
+			if n := d.Vocab.CappedTerminals(); n > 0 {
+				fmt.Fprintf(w, "value features: %d terminals have more than %d frequent texts; each keeps its %d most frequent\n",
+					n, features.DefaultMaxValues, features.DefaultMaxValues)
+			}
 			if folds > 0 {
 				var weak []string
 				for _, fn := range fns {
