@@ -21,6 +21,9 @@ type scanner struct {
 	symbols []int
 	labels  []string
 	stats   []symStat // per symbol index
+	// numbers, when not nil, tells per symbol index whether its text is
+	// read as a number (only symbols with Number features need it).
+	numbers []bool
 	touched []*symStat
 	gen     int
 }
@@ -74,19 +77,19 @@ func (st *symStat) value(k Kind) (float64, bool) {
 	return 0, false
 }
 
-// scanInput scans every tree of one input. onPath gets each k-path
-// (k = 1..MaxK) as it ends at a node (the path is only valid during the
-// call); onFeature gets the Sibling, Value and Class features of the
+// scanInput scans every tree of one input. onStack gets, at every
+// symbolic node, the ids of the symbolic nodes from the root down to it
+// (only valid during the call): the k-paths ending there are its
+// suffixes; onFeature gets the Sibling, Value and Class features of the
 // kinds v extracts, repeated as often as they occur. Afterwards touched
 // holds the symbols' statistics.
-func (sc *scanner) scanInput(v *Vocabulary, trees []*grammar.Tree, onFeature func(Feature), onPath func(Path)) {
+func (sc *scanner) scanInput(v *Vocabulary, trees []*grammar.Tree, onFeature func(Feature), onStack func([]int)) {
 	sc.init(v.g)
 	sc.gen++
 	sc.touched = sc.touched[:0]
 	kinds := v.kinds
 	needText := kinds.Has(Value) || kinds.Has(Class) || kinds.Has(Number)
 	needStats := kinds.Has(Length) || kinds.Has(Occurrences) || kinds.Has(Number)
-	maxK := v.opts.MaxK
 	for _, t := range trees {
 		if t == nil {
 			continue
@@ -125,9 +128,7 @@ func (sc *scanner) scanInput(v *Vocabulary, trees []*grammar.Tree, onFeature fun
 			if sym {
 				sc.stack = append(sc.stack, node.ID)
 				if kinds.Has(KPath) {
-					for k := 1; k <= maxK && k <= len(sc.stack); k++ {
-						onPath(Path(sc.stack[len(sc.stack)-k:]))
-					}
+					onStack(sc.stack)
 				}
 			}
 			if node.Kind == grammar.KindLit || node.Kind == grammar.KindRegex {
@@ -188,7 +189,7 @@ func (sc *scanner) count(node *grammar.Node, text string, start, end int) {
 		return // a literal's length and number never vary
 	}
 	st.maxLen = max(st.maxLen, end-start)
-	if text != "" && end-start <= 24 && end > start {
+	if text != "" && end-start <= 24 && end > start && (sc.numbers == nil || sc.numbers[i]) {
 		if c := text[start]; c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' {
 			if x, err := strconv.ParseFloat(text[start:end], 64); err == nil && !math.IsInf(x, 0) && !math.IsNaN(x) {
 				if !st.hasNum || x > st.num {

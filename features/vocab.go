@@ -38,6 +38,20 @@ type Vocabulary struct {
 	opts  Options
 	kinds Kinds
 	ids   map[string]int
+	// Typed indexes of the kinds read most often, whose lookups need no
+	// key to be built: siblings by their pair, values and classes by
+	// terminal and text.
+	siblings map[uint64]int
+	texts    map[textKey]int
+	hasText  map[int]bool // terminals with Value or Class features
+	// K-paths are found through a trie of the interned paths read from
+	// their last node up: trie maps (trie node, graph node id) to the
+	// child trie node, and pathID gives a trie node's feature id (-1 if
+	// the path it spells is not interned). The k-paths ending at a tree
+	// node are then found with up to MaxK integer-keyed lookups, stopping
+	// at the first path no interned path extends.
+	trie   map[uint64]int32
+	pathID []int32
 	feats []Feature
 	// thresholds per (kind, symbol): the ids of its threshold features,
 	// by ascending N.
@@ -58,6 +72,12 @@ type Vocabulary struct {
 // Fit, so that only the most frequent got a Value feature.
 func (v *Vocabulary) CappedTerminals() int { return v.capped }
 
+type textKey struct {
+	kind     Kind
+	node     int
+	at, text string
+}
+
 type threshold struct {
 	n  float64
 	id int
@@ -65,7 +85,8 @@ type threshold struct {
 
 // NewVocabulary returns an empty vocabulary of the given features of g.
 func NewVocabulary(g *grammar.Graph, o Options) *Vocabulary {
-	return &Vocabulary{g: g, opts: o, kinds: o.kinds(), ids: map[string]int{}, thresholds: map[string][]threshold{}}
+	return &Vocabulary{g: g, opts: o, kinds: o.kinds(), ids: map[string]int{}, thresholds: map[string][]threshold{},
+		siblings: map[uint64]int{}, texts: map[textKey]int{}, hasText: map[int]bool{}, trie: map[uint64]int32{}, pathID: []int32{-1}}
 }
 
 // Graph is the grammar the vocabulary's features belong to.
@@ -101,11 +122,25 @@ func (v *Vocabulary) Intern(f Feature) int {
 	f.Path = append(Path(nil), f.Path...)
 	v.feats = append(v.feats, f)
 	v.stamp = append(v.stamp, 0)
+	switch {
+	case f.Kind == KPath && len(f.Path) > 0:
+		node := int32(0)
+		for k := 1; k <= len(f.Path); k++ {
+			node = v.trieStep(node, f.Path[len(f.Path)-k], true)
+		}
+		v.pathID[node] = int32(id)
+	case f.Kind == Sibling && len(f.Path) == 2:
+		v.siblings[pairKey(f.Path[0], f.Path[1])] = id
+	case (f.Kind == Value || f.Kind == Class) && len(f.Path) == 1:
+		v.texts[textKey{f.Kind, f.Path[0], f.At, f.Text}] = id
+		v.hasText[f.Path[0]] = true
+	}
 	if f.Kind == Length || f.Kind == Occurrences || f.Kind == Number {
 		tk := thresholdKey(f.Kind, f.Symbol)
 		ts := append(v.thresholds[tk], threshold{f.N, id})
 		slices.SortFunc(ts, func(a, b threshold) int { return cmp.Compare(a.n, b.n) })
 		v.thresholds[tk] = ts
+		v.sc.numbers = nil
 	}
 	return id
 }
@@ -138,9 +173,23 @@ func (v *Vocabulary) collect(trees []*grammar.Tree, add bool) []int {
 		slices.Sort(out)
 		return out
 	}
+	if v.kinds.Has(Number) {
+		v.sc.init(v.g)
+		if v.sc.numbers == nil {
+			v.sc.numbers = make([]bool, len(v.sc.labels))
+			for i, label := range v.sc.labels {
+				v.sc.numbers[i] = len(v.thresholds[thresholdKey(Number, label)]) > 0
+			}
+		}
+	}
+	collectID := func(id int) {
+		if v.stamp[id] != v.gen {
+			v.stamp[id] = v.gen
+			out = append(out, id)
+		}
+	}
 	v.sc.scanInput(v, trees, func(f Feature) {
-		v.key = f.appendKey(v.key[:0])
-		id, ok := v.ids[string(v.key)]
+		id, ok := v.lookup(f)
 		if !ok {
 			// Values are chosen by Fit from the whole corpus.
 			if !add || f.Kind == Value {
@@ -152,20 +201,8 @@ func (v *Vocabulary) collect(trees []*grammar.Tree, add bool) []int {
 			v.stamp[id] = v.gen
 			out = append(out, id)
 		}
-	}, func(path Path) {
-		v.key = append(v.key[:0], byte(KPath))
-		v.key = path.appendKey(v.key)
-		id, ok := v.ids[string(v.key)]
-		if !ok {
-			if !add {
-				return
-			}
-			id = v.Intern(Feature{Kind: KPath, Path: path})
-		}
-		if v.stamp[id] != v.gen {
-			v.stamp[id] = v.gen
-			out = append(out, id)
-		}
+	}, func(stack []int) {
+		v.stackPaths(stack, add, collectID)
 	})
 	for _, st := range v.sc.touched {
 		for _, k := range [...]Kind{Length, Occurrences, Number} {
@@ -191,24 +228,71 @@ func (v *Vocabulary) collect(trees []*grammar.Tree, add bool) []int {
 	return out
 }
 
+func pairKey(a, b int) uint64 { return uint64(uint32(a))<<32 | uint64(uint32(b)) }
+
+// trieStep returns the trie node below node for graph node id, creating
+// it if add; -1 if there is none.
+func (v *Vocabulary) trieStep(node int32, id int, add bool) int32 {
+	key := uint64(uint32(node))<<32 | uint64(uint32(id))
+	next, ok := v.trie[key]
+	if !ok {
+		if !add {
+			return -1
+		}
+		next = int32(len(v.pathID))
+		v.trie[key] = next
+		v.pathID = append(v.pathID, -1)
+	}
+	return next
+}
+
+// stackPaths calls f with the id of every k-path (k = 1..MaxK) that ends
+// at the top of stack and is in the vocabulary, interning the missing
+// ones if add.
+func (v *Vocabulary) stackPaths(stack []int, add bool, f func(id int)) {
+	node := int32(0)
+	for k := 1; k <= v.opts.MaxK && k <= len(stack); k++ {
+		if node = v.trieStep(node, stack[len(stack)-k], add); node < 0 {
+			return // no interned path ends with this one
+		}
+		id := v.pathID[node]
+		if id < 0 {
+			if !add {
+				continue
+			}
+			id = int32(v.Intern(Feature{Kind: KPath, Path: stack[len(stack)-k:]}))
+		}
+		f(int(id))
+	}
+}
+
+// lookup finds a sibling, value or class feature through the typed
+// indexes.
+func (v *Vocabulary) lookup(f Feature) (int, bool) {
+	switch {
+	case f.Kind == Sibling && len(f.Path) == 2:
+		id, ok := v.siblings[pairKey(f.Path[0], f.Path[1])]
+		return id, ok
+	case (f.Kind == Value || f.Kind == Class) && len(f.Path) == 1:
+		if !v.hasText[f.Path[0]] {
+			return 0, false
+		}
+		id, ok := v.texts[textKey{f.Kind, f.Path[0], f.At, f.Text}]
+		return id, ok
+	}
+	v.key = f.appendKey(v.key[:0])
+	id, ok := v.ids[string(v.key)]
+	return id, ok
+}
+
 func (v *Vocabulary) collectPaths(t *grammar.Tree, add bool, out []int) []int {
 	walkPaths(t, v.opts.MaxK, func(stack []int) {
-		for k := 1; k <= v.opts.MaxK && k <= len(stack); k++ {
-			p := Path(stack[len(stack)-k:])
-			v.key = append(v.key[:0], byte(KPath))
-			v.key = p.appendKey(v.key)
-			id, ok := v.ids[string(v.key)]
-			if !ok {
-				if !add {
-					continue
-				}
-				id = v.Intern(Feature{Kind: KPath, Path: p})
-			}
+		v.stackPaths(stack, add, func(id int) {
 			if v.stamp[id] != v.gen {
 				v.stamp[id] = v.gen
 				out = append(out, id)
 			}
-		}
+		})
 	})
 	return out
 }
@@ -229,7 +313,7 @@ func (v *Vocabulary) Fit(inputs [][]*grammar.Tree) [][]int {
 	}
 	// Pass 1: k-paths first, then the other kinds interned on appearance.
 	var later []Feature
-	seen := map[string]bool{}
+	pending := NewVocabulary(v.g, v.opts) // the kinds interned after the k-paths, in order of appearance
 	type valueKey struct {
 		node int
 		text string
@@ -239,6 +323,7 @@ func (v *Vocabulary) Fit(inputs [][]*grammar.Tree) [][]int {
 	inputValues := map[valueKey]bool{}
 	for _, trees := range inputs {
 		clear(inputValues)
+		v.sc.numbers = nil // every symbol's numbers, to find the thresholds
 		v.sc.scanInput(v, trees, func(f Feature) {
 			if f.Kind == Value {
 				k := valueKey{f.Path[0], f.Text}
@@ -248,18 +333,12 @@ func (v *Vocabulary) Fit(inputs [][]*grammar.Tree) [][]int {
 				}
 				return
 			}
-			v.key = f.appendKey(v.key[:0])
-			if !seen[string(v.key)] {
-				seen[string(v.key)] = true
-				f.Path = append(Path(nil), f.Path...)
-				later = append(later, f)
+			if _, ok := pending.lookup(f); !ok {
+				pending.Intern(f) // copies the path
+				later = append(later, pending.feats[len(pending.feats)-1])
 			}
-		}, func(path Path) {
-			v.key = append(v.key[:0], byte(KPath))
-			v.key = path.appendKey(v.key)
-			if _, ok := v.ids[string(v.key)]; !ok {
-				v.Intern(Feature{Kind: KPath, Path: path})
-			}
+		}, func(stack []int) {
+			v.stackPaths(stack, true, func(int) {})
 		})
 		for _, st := range v.sc.touched {
 			for _, k := range [...]Kind{Length, Occurrences, Number} {
