@@ -52,7 +52,7 @@ type Vocabulary struct {
 	// at the first path no interned path extends.
 	trie   map[uint64]int32
 	pathID []int32
-	feats []Feature
+	feats  []Feature
 	// thresholds per (kind, symbol): the ids of its threshold features,
 	// by ascending N.
 	thresholds map[string][]threshold
