@@ -2,9 +2,11 @@ package eval
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -114,6 +116,26 @@ type LearnerResult struct {
 	// PredictPerSecond is test inputs predicted per second from their
 	// parsed trees (parsing, the same for every learner, left out).
 	PredictPerSecond float64 `json:"predict_per_second"`
+	// Blind is, for the last learner of a subject, evidence of what it
+	// cannot see: its worst mid-rate function and, if there is one, a pair
+	// of training inputs with exactly the same features of which one ran
+	// the function and the other did not.
+	Blind *Blind `json:"blind,omitempty"`
+}
+
+// Blind is a function a learner predicts worst, with two inputs it
+// cannot tell apart.
+type Blind struct {
+	Function string  `json:"function"`
+	Balanced float64 `json:"balanced_accuracy"`
+	// Covered and NotCovered are the shortest such pair (empty if every
+	// pair of inputs with equal features agrees: then the trees' depth,
+	// not the features, limits them).
+	Covered    string `json:"covered,omitempty"`
+	NotCovered string `json:"not_covered,omitempty"`
+	// Conflicts counts the groups of inputs with equal features that
+	// disagree on the function.
+	Conflicts int `json:"conflicts"`
 }
 
 // Learners compares ways of learning on one subject: it records one
@@ -169,12 +191,12 @@ func Learners(ctx context.Context, cfg LearnersConfig) ([]LearnerResult, error) 
 	examples := learn.ParseExamples(cfg.Grammar, trainCov, trainData)
 	ts := newTestSet(cfg.Grammar, testCov, testData, trainData)
 	var out []LearnerResult
-	for _, l := range cfg.Learners {
+	for i, l := range cfg.Learners {
 		if err := ctx.Err(); err != nil {
 			return out, err
 		}
 		step("learner %s", l.Name)
-		r, err := runLearner(ctx, cfg, l, examples, ts)
+		r, err := runLearner(ctx, cfg, l, examples, ts, i == len(cfg.Learners)-1)
 		if err != nil {
 			return out, fmt.Errorf("learner %s: %w", l.Name, err)
 		}
@@ -183,9 +205,63 @@ func Learners(ctx context.Context, cfg LearnersConfig) ([]LearnerResult, error) 
 	return out, nil
 }
 
-func runLearner(ctx context.Context, cfg LearnersConfig, l Learner, examples *learn.Examples, ts *testSet) (*LearnerResult, error) {
+// blind finds the worst-predicted mid-rate function and a pair of
+// training inputs with equal features that disagree on it.
+func blind(d *learn.Dataset, examples *learn.Examples, res *E3Result) *Blind {
+	worst := -1
+	for i, m := range res.PerFunction {
+		if m.BaseRate >= MidRateLow && m.BaseRate <= MidRateHigh && (worst < 0 || m.Balanced < res.PerFunction[worst].Balanced) {
+			worst = i
+		}
+	}
+	if worst < 0 {
+		return nil
+	}
+	name := res.PerFunction[worst].Function
+	b := &Blind{Function: name, Balanced: res.PerFunction[worst].Balanced}
+	f := slices.Index(d.Functions, name)
+	if f < 0 {
+		return b
+	}
+	type group struct{ covered, not int }
+	groups := map[string]*group{}
+	var key []byte
+	for r := range d.Rows {
+		key = key[:0]
+		for _, id := range d.Vocab.Features(examples.Trees[r]...) {
+			key = binary.AppendUvarint(key, uint64(id))
+		}
+		g := groups[string(key)]
+		if g == nil {
+			g = &group{-1, -1}
+			groups[string(key)] = g
+		}
+		text := func(i int) string { return examples.Trees[i][0].String() }
+		if d.Labels[f].Has(r) {
+			if g.covered < 0 || len(text(r)) < len(text(g.covered)) {
+				g.covered = r
+			}
+		} else if g.not < 0 || len(text(r)) < len(text(g.not)) {
+			g.not = r
+		}
+	}
+	for _, g := range groups {
+		if g.covered < 0 || g.not < 0 {
+			continue
+		}
+		b.Conflicts++
+		c, n := examples.Trees[g.covered][0].String(), examples.Trees[g.not][0].String()
+		if b.Covered == "" || len(c)+len(n) < len(b.Covered)+len(b.NotCovered) || len(c)+len(n) == len(b.Covered)+len(b.NotCovered) && c+n < b.Covered+b.NotCovered {
+			b.Covered, b.NotCovered = c, n
+		}
+	}
+	return b
+}
+
+func runLearner(ctx context.Context, cfg LearnersConfig, l Learner, examples *learn.Examples, ts *testSet, last bool) (*LearnerResult, error) {
 	start := time.Now()
-	d := examples.Head(l.Train).Dataset(cfg.Grammar, features.Options{MaxK: cfg.K, Kinds: l.Features})
+	examples = examples.Head(l.Train)
+	d := examples.Dataset(cfg.Grammar, features.Options{MaxK: cfg.K, Kinds: l.Features})
 	opts := cfg.Learn
 	if l.MaxDepth > 0 {
 		opts.MaxDepth = l.MaxDepth
@@ -212,9 +288,13 @@ func runLearner(ctx context.Context, cfg LearnersConfig, l Learner, examples *le
 	for _, c := range d.Columns {
 		present += c.Count()
 	}
-	return &LearnerResult{Learner: l, Subject: cfg.Subject, Features: l.Features.String(), E3Result: res,
+	out := &LearnerResult{Learner: l, Subject: cfg.Subject, Features: l.Features.String(), E3Result: res,
 		Vocabulary: d.Vocab.Len(), Candidates: len(d.Candidates()), PerInput: float64(present) / float64(max(1, d.Rows)),
-		PredictPerSecond: float64(len(ts.trees)) / max(predictTime.Seconds(), 1e-9)}, nil
+		PredictPerSecond: float64(len(ts.trees)) / max(predictTime.Seconds(), 1e-9)}
+	if last {
+		out.Blind = blind(d, examples, res)
+	}
+	return out, nil
 }
 
 // LearnerSuiteConfig runs the learner comparison on several bundled

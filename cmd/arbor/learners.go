@@ -153,6 +153,26 @@ func printLearners(w io.Writer, res *eval.LearnerSuiteResult) error {
 	if err := renderTable(w, []string{"learner", "subjects", "mid acc - baseline", "mid precision", "mid recall", "mid balanced", "throughput vs first"}, sum); err != nil {
 		return err
 	}
+	var blinds []string
+	for _, r := range res.Results {
+		b := r.Blind
+		if b == nil {
+			continue
+		}
+		line := fmt.Sprintf("%s, learner %s: worst mid-rate function %s (balanced accuracy %.3f)", r.Subject, r.Name, b.Function, b.Balanced)
+		if b.Covered != "" {
+			line += fmt.Sprintf(";\n  %d groups of training inputs with equal features disagree on it, e.g. ran: %q, did not run: %q", b.Conflicts, clip(b.Covered), clip(b.NotCovered))
+		} else {
+			line += ": no two training inputs with equal features disagree on it (tree depth, not features, limits it)"
+		}
+		blinds = append(blinds, line)
+	}
+	if len(blinds) > 0 {
+		fmt.Fprintln(w, "\nwhat the last learner cannot see:")
+		for _, l := range blinds {
+			fmt.Fprintln(w, l)
+		}
+	}
 	if len(res.Errors) > 0 {
 		var names []string
 		for s, e := range res.Errors {
@@ -162,4 +182,12 @@ func printLearners(w io.Writer, res *eval.LearnerSuiteResult) error {
 		fmt.Fprintf(w, "\nfailed: %s\n", strings.Join(names, "; "))
 	}
 	return nil
+}
+
+// clip shortens a long input for a one-line report.
+func clip(s string) string {
+	if len(s) > 120 {
+		return s[:117] + "..."
+	}
+	return s
 }
