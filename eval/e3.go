@@ -27,7 +27,7 @@ type E3Config struct {
 	Train, Test int            // inputs; 0 means 1000 each
 	Seed        uint64         // training inputs use Seed, test inputs Seed+1
 	K           int            // 0 means 4
-	Features    features.Kinds // 0 means k-paths only
+	Features    features.Kinds // 0 means learn.DefaultFeatures
 	MaxDepth    int            // of random generation; 0 means 30
 	MaxRepeat   int            // of unbounded repetitions in random generation; 0 means synth.DefaultMaxRepeat
 	WorkDir     string         // inputs, coverage files and the model go here
@@ -119,6 +119,9 @@ func E3(ctx context.Context, cfg E3Config) (*E3Result, error) {
 	}
 	if cfg.K == 0 {
 		cfg.K = 4
+	}
+	if cfg.Features == 0 {
+		cfg.Features = learn.DefaultFeatures
 	}
 	if cfg.MaxDepth == 0 {
 		cfg.MaxDepth = 30

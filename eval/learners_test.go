@@ -14,7 +14,7 @@ func TestParseLearner(t *testing.T) {
 		err  string
 	}{
 		{"kpath", Learner{Name: "kpath", Features: features.KPaths, Train: 1000}, ""},
-		{"all/nobalance@3000", Learner{Name: "all/nobalance@3000", Features: 1<<7 - 1, NoBalance: true, Train: 3000}, ""},
+		{"all/nobalance@3000", Learner{Name: "all/nobalance@3000", Features: features.AllKinds, NoBalance: true, Train: 3000}, ""},
 		{"kpath,sibling/norecount/depth=8@10000", Learner{Name: "kpath,sibling/norecount/depth=8@10000",
 			Features: features.KPaths.With(features.Sibling), NoRecount: true, MaxDepth: 8, Train: 10000}, ""},
 		{"kpath@0", Learner{}, "is not a training set size"},

@@ -66,6 +66,9 @@ type Kinds uint16
 // KPaths is the set of k-paths alone, arbor's original feature set.
 const KPaths Kinds = 1 << KPath
 
+// AllKinds is the set of every kind.
+const AllKinds Kinds = 1<<numKinds - 1
+
 // Has reports whether k is in the set.
 func (s Kinds) Has(k Kind) bool { return s&(1<<k) != 0 }
 
@@ -89,7 +92,7 @@ func (s Kinds) String() string {
 func ParseKinds(s string) (Kinds, error) {
 	set := KPaths
 	if strings.TrimSpace(s) == "all" {
-		return 1<<numKinds - 1, nil
+		return AllKinds, nil
 	}
 	for _, name := range strings.Split(s, ",") {
 		name = strings.TrimSpace(name)

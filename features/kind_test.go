@@ -86,7 +86,7 @@ func describe(v *features.Vocabulary, ids []int, kind features.Kind) []string {
 func TestKindsOnHandWrittenInputs(t *testing.T) {
 	g := buildGrammar(t, listGrammar)
 	corpus := []string{"a", "ab=1", "@x-y=22,b", "c,d,e", "a=7,a=7,@b", "zz-top=100"}
-	v := features.NewVocabulary(g, features.Options{MaxK: 2, Kinds: 1<<7 - 1})
+	v := features.NewVocabulary(g, features.Options{MaxK: 2, Kinds: features.AllKinds})
 	rows := v.Fit(parseAll(t, g, corpus...))
 	if len(rows) != len(corpus) {
 		t.Fatalf("%d rows for %d inputs", len(rows), len(corpus))
@@ -162,7 +162,7 @@ func TestFitDeterministic(t *testing.T) {
 	corpus := parseAll(t, g, inputs...)
 	var first []string
 	for run := range 3 {
-		v := features.NewVocabulary(g, features.Options{MaxK: 3, Kinds: 1<<7 - 1})
+		v := features.NewVocabulary(g, features.Options{MaxK: 3, Kinds: features.AllKinds})
 		v.Fit(corpus)
 		var keys []string
 		for id := range v.Len() {
@@ -175,7 +175,7 @@ func TestFitDeterministic(t *testing.T) {
 		}
 	}
 	// K-paths come first: a learner breaking ties by id prefers them.
-	v := features.NewVocabulary(g, features.Options{MaxK: 3, Kinds: 1<<7 - 1})
+	v := features.NewVocabulary(g, features.Options{MaxK: 3, Kinds: features.AllKinds})
 	v.Fit(corpus)
 	seenOther := false
 	for id := range v.Len() {

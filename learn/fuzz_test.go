@@ -24,7 +24,7 @@ func FuzzLoadModel(f *testing.F) {
 		f.Fatal(err)
 	}
 	cov, data, _ := plantedCorpus(g, 300, 1, func(s string) bool { return len(s) > 6 })
-	d := learn.NewDataset(g, features.Options{MaxK: 2, Kinds: 1<<7 - 1}, cov, data)
+	d := learn.NewDataset(g, features.Options{MaxK: 2, Kinds: features.AllKinds}, cov, data)
 	fns, err := learn.Train(context.Background(), d, learn.TrainOptions{Seed: 1})
 	if err != nil {
 		f.Fatal(err)

@@ -153,7 +153,7 @@ function with a grammar of its inputs (--go importpath.Func --grammar G).`,
 	subject.register(cmd.Flags(), true)
 	cmd.Flags().Lookup("subject").DefValue = "json"
 	subject.subject = "json"
-	cmd.Flags().IntVar(&train, "train", 1000, "training inputs")
+	cmd.Flags().IntVar(&train, "train", learn.DefaultTrainInputs, "training inputs")
 	cmd.Flags().IntVar(&test, "test", 500, "test inputs")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "random seed")
 	return cmd

@@ -47,7 +47,7 @@ func featuresFlag(cmd *cobra.Command, s *string) {
 }
 
 // defaultFeatures are the feature kinds models learn from unless told.
-const defaultFeatures = features.KPaths
+const defaultFeatures = learn.DefaultFeatures
 
 func parseFeatures(s string) (features.Kinds, error) {
 	k, err := features.ParseKinds(s)
@@ -555,9 +555,9 @@ type experimentFlags struct {
 	kinds             string
 }
 
-func (f *experimentFlags) register(cmd *cobra.Command) {
+func (f *experimentFlags) register(cmd *cobra.Command, train int) {
 	f.subjectFlags.register(cmd.Flags(), true)
-	cmd.Flags().IntVar(&f.train, "train", 1000, "training inputs")
+	cmd.Flags().IntVar(&f.train, "train", train, "training inputs")
 	cmd.Flags().IntVar(&f.test, "test", 1000, "test inputs")
 	cmd.Flags().IntVar(&f.k, "k", 4, "k-paths for k = 1..`K` are the features")
 	cmd.Flags().IntVar(&f.maxRepeat, "max-repeat", synth.DefaultMaxRepeat, "most repetitions of an unbounded quantifier in generated inputs")
@@ -689,7 +689,7 @@ if unset).
 			return nil
 		},
 	}
-	f3.register(e3)
+	f3.register(e3, 1000) // the published protocol
 	targeted := func(f *experimentFlags, print func(io.Writer, *eval.TargetResult) error) func(*cobra.Command, []string) error {
 		return func(cmd *cobra.Command, args []string) error {
 			cfg, cleanup, err := f.config(cmd)
@@ -749,7 +749,7 @@ budget × p), mean input sizes, and the solver's time per constraint.
 			return nil
 		}),
 	}
-	f4.register(e4)
+	f4.register(e4, learn.DefaultTrainInputs)
 	f4.registerTargeted(e4)
 	e5 := &cobra.Command{
 		Use:   "E5 (--subject S | --go PKG.Func --grammar G | --model M)",
@@ -768,7 +768,7 @@ paired by function and Cohen's d.`,
 			})
 		}),
 	}
-	f5.register(e5)
+	f5.register(e5, learn.DefaultTrainInputs)
 	f5.registerTargeted(e5)
 	cmd.AddCommand(newE1Cmd(), newE2Cmd(), e3, e4, e5, newE6Cmd(), newEvalAllCmd(), newEvalSuiteCmd(), newEvalLearnersCmd())
 	return cmd
