@@ -45,13 +45,18 @@ func TestBlind(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := &E3Result{PerFunction: []FunctionMetrics{{Function: fns[0].Name, BaseRate: 0.5, Balanced: 0.5}}}
-	b := blind(d, examples, res)
-	if b == nil || b.Function != "even" || b.Conflicts != 1 || b.Covered != "a=0" || b.NotCovered != "a=1" {
-		t.Errorf("blind = %+v; want even, 1 conflicting group, a=0 against a=1", b)
+	b := blind(d, fns, examples, res)
+	if b == nil || b.Function != "even" || b.Conflicts != 1 || b.Distance != 0 || b.Covered != "a=0" || b.NotCovered != "a=1" {
+		t.Errorf("blind = %+v; want even, 1 conflicting group, a=0 against a=1 at distance 0", b)
 	}
-	// With values, the digits are told apart: no conflict.
+	// With values, the digits are told apart: no conflict, and the tree
+	// separates even from odd digits, so no leaf mixes them.
 	d = examples.Dataset(g, features.Options{MaxK: 2, Kinds: features.KPaths.With(features.Value)})
-	if b := blind(d, examples, res); b == nil || b.Conflicts != 0 || b.Covered != "" {
-		t.Errorf("with values: blind = %+v; want no conflict", b)
+	fns, err = learn.Train(t.Context(), d, learn.TrainOptions{Seed: 1, NoBalance: true, Options: learn.Options{MaxDepth: 10}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := blind(d, fns, examples, res); b == nil || b.Conflicts != 0 || b.Covered != "" || b.Distance != -1 {
+		t.Errorf("with values: blind = %+v; want no conflict and no mixed leaf", b)
 	}
 }

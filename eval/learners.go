@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -123,16 +124,18 @@ type LearnerResult struct {
 	Blind *Blind `json:"blind,omitempty"`
 }
 
-// Blind is a function a learner predicts worst, with two inputs it
-// cannot tell apart.
+// Blind is a function a learner predicts worst, with the two training
+// inputs its tree can least tell apart.
 type Blind struct {
 	Function string  `json:"function"`
 	Balanced float64 `json:"balanced_accuracy"`
-	// Covered and NotCovered are the shortest such pair (empty if every
-	// pair of inputs with equal features agrees: then the trees' depth,
-	// not the features, limits them).
+	// Covered and NotCovered reach the same leaf of the function's tree,
+	// one ran the function and one did not, and of all such pairs (among
+	// the shortest inputs of each leaf) their feature sets differ least:
+	// by Distance features (0: no feature tells them apart).
 	Covered    string `json:"covered,omitempty"`
 	NotCovered string `json:"not_covered,omitempty"`
+	Distance   int    `json:"feature_distance"`
 	// Conflicts counts the groups of inputs with equal features that
 	// disagree on the function.
 	Conflicts int `json:"conflicts"`
@@ -205,9 +208,10 @@ func Learners(ctx context.Context, cfg LearnersConfig) ([]LearnerResult, error) 
 	return out, nil
 }
 
-// blind finds the worst-predicted mid-rate function and a pair of
-// training inputs with equal features that disagree on it.
-func blind(d *learn.Dataset, examples *learn.Examples, res *E3Result) *Blind {
+// blind finds the worst-predicted mid-rate function and, among the
+// training inputs that reach one leaf of its tree but disagree on it, the
+// pair whose features differ least.
+func blind(d *learn.Dataset, fns []learn.FunctionModel, examples *learn.Examples, res *E3Result) *Blind {
 	worst := -1
 	for i, m := range res.PerFunction {
 		if m.BaseRate >= MidRateLow && m.BaseRate <= MidRateHigh && (worst < 0 || m.Balanced < res.PerFunction[worst].Balanced) {
@@ -218,44 +222,95 @@ func blind(d *learn.Dataset, examples *learn.Examples, res *E3Result) *Blind {
 		return nil
 	}
 	name := res.PerFunction[worst].Function
-	b := &Blind{Function: name, Balanced: res.PerFunction[worst].Balanced}
+	b := &Blind{Function: name, Balanced: res.PerFunction[worst].Balanced, Distance: -1}
 	f := slices.Index(d.Functions, name)
-	if f < 0 {
+	var tree *learn.Tree
+	for i := range fns {
+		if fns[i].Name == name {
+			tree = fns[i].Tree
+		}
+	}
+	if f < 0 || tree == nil {
 		return b
 	}
-	type group struct{ covered, not int }
+	// Every row's features, its leaf, and the groups of equal features.
+	rows := make([][]int, d.Rows)
+	texts := make([]string, d.Rows)
+	type group struct{ covered, not bool }
 	groups := map[string]*group{}
+	type side struct{ covered, not []int }
+	leaves := map[int]*side{}
 	var key []byte
 	for r := range d.Rows {
+		rows[r] = d.Vocab.Features(examples.Trees[r]...)
+		texts[r] = examples.Trees[r][0].String()
 		key = key[:0]
-		for _, id := range d.Vocab.Features(examples.Trees[r]...) {
+		for _, id := range rows[r] {
 			key = binary.AppendUvarint(key, uint64(id))
 		}
 		g := groups[string(key)]
 		if g == nil {
-			g = &group{-1, -1}
+			g = &group{}
 			groups[string(key)] = g
 		}
-		text := func(i int) string { return examples.Trees[i][0].String() }
+		leaf := tree.Leaf(func(c int) bool { return d.Columns[c].Has(r) })
+		sd := leaves[leaf]
+		if sd == nil {
+			sd = &side{}
+			leaves[leaf] = sd
+		}
 		if d.Labels[f].Has(r) {
-			if g.covered < 0 || len(text(r)) < len(text(g.covered)) {
-				g.covered = r
-			}
-		} else if g.not < 0 || len(text(r)) < len(text(g.not)) {
-			g.not = r
+			g.covered = true
+			sd.covered = append(sd.covered, r)
+		} else {
+			g.not = true
+			sd.not = append(sd.not, r)
 		}
 	}
 	for _, g := range groups {
-		if g.covered < 0 || g.not < 0 {
-			continue
+		if g.covered && g.not {
+			b.Conflicts++
 		}
-		b.Conflicts++
-		c, n := examples.Trees[g.covered][0].String(), examples.Trees[g.not][0].String()
-		if b.Covered == "" || len(c)+len(n) < len(b.Covered)+len(b.NotCovered) || len(c)+len(n) == len(b.Covered)+len(b.NotCovered) && c+n < b.Covered+b.NotCovered {
-			b.Covered, b.NotCovered = c, n
+	}
+	// The shortest inputs of each side of each leaf, compared pairwise.
+	const perSide = 150
+	shortest := func(rs []int) []int {
+		rs = slices.Clone(rs)
+		slices.SortStableFunc(rs, func(x, y int) int { return len(texts[x]) - len(texts[y]) })
+		return rs[:min(len(rs), perSide)]
+	}
+	for _, leaf := range slices.Sorted(maps.Keys(leaves)) {
+		sd := leaves[leaf]
+		for _, c := range shortest(sd.covered) {
+			for _, n := range shortest(sd.not) {
+				dist := symmetricDifference(rows[c], rows[n])
+				size := len(texts[c]) + len(texts[n])
+				if b.Distance < 0 || dist < b.Distance || dist == b.Distance && size < len(b.Covered)+len(b.NotCovered) {
+					b.Distance, b.Covered, b.NotCovered = dist, texts[c], texts[n]
+				}
+			}
 		}
 	}
 	return b
+}
+
+// symmetricDifference counts the ids in exactly one of two sorted lists.
+func symmetricDifference(a, b []int) int {
+	n, i, j := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] == b[j]:
+			i++
+			j++
+		case a[i] < b[j]:
+			n++
+			i++
+		default:
+			n++
+			j++
+		}
+	}
+	return n + len(a) - i + len(b) - j
 }
 
 func runLearner(ctx context.Context, cfg LearnersConfig, l Learner, examples *learn.Examples, ts *testSet, last bool) (*LearnerResult, error) {
@@ -292,7 +347,7 @@ func runLearner(ctx context.Context, cfg LearnersConfig, l Learner, examples *le
 		Vocabulary: d.Vocab.Len(), Candidates: len(d.Candidates()), PerInput: float64(present) / float64(max(1, d.Rows)),
 		PredictPerSecond: float64(len(ts.trees)) / max(predictTime.Seconds(), 1e-9)}
 	if last {
-		out.Blind = blind(d, examples, res)
+		out.Blind = blind(d, fns, examples, res)
 	}
 	return out, nil
 }

@@ -160,10 +160,13 @@ func printLearners(w io.Writer, res *eval.LearnerSuiteResult) error {
 			continue
 		}
 		line := fmt.Sprintf("%s, learner %s: worst mid-rate function %s (balanced accuracy %.3f)", r.Subject, r.Name, b.Function, b.Balanced)
-		if b.Covered != "" {
-			line += fmt.Sprintf(";\n  %d groups of training inputs with equal features disagree on it, e.g. ran: %q, did not run: %q", b.Conflicts, clip(b.Covered), clip(b.NotCovered))
-		} else {
-			line += ": no two training inputs with equal features disagree on it (tree depth, not features, limits it)"
+		switch {
+		case b.Covered == "":
+			line += ": no leaf of its tree mixes inputs that ran it with inputs that did not"
+		case b.Distance == 0:
+			line += fmt.Sprintf(";\n  no feature tells apart ran: %q and did not run: %q (%d groups of equal features disagree)", clip(b.Covered), clip(b.NotCovered), b.Conflicts)
+		default:
+			line += fmt.Sprintf(";\n  one leaf holds ran: %q and did not run: %q, %d features apart", clip(b.Covered), clip(b.NotCovered), b.Distance)
 		}
 		blinds = append(blinds, line)
 	}
