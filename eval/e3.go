@@ -111,21 +111,7 @@ type E3Result struct {
 // set has no positives either and 0 otherwise; recall of a function with
 // no test positives is 1.
 func E3(ctx context.Context, cfg E3Config) (*E3Result, error) {
-	if cfg.Train == 0 {
-		cfg.Train = 1000
-	}
-	if cfg.Test == 0 {
-		cfg.Test = 1000
-	}
-	if cfg.K == 0 {
-		cfg.K = 4
-	}
-	if cfg.Features == 0 {
-		cfg.Features = learn.DefaultFeatures
-	}
-	if cfg.MaxDepth == 0 {
-		cfg.MaxDepth = 30
-	}
+	cfg.setDefaults()
 	step := progressf(cfg.Progress)
 	step("generating %d training and %d test inputs", cfg.Train, cfg.Test)
 	trainFiles, trainData, err := generate(cfg, "train", cfg.Train, cfg.Seed)
@@ -176,6 +162,25 @@ func E3(ctx context.Context, cfg E3Config) (*E3Result, error) {
 	}
 	res.assess(model, p, fns, newTestSet(cfg.Grammar, testCov, testData, trainData))
 	return res, nil
+}
+
+// setDefaults fills in the zero fields that have defaults.
+func (cfg *E3Config) setDefaults() {
+	if cfg.Train == 0 {
+		cfg.Train = 1000
+	}
+	if cfg.Test == 0 {
+		cfg.Test = 1000
+	}
+	if cfg.K == 0 {
+		cfg.K = 4
+	}
+	if cfg.Features == 0 {
+		cfg.Features = learn.DefaultFeatures
+	}
+	if cfg.MaxDepth == 0 {
+		cfg.MaxDepth = 30
+	}
 }
 
 // testSet is a parsed test corpus, without the inputs the model was

@@ -152,15 +152,7 @@ func Learners(ctx context.Context, cfg LearnersConfig) ([]LearnerResult, error) 
 	if len(cfg.Learners) == 0 {
 		cfg.Learners = DefaultLearners()
 	}
-	if cfg.Test == 0 {
-		cfg.Test = 1000
-	}
-	if cfg.K == 0 {
-		cfg.K = 4
-	}
-	if cfg.MaxDepth == 0 {
-		cfg.MaxDepth = 30
-	}
+	cfg.setDefaults()
 	trainN := 0
 	for _, l := range cfg.Learners {
 		trainN = max(trainN, l.Train)

@@ -3,8 +3,6 @@ package learn
 import (
 	"context"
 	"math/rand/v2"
-	"runtime"
-	"sync"
 	"time"
 
 	"github.com/arbor-fuzz/arbor/features"
@@ -86,30 +84,9 @@ func CrossValidate(ctx context.Context, d *Dataset, funcs []int, opts TrainOptio
 	}
 	cands := d.Candidates()
 	out := make([]Confusion, len(funcs))
-	workers := opts.Workers
-	if workers <= 0 {
-		workers = runtime.NumCPU()
-	}
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				out[i] = d.crossValidate(funcs[i], cands, opts, train, test)
-			}
-		}()
-	}
-	var err error
-	for i := range funcs {
-		if err = ctx.Err(); err != nil {
-			break
-		}
-		jobs <- i
-	}
-	close(jobs)
-	wg.Wait()
+	err := parallel(ctx, len(funcs), opts.Workers, func(i int) {
+		out[i] = d.crossValidate(funcs[i], cands, opts, train, test)
+	})
 	return out, err
 }
 

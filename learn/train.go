@@ -204,23 +204,31 @@ func Train(ctx context.Context, d *Dataset, opts TrainOptions) ([]FunctionModel,
 	funcs := d.Trainable()
 	cands := d.Candidates()
 	out := make([]FunctionModel, len(funcs))
-	workers := opts.Workers
+	err := parallel(ctx, len(funcs), opts.Workers, func(i int) {
+		out[i] = d.fitFunction(funcs[i], cands, opts)
+	})
+	return out, err
+}
+
+// parallel calls f(0..n-1) on workers goroutines (0: one per core) and
+// stops handing out work when ctx is done.
+func parallel(ctx context.Context, n, workers int, f func(i int)) error {
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
 	jobs := make(chan int)
 	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
+	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				out[i] = d.fitFunction(funcs[i], cands, opts)
+				f(i)
 			}
 		}()
 	}
 	var err error
-	for i := range funcs {
+	for i := range n {
 		if err = ctx.Err(); err != nil {
 			break
 		}
@@ -228,7 +236,7 @@ func Train(ctx context.Context, d *Dataset, opts TrainOptions) ([]FunctionModel,
 	}
 	close(jobs)
 	wg.Wait()
-	return out, err
+	return err
 }
 
 func (d *Dataset) fitFunction(f int, cands []int, opts TrainOptions) FunctionModel {
