@@ -11,6 +11,9 @@ import (
 type Predictor struct {
 	Model *Model
 	Graph *grammar.Graph
+	// Reasons makes every prediction carry the tests on its tree's path
+	// to the leaf, as readable literals.
+	Reasons bool
 	vocab *features.Vocabulary
 	has   []bool
 }
@@ -53,6 +56,9 @@ type Prediction struct {
 	Covered  bool    `json:"covered"`
 	Purity   float64 `json:"purity"` // share of the majority class in the leaf reached
 	Leaf     int     `json:"leaf"`
+	// Why lists the tests on the path to the leaf ("has PATTERN",
+	// "not PATTERN"), when the Predictor gives reasons.
+	Why []string `json:"why,omitempty"`
 }
 
 // Features returns the model's feature ids present in an input.
@@ -91,6 +97,18 @@ func (p *Predictor) PredictFeatures(ids []int) []Prediction {
 		leaf := fn.Tree.Leaf(has)
 		n := &fn.Tree.Nodes[leaf]
 		out[i] = Prediction{Function: fn.Name, Covered: n.Covered(), Purity: n.Purity(), Leaf: leaf}
+		if p.Reasons {
+			for j := 0; !fn.Tree.Nodes[j].Leaf(); {
+				node := &fn.Tree.Nodes[j]
+				prefix := "not "
+				if has(node.Feature) {
+					prefix, j = "has ", node.Present
+				} else {
+					j = node.Absent
+				}
+				out[i].Why = append(out[i].Why, prefix+p.Model.Features[node.Feature].Describe())
+			}
+		}
 	}
 	for _, id := range ids {
 		p.has[id] = false

@@ -232,20 +232,23 @@ func loadPredictor(modelPath, grammarArg string) (*learn.Predictor, error) {
 
 func newPredictCmd(stdin io.Reader) *cobra.Command {
 	var modelPath, function, grammarArg string
-	var asJSON, all bool
+	var asJSON, all, why bool
 	cmd := &cobra.Command{
 		Use:   "predict --model M FILE...",
 		Short: "Predict which functions inputs run, without running the program",
 		Long: `predict parses each FILE ('-' for standard input) with the model's grammar,
-extracts its k-paths, and evaluates every function's tree. It prints the
+extracts its features, and evaluates every function's tree. It prints the
 functions predicted to run, each with the purity of the leaf reached (the
 share of the training rows there of the predicted class); --all also
 lists the functions predicted not to run; --function F asks about one.
 An input outside the language gets an error line; the others are still
 predicted. --grammar checks that the model was trained on that grammar.
+--why adds the tests on each tree's path to its leaf, as readable
+patterns ("has ...", "not ...").
 
 --json prints one object per input and line:
-{"file":...,"predictions":[{"function":...,"covered":true,"purity":0.98,"leaf":3},...]}.`,
+{"file":...,"predictions":[{"function":...,"covered":true,"purity":0.98,"leaf":3},...]}
+(with --why, each prediction has "why":["has ...","not ..."]).`,
 		Example: "  arbor predict --model json.model.gz input.json\n  arbor predict --model json.model.gz --function 'encoding/json.(*decodeState).object' corpus/*",
 		Args:    minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -256,6 +259,7 @@ predicted. --grammar checks that the model was trained on that grammar.
 			if err != nil {
 				return err
 			}
+			p.Reasons = why
 			if function != "" {
 				if _, err := p.Model.Function(function); err != nil {
 					return err
@@ -294,6 +298,7 @@ predicted. --grammar checks that the model was trained on that grammar.
 	cmd.Flags().StringVar(&grammarArg, "grammar", "", "refuse the model unless it was trained on this grammar")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON, one line per input")
 	cmd.Flags().BoolVar(&all, "all", false, "also list the functions predicted not to run")
+	cmd.Flags().BoolVar(&why, "why", false, "show the tests that led to each prediction")
 	return cmd
 }
 
@@ -333,6 +338,9 @@ func printPredictions(w io.Writer, file string, preds []learn.Prediction, functi
 			verdict = "skipped"
 		}
 		fmt.Fprintf(w, "%s  %.2f  %s\n", verdict, p.Purity, p.Function)
+		for _, why := range p.Why {
+			fmt.Fprintf(w, "                 %s\n", why)
+		}
 	}
 }
 
