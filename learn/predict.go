@@ -14,8 +14,8 @@ type Predictor struct {
 	// Reasons makes every prediction carry the tests on its tree's path
 	// to the leaf, as readable literals.
 	Reasons bool
-	vocab *features.Vocabulary
-	has   []bool
+	vocab   *features.Vocabulary
+	has     []bool
 }
 
 // NewPredictor rebuilds the model's grammar and vocabulary. If g is not
