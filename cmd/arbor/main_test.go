@@ -365,6 +365,10 @@ func TestLearnCommands(t *testing.T) {
 			[]string{"covering constraints", "verified:"}, nil},
 		{"eval E3 kinds", "", []string{"eval", "E3", "--subject", "url", "--train", "150", "--test", "100", "--features", "sibling,value", "--json"}, 0,
 			[]string{`"functions_trainable":`}, nil},
+		{"eval learners", "", []string{"eval", "learners", "--subjects", "url", "--learner", "kpath", "--learner", "kpath,sibling/nobalance@300", "--test", "100",
+			"--out", filepath.Join(dir, "learners")}, 0,
+			[]string{"learner comparison: 1 subjects", "│ url     │ kpath,sibling/nobalance@300 │", "medians over subjects", "what the last learner cannot see:\nurl, learner kpath,sibling/nobalance@300: worst mid-rate function"}, nil},
+		{"eval learners bad learner", "", []string{"eval", "learners", "--learner", "kpath/fast"}, 2, nil, []string{`unknown option "fast"`}},
 	})
 	m, err := learn.LoadModel(kinds)
 	if err != nil {
