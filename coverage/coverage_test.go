@@ -368,7 +368,7 @@ func TestIsolateAgrees(t *testing.T) {
 	b, _ := ReadFile(iso)
 	for i := range a.Records {
 		if !slices.Equal(a.Records[i].Covered, b.Records[i].Covered) || a.Records[i].Outcome != b.Records[i].Outcome {
-			t.Errorf("%s: in-process %v %s, isolated %v %s", a.Records[i].Input, a.Records[i].Covered, a.Records[i].Outcome, b.Records[i].Covered, b.Records[i].Outcome)
+			t.Errorf("%s: in-process %v %s (%s), isolated %v %s (%s)", a.Records[i].Input, a.Records[i].Covered, a.Records[i].Outcome, a.Records[i].Error, b.Records[i].Covered, b.Records[i].Outcome, b.Records[i].Error)
 		}
 	}
 }
