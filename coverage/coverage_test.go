@@ -372,3 +372,38 @@ func TestIsolateAgrees(t *testing.T) {
 		}
 	}
 }
+
+// TestRepliesBeforeACrash: replies the harness wrote before it crashed are
+// read, even when the recorder reads them only after the process has
+// exited. (Waiting on the process used to close the reply pipe at exit,
+// so the unread replies of innocent inputs turned into panics: the rare
+// failure of TestIsolateAgrees.)
+func TestRepliesBeforeACrash(t *testing.T) {
+	s, err := Start(testBinary(t, "Parse"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	inputs := []string{"abc", "xyz", "abd", "c"} // "c" exits the process
+	for _, in := range inputs {
+		if err := s.send('R', []byte(in)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	select { // let the harness run all four and exit before reading any reply
+	case <-s.done:
+		s.done <- nil // leave the exit for kill to collect
+	case <-time.After(10 * time.Second):
+		t.Fatal("the harness did not exit")
+	}
+	want := []Outcome{OK, Error, OK, Panic}
+	for i, in := range inputs {
+		r, err := s.receive('R', time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Outcome != want[i] || want[i] != Panic && len(r.Covered) == 0 {
+			t.Errorf("%s: %s %v (%s), want %s with coverage", in, r.Outcome, r.Covered, r.Message, want[i])
+		}
+	}
+}

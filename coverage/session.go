@@ -93,18 +93,28 @@ func (s *Session) start() error {
 	if err != nil {
 		return err
 	}
-	stdout, err := cmd.StdoutPipe()
+	// Replies come through a pipe of our own rather than StdoutPipe:
+	// Wait, which runs as soon as the process starts, closes StdoutPipe's
+	// read end when the process exits, and the replies a crashing harness
+	// wrote before it died (unread yet, with requests pipelined) were
+	// lost. Our read end stays open until we close it, and reads what was
+	// written, then EOF.
+	stdout, w, err := os.Pipe()
 	if err != nil {
 		return err
 	}
+	cmd.Stdout = w
 	s.stderr = &tailBuffer{max: 1 << 16}
 	cmd.Stderr = s.stderr
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	w.Close() // the child has its own copy
+	if err != nil {
+		stdout.Close()
 		return fmt.Errorf("start harness: %w", err)
 	}
 	s.starts++
 	s.cmd, s.stdin, s.stdout = cmd, bufio.NewWriterSize(stdin, 1<<16), bufio.NewReaderSize(stdout, 1<<16)
-	s.pipe, _ = stdout.(*os.File)
+	s.pipe = stdout
 	s.done = make(chan error, 1)
 	go func() { s.done <- cmd.Wait() }()
 
@@ -156,6 +166,7 @@ func (s *Session) Close() error {
 		s.kill()
 	}
 	s.cmd = nil
+	s.closePipe()
 	return nil
 }
 
@@ -165,6 +176,15 @@ func (s *Session) kill() {
 		s.exit = <-s.done
 	}
 	s.cmd = nil
+	s.closePipe()
+}
+
+// closePipe closes the reply pipe of a process that is gone.
+func (s *Session) closePipe() {
+	if s.pipe != nil {
+		s.pipe.Close()
+		s.pipe = nil
+	}
 }
 
 // WarmUp runs an input without recording, so that work a process does
