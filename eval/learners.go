@@ -114,8 +114,9 @@ type LearnerResult struct {
 	Candidates int     `json:"candidates"`
 	PerInput   float64 `json:"features_per_input"`
 	// TrainSeconds covers feature extraction and fitting every tree;
-	// PredictPerSecond is test inputs predicted per second from their
-	// parsed trees (parsing, the same for every learner, left out).
+	// PredictPerSecond is test inputs predicted (and scored) per second
+	// from their parsed trees (parsing, the same for every learner, left
+	// out).
 	PredictPerSecond float64 `json:"predict_per_second"`
 	// Blind is, for the last learner of a subject, evidence of what it
 	// cannot see: its worst mid-rate function and, if there is one, a pair
@@ -326,11 +327,8 @@ func runLearner(ctx context.Context, cfg LearnersConfig, l Learner, examples *le
 	res := &E3Result{Subject: cfg.Subject, FunctionsObserved: model.Stats.Observed, FunctionsTrainable: len(fns),
 		TrainInputs: d.Rows, TrainSeconds: trainTime.Seconds(), DistinctLabels: distinctLabels(d, fns)}
 	start = time.Now()
-	for _, trees := range ts.trees {
-		p.PredictTrees(trees...)
-	}
+	res.assess(model, p, fns, ts) // predicts every test input once
 	predictTime := time.Since(start)
-	res.assess(model, p, fns, ts)
 	present := 0
 	for _, c := range d.Columns {
 		present += c.Count()

@@ -3,6 +3,7 @@ package features
 import (
 	"math"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/arbor-fuzz/arbor/grammar"
 )
@@ -155,9 +156,10 @@ func (sc *scanner) scanInput(v *Vocabulary, trees []*grammar.Tree, onFeature fun
 					for _, c := range sc.classes {
 						onFeature(Feature{Kind: Class, Path: p, Text: c})
 					}
-					first, last := []rune(s[:min(len(s), 4)]), []rune(s[max(0, len(s)-4):])
-					onFeature(Feature{Kind: Class, Path: p, Text: ClassOf(first[0]), At: "first"})
-					onFeature(Feature{Kind: Class, Path: p, Text: ClassOf(last[len(last)-1]), At: "last"})
+					first, _ := utf8.DecodeRuneInString(s)
+					last, _ := utf8.DecodeLastRuneInString(s)
+					onFeature(Feature{Kind: Class, Path: p, Text: ClassOf(first), At: "first"})
+					onFeature(Feature{Kind: Class, Path: p, Text: ClassOf(last), At: "last"})
 				}
 			}
 			if needStats {

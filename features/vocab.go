@@ -43,7 +43,6 @@ type Vocabulary struct {
 	// terminal and text.
 	siblings map[uint64]int
 	texts    map[textKey]int
-	hasText  map[int]bool // terminals with Value or Class features
 	// K-paths are found through a trie of the interned paths read from
 	// their last node up: trie maps (trie node, graph node id) to the
 	// child trie node, and pathID gives a trie node's feature id (-1 if
@@ -86,7 +85,7 @@ type threshold struct {
 // NewVocabulary returns an empty vocabulary of the given features of g.
 func NewVocabulary(g *grammar.Graph, o Options) *Vocabulary {
 	return &Vocabulary{g: g, opts: o, kinds: o.kinds(), ids: map[string]int{}, thresholds: map[string][]threshold{},
-		siblings: map[uint64]int{}, texts: map[textKey]int{}, hasText: map[int]bool{}, trie: map[uint64]int32{}, pathID: []int32{-1}}
+		siblings: map[uint64]int{}, texts: map[textKey]int{}, trie: map[uint64]int32{}, pathID: []int32{-1}}
 }
 
 // Graph is the grammar the vocabulary's features belong to.
@@ -133,7 +132,6 @@ func (v *Vocabulary) Intern(f Feature) int {
 		v.siblings[pairKey(f.Path[0], f.Path[1])] = id
 	case (f.Kind == Value || f.Kind == Class) && len(f.Path) == 1:
 		v.texts[textKey{f.Kind, f.Path[0], f.At, f.Text}] = id
-		v.hasText[f.Path[0]] = true
 	}
 	if f.Kind == Length || f.Kind == Occurrences || f.Kind == Number {
 		tk := thresholdKey(f.Kind, f.Symbol)
@@ -182,12 +180,7 @@ func (v *Vocabulary) collect(trees []*grammar.Tree, add bool) []int {
 			}
 		}
 	}
-	collectID := func(id int) {
-		if v.stamp[id] != v.gen {
-			v.stamp[id] = v.gen
-			out = append(out, id)
-		}
-	}
+	collect := func(id int) { out = v.mark(id, out) }
 	v.sc.scanInput(v, trees, func(f Feature) {
 		id, ok := v.lookup(f)
 		if !ok {
@@ -197,12 +190,9 @@ func (v *Vocabulary) collect(trees []*grammar.Tree, add bool) []int {
 			}
 			id = v.Intern(f)
 		}
-		if v.stamp[id] != v.gen {
-			v.stamp[id] = v.gen
-			out = append(out, id)
-		}
+		collect(id)
 	}, func(stack []int) {
-		v.stackPaths(stack, add, collectID)
+		v.stackPaths(stack, add, collect)
 	})
 	for _, st := range v.sc.touched {
 		for _, k := range [...]Kind{Length, Occurrences, Number} {
@@ -217,14 +207,20 @@ func (v *Vocabulary) collect(trees []*grammar.Tree, add bool) []int {
 				if t.n > x {
 					break
 				}
-				if v.stamp[t.id] != v.gen {
-					v.stamp[t.id] = v.gen
-					out = append(out, t.id)
-				}
+				out = v.mark(t.id, out)
 			}
 		}
 	}
 	slices.Sort(out)
+	return out
+}
+
+// mark appends id to out unless this call has collected it already.
+func (v *Vocabulary) mark(id int, out []int) []int {
+	if v.stamp[id] != v.gen {
+		v.stamp[id] = v.gen
+		out = append(out, id)
+	}
 	return out
 }
 
@@ -274,9 +270,6 @@ func (v *Vocabulary) lookup(f Feature) (int, bool) {
 		id, ok := v.siblings[pairKey(f.Path[0], f.Path[1])]
 		return id, ok
 	case (f.Kind == Value || f.Kind == Class) && len(f.Path) == 1:
-		if !v.hasText[f.Path[0]] {
-			return 0, false
-		}
 		id, ok := v.texts[textKey{f.Kind, f.Path[0], f.At, f.Text}]
 		return id, ok
 	}
@@ -287,12 +280,7 @@ func (v *Vocabulary) lookup(f Feature) (int, bool) {
 
 func (v *Vocabulary) collectPaths(t *grammar.Tree, add bool, out []int) []int {
 	walkPaths(t, v.opts.MaxK, func(stack []int) {
-		v.stackPaths(stack, add, func(id int) {
-			if v.stamp[id] != v.gen {
-				v.stamp[id] = v.gen
-				out = append(out, id)
-			}
-		})
+		v.stackPaths(stack, add, func(id int) { out = v.mark(id, out) })
 	})
 	return out
 }
@@ -312,7 +300,6 @@ func (v *Vocabulary) Fit(inputs [][]*grammar.Tree) [][]int {
 		return rows
 	}
 	// Pass 1: k-paths first, then the other kinds interned on appearance.
-	var later []Feature
 	pending := NewVocabulary(v.g, v.opts) // the kinds interned after the k-paths, in order of appearance
 	type valueKey struct {
 		node int
@@ -335,7 +322,6 @@ func (v *Vocabulary) Fit(inputs [][]*grammar.Tree) [][]int {
 			}
 			if _, ok := pending.lookup(f); !ok {
 				pending.Intern(f) // copies the path
-				later = append(later, pending.feats[len(pending.feats)-1])
 			}
 		}, func(stack []int) {
 			v.stackPaths(stack, true, func(int) {})
@@ -349,7 +335,7 @@ func (v *Vocabulary) Fit(inputs [][]*grammar.Tree) [][]int {
 			}
 		}
 	}
-	for _, f := range later {
+	for _, f := range pending.feats {
 		v.Intern(f)
 	}
 	// Values: a terminal's most frequent texts.

@@ -65,6 +65,12 @@ func (s *CVScore) Beats() bool { return s.Accuracy > s.Baseline }
 // how a learning curve is read off one corpus. Functions are scored in
 // parallel; the result is in the order of funcs.
 func CrossValidate(ctx context.Context, d *Dataset, funcs []int, opts TrainOptions, folds, trainRows int) ([]Confusion, error) {
+	return d.crossValidateAll(ctx, funcs, d.Candidates(), opts, folds, trainRows)
+}
+
+// crossValidateAll is CrossValidate with the candidate features given, so
+// that a learning curve finds them once for all its sizes.
+func (d *Dataset) crossValidateAll(ctx context.Context, funcs, cands []int, opts TrainOptions, folds, trainRows int) ([]Confusion, error) {
 	folds = max(2, min(folds, d.Rows))
 	order := rand.New(rand.NewPCG(opts.Seed, 0xcf)).Perm(d.Rows)
 	train := make([]features.Bitset, folds)
@@ -82,7 +88,6 @@ func CrossValidate(ctx context.Context, d *Dataset, funcs []int, opts TrainOptio
 			}
 		}
 	}
-	cands := d.Candidates()
 	out := make([]Confusion, len(funcs))
 	err := parallel(ctx, len(funcs), opts.Workers, func(i int) {
 		out[i] = d.crossValidate(funcs[i], cands, opts, train, test)
@@ -191,7 +196,7 @@ type CurvePoint struct {
 // fitted on at most that many rows of the other folds. Sizes beyond what
 // the folds hold are measured at what they hold (and reported as such).
 func Curve(ctx context.Context, d *Dataset, opts TrainOptions, folds int, sizes []int) ([]CurvePoint, error) {
-	funcs := d.Trainable()
+	funcs, cands := d.Trainable(), d.Candidates()
 	folds = max(2, min(folds, d.Rows))
 	most := d.Rows - (d.Rows+folds-1)/folds // training rows of the smallest training side
 	var out []CurvePoint
@@ -201,7 +206,7 @@ func Curve(ctx context.Context, d *Dataset, opts TrainOptions, folds int, sizes 
 			continue
 		}
 		start := time.Now()
-		cs, err := CrossValidate(ctx, d, funcs, opts, folds, n)
+		cs, err := d.crossValidateAll(ctx, funcs, cands, opts, folds, n)
 		if err != nil {
 			return out, err
 		}

@@ -141,7 +141,7 @@ type candidate struct {
 // constraint chooser.
 func (s *solver) complete(prefix []int) *candidate {
 	s.completions++
-	ch := &constraintChooser{s: s, prefix: prefix, satisfied: make([]bool, len(s.goals)), drawn: map[int]bool{}, queueNode: -1, charNode: -1}
+	ch := &constraintChooser{s: s, prefix: prefix, satisfied: make([]bool, len(s.goals)), queueNode: -1, charNode: -1}
 	// Offer every alternative that fits the depth bound: the chooser prefers
 	// short ones itself, through its cost.
 	gen := &Generator{G: s.g, Chooser: ch, Policy: RandomPolicy, MaxDepth: s.opts.MaxDepth}
@@ -219,6 +219,9 @@ func (ch *constraintChooser) missing() int {
 func (ch *constraintChooser) placed(stack []int) {
 	id := stack[len(stack)-1]
 	if dec, ok := ch.s.steer.values[id]; ok && !ch.drawn[id] {
+		if ch.drawn == nil {
+			ch.drawn = map[int]bool{} // only constraints with values draw any
+		}
 		ch.drawn[id] = true
 		ch.queue, ch.queueNode = dec, id
 	}

@@ -92,11 +92,21 @@ type countSteer struct {
 }
 
 func newSteering(g *grammar.Graph, checks []FeatureLiteral) *steering {
-	st := &steering{values: map[int][]int{}, class: map[int][]classSteer{}, reps: map[string]int{}, nodes: map[string][]*grammar.Node{}}
-	for _, n := range g.Nodes {
-		if n.Kind.Symbolic() {
-			st.nodes[n.Label()] = append(st.nodes[n.Label()], n)
+	st := &steering{values: map[int][]int{}, class: map[int][]classSteer{}, reps: map[string]int{}}
+	// The symbols named by length, count and number literals; most
+	// constraints (all of a k-path model's) have none, and solving one
+	// runs many times.
+	var symbols map[string][]*grammar.Node
+	nodesOf := func(label string) []*grammar.Node {
+		if symbols == nil {
+			symbols = map[string][]*grammar.Node{}
+			for _, n := range g.Nodes {
+				if n.Kind.Symbolic() {
+					symbols[n.Label()] = append(symbols[n.Label()], n)
+				}
+			}
 		}
+		return symbols[label]
 	}
 	hint := func(id int) {
 		if id >= 0 && g.Node(id) != nil {
@@ -136,7 +146,7 @@ func newSteering(g *grammar.Graph, checks []FeatureLiteral) *steering {
 			}
 			st.class[f.Path[0]] = append(st.class[f.Path[0]], classSteer{class: f.Text, at: f.At, present: c.Present})
 		case features.Length, features.Number:
-			if ns := st.nodes[f.Symbol]; len(ns) > 0 {
+			if ns := nodesOf(f.Symbol); len(ns) > 0 {
 				if c.Present {
 					hint(ns[0].ID)
 					st.reps[f.Symbol] = 1
@@ -145,7 +155,7 @@ func newSteering(g *grammar.Graph, checks []FeatureLiteral) *steering {
 				}
 			}
 		case features.Occurrences:
-			if ns := st.nodes[f.Symbol]; len(ns) > 0 {
+			if ns := nodesOf(f.Symbol); len(ns) > 0 {
 				if c.Present {
 					hint(ns[0].ID)
 				}

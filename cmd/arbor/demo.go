@@ -112,7 +112,7 @@ function with a grammar of its inputs (--go importpath.Func --grammar G).`,
 			say("Generate inputs aimed at %s, without running the program", fn.Name)
 			dir := filepath.Join(out, "targeted")
 			res := synth.Target(contextOf(cmd), s.Grammar, m, fn, 10, synth.SolveOptions{Seed: seed})
-			if err := writeTargeted(dir, m, fn, res); err != nil {
+			if err := writeTargeted(dir, m, cons, res); err != nil {
 				return err
 			}
 			for _, in := range res.Inputs[:min(5, len(res.Inputs))] {

@@ -42,12 +42,9 @@ func learnFlags(cmd *cobra.Command, o *learn.Options) {
 // featuresFlag registers --features, which means the same wherever a
 // model is trained.
 func featuresFlag(cmd *cobra.Command, s *string) {
-	cmd.Flags().StringVar(s, "features", defaultFeatures.String(),
+	cmd.Flags().StringVar(s, "features", learn.DefaultFeatures.String(),
 		"feature `KINDS` to learn from, comma-separated: kpath, sibling, value, class, length, count, number, or all (kpath is always in)")
 }
-
-// defaultFeatures are the feature kinds models learn from unless told.
-const defaultFeatures = learn.DefaultFeatures
 
 func parseFeatures(s string) (features.Kinds, error) {
 	k, err := features.ParseKinds(s)

@@ -64,7 +64,8 @@ model's subject on them and reports how many ran the function.`,
 			}
 			res := synth.Target(contextOf(cmd), p.Graph, m, fn, n, synth.SolveOptions{Seed: seed, Timeout: timeout})
 			w := cmd.OutOrStdout()
-			if err := writeTargeted(out, m, fn, res); err != nil {
+			cons := m.Constraints(fn) // in the order synth.Target numbers them
+			if err := writeTargeted(out, m, cons, res); err != nil {
 				return err
 			}
 			size := 0
@@ -73,7 +74,6 @@ model's subject on them and reports how many ran the function.`,
 			}
 			fmt.Fprintf(w, "%s: %d covering constraints, %d unsolved; %d inputs (mean %.1f bytes) in %s\n",
 				fn.Name, len(res.Constraints), len(res.Unsolved), len(res.Inputs), float64(size)/float64(max(1, len(res.Inputs))), out)
-			cons := m.Constraints(fn)
 			for k, i := range res.Unsolved {
 				if k == 3 {
 					fmt.Fprintf(w, "... and %d more unsolved constraints\n", len(res.Unsolved)-k)
@@ -105,7 +105,7 @@ model's subject on them and reports how many ran the function.`,
 	return cmd
 }
 
-func writeTargeted(dir string, m *learn.Model, fn *learn.FunctionModel, res *synth.TargetResult) error {
+func writeTargeted(dir string, m *learn.Model, cons []learn.Constraint, res *synth.TargetResult) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("output folder: %w", err)
 	}
@@ -116,7 +116,6 @@ func writeTargeted(dir string, m *learn.Model, fn *learn.FunctionModel, res *syn
 	defer mf.Close()
 	enc := json.NewEncoder(mf)
 	enc.SetEscapeHTML(false)
-	cons := m.Constraints(fn)
 	ext := extensions[m.Grammar.Name]
 	if ext == "" {
 		ext = ".txt"
