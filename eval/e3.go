@@ -113,32 +113,11 @@ type E3Result struct {
 func E3(ctx context.Context, cfg E3Config) (*E3Result, error) {
 	cfg.setDefaults()
 	step := progressf(cfg.Progress)
-	step("generating %d training and %d test inputs", cfg.Train, cfg.Test)
-	trainFiles, trainData, err := generate(cfg, "train", cfg.Train, cfg.Seed)
+	c, err := recordCorpora(ctx, cfg, cfg.Train, step)
 	if err != nil {
 		return nil, err
 	}
-	testFiles, testData, err := generate(cfg, "test", cfg.Test, cfg.Seed+1)
-	if err != nil {
-		return nil, err
-	}
-	step("building the harness for %s", cfg.Target)
-	bin, err := coverage.Build(ctx, cfg.Target, cfg.CacheDir)
-	if err != nil {
-		return nil, err
-	}
-	record := func(name string, files []string) (*coverage.File, error) {
-		step("recording the %s inputs", name)
-		return recordFresh(ctx, bin, files, filepath.Join(cfg.WorkDir, name+".cov.jsonl"), cfg.Subject)
-	}
-	trainCov, err := record("train", trainFiles)
-	if err != nil {
-		return nil, err
-	}
-	testCov, err := record("test", testFiles)
-	if err != nil {
-		return nil, err
-	}
+	bin, trainCov, trainData, testCov, testData := c.bin, c.trainCov, c.trainData, c.testCov, c.testData
 	step("training")
 	start := time.Now()
 	d := learn.NewDataset(cfg.Grammar, features.Options{MaxK: cfg.K, Kinds: cfg.Features}, trainCov, trainData)
@@ -162,6 +141,45 @@ func E3(ctx context.Context, cfg E3Config) (*E3Result, error) {
 	}
 	res.assess(model, p, fns, newTestSet(cfg.Grammar, testCov, testData, trainData))
 	return res, nil
+}
+
+// corpora are a subject's recorded training and test inputs.
+type corpora struct {
+	bin                 *coverage.Binary
+	trainCov, testCov   *coverage.File
+	trainData, testData map[string][]byte // by sha256
+}
+
+// recordCorpora generates train grammar-random training inputs (seed
+// cfg.Seed) and cfg.Test test inputs (cfg.Seed+1) into cfg.WorkDir,
+// builds the subject's harness and records both.
+func recordCorpora(ctx context.Context, cfg E3Config, train int, step func(string, ...any)) (*corpora, error) {
+	step("generating %d training and %d test inputs", train, cfg.Test)
+	trainFiles, trainData, err := generate(cfg, "train", train, cfg.Seed)
+	if err != nil {
+		return nil, err
+	}
+	testFiles, testData, err := generate(cfg, "test", cfg.Test, cfg.Seed+1)
+	if err != nil {
+		return nil, err
+	}
+	step("building the harness for %s", cfg.Target)
+	bin, err := coverage.Build(ctx, cfg.Target, cfg.CacheDir)
+	if err != nil {
+		return nil, err
+	}
+	c := &corpora{bin: bin, trainData: trainData, testData: testData}
+	record := func(name string, files []string) (*coverage.File, error) {
+		step("recording the %s inputs", name)
+		return recordFresh(ctx, bin, files, filepath.Join(cfg.WorkDir, name+".cov.jsonl"), cfg.Subject)
+	}
+	if c.trainCov, err = record("train", trainFiles); err != nil {
+		return nil, err
+	}
+	if c.testCov, err = record("test", testFiles); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // setDefaults fills in the zero fields that have defaults.

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/datasets"
 	"github.com/arbor-fuzz/arbor/features"
 	"github.com/arbor-fuzz/arbor/learn"
@@ -159,33 +158,13 @@ func Learners(ctx context.Context, cfg LearnersConfig) ([]LearnerResult, error) 
 		trainN = max(trainN, l.Train)
 	}
 	step := progressf(cfg.Progress)
-	step("generating %d training and %d test inputs", trainN, cfg.Test)
-	trainFiles, trainData, err := generate(cfg.E3Config, "train", trainN, cfg.Seed)
-	if err != nil {
-		return nil, err
-	}
-	testFiles, testData, err := generate(cfg.E3Config, "test", cfg.Test, cfg.Seed+1)
-	if err != nil {
-		return nil, err
-	}
-	step("building the harness for %s", cfg.Target)
-	bin, err := coverage.Build(ctx, cfg.Target, cfg.CacheDir)
-	if err != nil {
-		return nil, err
-	}
-	step("recording %d training inputs", trainN)
-	trainCov, err := recordFresh(ctx, bin, trainFiles, filepath.Join(cfg.WorkDir, "train.cov.jsonl"), cfg.Subject)
-	if err != nil {
-		return nil, err
-	}
-	step("recording %d test inputs", cfg.Test)
-	testCov, err := recordFresh(ctx, bin, testFiles, filepath.Join(cfg.WorkDir, "test.cov.jsonl"), cfg.Subject)
+	c, err := recordCorpora(ctx, cfg.E3Config, trainN, step)
 	if err != nil {
 		return nil, err
 	}
 	step("parsing")
-	examples := learn.ParseExamples(cfg.Grammar, trainCov, trainData)
-	ts := newTestSet(cfg.Grammar, testCov, testData, trainData)
+	examples := learn.ParseExamples(cfg.Grammar, c.trainCov, c.trainData)
+	ts := newTestSet(cfg.Grammar, c.testCov, c.testData, c.trainData)
 	var out []LearnerResult
 	for i, l := range cfg.Learners {
 		if err := ctx.Err(); err != nil {
