@@ -121,11 +121,12 @@ func E3(ctx context.Context, cfg E3Config) (*E3Result, error) {
 	step("training")
 	start := time.Now()
 	d := learn.NewDataset(cfg.Grammar, features.Options{MaxK: cfg.K, Kinds: cfg.Features}, trainCov, trainData)
-	fns, err := learn.Train(ctx, d, learn.TrainOptions{Options: cfg.Learn, Seed: cfg.Seed, NoBalance: cfg.NoBalance})
+	topts := learn.TrainOptions{Options: cfg.Learn, Seed: cfg.Seed, NoBalance: cfg.NoBalance}
+	fns, err := learn.Train(ctx, d, topts)
 	if err != nil {
 		return nil, err
 	}
-	model := learn.NewModel(cfg.Subject, cfg.GrammarName, cfg.Grammar, d, fns, cfg.Seed)
+	model := learn.NewModel(cfg.Subject, cfg.GrammarName, cfg.Grammar, d, fns, topts)
 	target := bin.Target
 	model.Target = &target
 	res := &E3Result{Subject: cfg.Subject, FunctionsObserved: model.Stats.Observed, FunctionsTrainable: len(fns),

@@ -293,12 +293,13 @@ func runLearner(ctx context.Context, cfg LearnersConfig, l Learner, examples *le
 	if l.MaxDepth > 0 {
 		opts.MaxDepth = l.MaxDepth
 	}
-	fns, err := learn.Train(ctx, d, learn.TrainOptions{Options: opts, Seed: cfg.Seed, NoBalance: l.NoBalance, BalancedLeaves: l.NoRecount})
+	topts := learn.TrainOptions{Options: opts, Seed: cfg.Seed, NoBalance: l.NoBalance, BalancedLeaves: l.NoRecount}
+	fns, err := learn.Train(ctx, d, topts)
 	if err != nil {
 		return nil, err
 	}
 	trainTime := time.Since(start)
-	model := learn.NewModel(cfg.Subject, cfg.GrammarName, cfg.Grammar, d, fns, cfg.Seed)
+	model := learn.NewModel(cfg.Subject, cfg.GrammarName, cfg.Grammar, d, fns, topts)
 	p, err := learn.NewPredictor(model, cfg.Grammar)
 	if err != nil {
 		return nil, err

@@ -117,7 +117,7 @@ func BenchmarkPredictJSON(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	p, err := learn.NewPredictor(learn.NewModel("json", "json", g, d, fns, 1), g)
+	p, err := learn.NewPredictor(learn.NewModel("json", "json", g, d, fns, learn.TrainOptions{Seed: 1}), g)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,20 +1,38 @@
 package learn
 
 import (
+	"cmp"
+	"slices"
 	"strings"
 )
 
-// MaxConstraintGini is the impurity up to which a covered leaf makes a
-// covering constraint (DESIGN.md §7).
+// MaxConstraintGini is the impurity up to which a covered leaf made a
+// covering constraint in the design (DESIGN.md §7). Targeting no longer
+// stops there: a rare function's leaves are seldom that pure, and an
+// impure leaf is still the best place the tree knows to aim at. It
+// remains the strict choice (target --max-gini 0.3) and what explain
+// calls a covering constraint.
 const MaxConstraintGini = 0.3
 
+// EveryLeaf is the largest gini a two-class leaf can have: as the most
+// gini a constraint may have, it takes every leaf with positive rows.
+const EveryLeaf = 0.5
+
 // Constraint is a conjunction of present (∃) and absent (∄) features
-// that leads to a covered leaf.
+// that leads to a leaf with positive training rows.
 type Constraint struct {
 	Literals []Literal
 	Leaf     int
 	Pos, Neg int
 	Gini     float64
+}
+
+// Precision is the Laplace-smoothed share of positive rows in the
+// constraint's leaf, (Pos+1)/(Pos+Neg+2): how likely an input that
+// satisfies it is to run the function, with a leaf of few rows trusted
+// less than a leaf of many with the same share.
+func (c Constraint) Precision() float64 {
+	return float64(c.Pos+1) / float64(c.Pos+c.Neg+2)
 }
 
 // Literal is one test of a constraint: a feature present or absent.
@@ -23,18 +41,26 @@ type Literal struct {
 	Present bool
 }
 
-// Constraints returns the covering constraints of a function's tree: the
-// root-to-leaf paths that end in a covered leaf with gini at most
-// MaxConstraintGini, leaving out infeasible ones (a feature both required
-// and forbidden, or a required k-path one of whose contiguous sub-paths is
-// forbidden: a present path brings all its sub-paths).
-func (m *Model) Constraints(fn *FunctionModel) []Constraint {
+// Constraints returns the covering constraints of a function's tree
+// whose leaf gini is at most maxGini: the root-to-leaf paths that end in
+// a covered leaf (positives at least as many as negatives) with gini at
+// most maxGini, leaving out infeasible ones (a feature both required and
+// forbidden, or a required k-path one of whose contiguous sub-paths is
+// forbidden: a present path brings all its sub-paths). With maxGini of
+// 0.5 or more (the most a two-class gini can be), every leaf that has
+// positive rows makes a constraint, whatever its majority, so that a
+// function that ran for some training input always has something to aim
+// at. Constraints come ranked: by Precision, then by positive rows, then
+// in the tree's order.
+func (m *Model) Constraints(fn *FunctionModel, maxGini float64) []Constraint {
 	var out []Constraint
+	every := maxGini >= 0.5
 	var walk func(i int, lits []Literal)
 	walk = func(i int, lits []Literal) {
 		n := &fn.Tree.Nodes[i]
 		if n.Leaf() {
-			if n.Covered() && n.Gini <= MaxConstraintGini && m.feasible(lits) {
+			ok := n.Pos > 0 && (every || n.Covered() && n.Gini <= maxGini)
+			if ok && m.feasible(lits) {
 				out = append(out, Constraint{Literals: append([]Literal(nil), lits...), Leaf: i, Pos: n.Pos, Neg: n.Neg, Gini: n.Gini})
 			}
 			return
@@ -43,7 +69,19 @@ func (m *Model) Constraints(fn *FunctionModel) []Constraint {
 		walk(n.Present, append(lits, Literal{n.Feature, true}))
 	}
 	walk(0, nil)
+	slices.SortStableFunc(out, func(a, b Constraint) int {
+		if c := cmp.Compare(b.Precision(), a.Precision()); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.Pos, a.Pos)
+	})
 	return out
+}
+
+// Covering returns the strict covering constraints of DESIGN.md §7
+// (gini at most MaxConstraintGini), as explanations show them.
+func (m *Model) Covering(fn *FunctionModel) []Constraint {
+	return m.Constraints(fn, MaxConstraintGini)
 }
 
 func (m *Model) feasible(lits []Literal) bool {

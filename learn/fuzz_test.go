@@ -30,7 +30,7 @@ func FuzzLoadModel(f *testing.F) {
 		f.Fatal(err)
 	}
 	path := filepath.Join(f.TempDir(), "m.json")
-	if err := learn.NewModel("planted", "planted", g, d, fns, 1).Save(path); err != nil {
+	if err := learn.NewModel("planted", "planted", g, d, fns, learn.TrainOptions{Seed: 1}).Save(path); err != nil {
 		f.Fatal(err)
 	}
 	seed, _ := os.ReadFile(path)
@@ -54,7 +54,7 @@ func FuzzLoadModel(f *testing.F) {
 			pr.Predict([]byte(in))
 		}
 		for i := range m.Functions {
-			for _, c := range m.Constraints(&m.Functions[i]) {
+			for _, c := range m.Constraints(&m.Functions[i], learn.EveryLeaf) {
 				m.Text(c, true)
 			}
 		}

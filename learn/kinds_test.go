@@ -98,7 +98,7 @@ func TestPlantedRules(t *testing.T) {
 				if err != nil || len(fns) != 1 {
 					t.Fatalf("train: %v, %d functions", err, len(fns))
 				}
-				m := learn.NewModel("planted", "planted", g, d, fns, 1)
+				m := learn.NewModel("planted", "planted", g, d, fns, learn.TrainOptions{Seed: 1})
 				p, err := learn.NewPredictor(m, g)
 				if err != nil {
 					t.Fatal(err)

@@ -185,17 +185,26 @@ func TestConstraintsAndModel(t *testing.T) {
 		{Feature: -1, Neg: 1, Pos: 35, Gini: gini(1, 35)},
 	}}}
 	m.Functions = []FunctionModel{fn}
-	cons := m.Constraints(&m.Functions[0])
-	var texts []string
-	for _, c := range cons {
-		texts = append(texts, m.Text(c, true))
+	// Ranked by smoothed precision: 36/38, then 10/12, then 3/42.
+	for _, tt := range []struct {
+		maxGini float64
+		want    []string
+	}{
+		{MaxConstraintGini, []string{"has A B C\nhas B C", "not A B C\nhas Q"}},
+		{EveryLeaf, []string{"has A B C\nhas B C", "not A B C\nhas Q", "not A B C\nnot Q"}},
+		{0.01, nil},
+	} {
+		var texts []string
+		for _, c := range m.Constraints(&m.Functions[0], tt.maxGini) {
+			texts = append(texts, m.Text(c, true))
+		}
+		if !reflect.DeepEqual(texts, tt.want) {
+			t.Errorf("max gini %v: constraints %q, want %q", tt.maxGini, texts, tt.want)
+		}
 	}
-	want := []string{"not A B C\nhas Q", "has A B C\nhas B C"}
-	if !reflect.DeepEqual(texts, want) {
-		t.Errorf("constraints %q, want %q", texts, want)
-	}
-	if len(cons) == 2 && m.Text(cons[1], false) != "∃ A B C\n∃ B C" {
-		t.Errorf("text %q", m.Text(cons[1], false))
+	cons := m.Covering(&m.Functions[0])
+	if len(cons) == 2 && m.Text(cons[0], false) != "∃ A B C\n∃ B C" {
+		t.Errorf("text %q", m.Text(cons[0], false))
 	}
 	for _, name := range []string{"model.json", "model.json.gz"} {
 		path := filepath.Join(t.TempDir(), name)

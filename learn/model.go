@@ -37,6 +37,9 @@ type Model struct {
 	// verified and experiments rerun on any subject that can still be
 	// built; nil in models of older versions and of files without it.
 	Target *coverage.Target `json:"target,omitempty"`
+	// Data is the training data, kept so that trees can be refitted with
+	// rows learned later; nil in models made before it was kept.
+	Data *ModelData `json:"data,omitempty"`
 }
 
 // ModelGrammar identifies and carries the grammar a model was trained on.
@@ -116,7 +119,10 @@ func Fingerprint(g *grammar.Graph) (fingerprint, source string) {
 }
 
 // NewModel assembles a model from a dataset and its trained functions.
-func NewModel(subject, grammarName string, g *grammar.Graph, d *Dataset, fns []FunctionModel, seed uint64) *Model {
+// The model keeps the dataset's columns and its functions' labels, and
+// how the trees were fitted (opts).
+func NewModel(subject, grammarName string, g *grammar.Graph, d *Dataset, fns []FunctionModel, opts TrainOptions) *Model {
+	seed := opts.Seed
 	fp, src := Fingerprint(g)
 	m := &Model{Arbor: "model", Version: ModelVersion, Subject: subject, K: d.Vocab.MaxK(),
 		Grammar: ModelGrammar{Name: grammarName, Fingerprint: fp, Source: src}, Functions: fns,
@@ -127,6 +133,7 @@ func NewModel(subject, grammarName string, g *grammar.Graph, d *Dataset, fns []F
 	for id := 0; id < d.Vocab.Len(); id++ {
 		m.Features = append(m.Features, newModelFeature(g, d.Vocab.Feature(id)))
 	}
+	m.Data = newModelData(d, fns, opts)
 	for f, l := range d.Labels {
 		switch c := l.Count(); {
 		case c == d.Rows && c > 0:
@@ -211,6 +218,11 @@ func LoadModel(path string) (*Model, error) {
 			if n.Feature >= len(m.Features) || !n.Leaf() && (n.Absent <= 0 || n.Present <= 0 || n.Absent >= len(fn.Tree.Nodes) || n.Present >= len(fn.Tree.Nodes)) {
 				return nil, fmt.Errorf("model %s: the tree of %s is malformed", path, fn.Name)
 			}
+		}
+	}
+	if m.Data != nil {
+		if err := m.Data.check(&m); err != nil {
+			return nil, fmt.Errorf("model %s: %w", path, err)
 		}
 	}
 	return &m, nil

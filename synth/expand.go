@@ -11,6 +11,11 @@ const (
 	// size where repetitions nest (an argument list inside a call inside
 	// an argument list ...).
 	DefaultMaxNodes = 10000
+	// DefaultSolveMaxNodes bounds the trees the targeting solver builds:
+	// past it every decision takes the shortest choice, so that targeted
+	// inputs on deep grammars stay small (docs/targeting.md says how it
+	// was chosen).
+	DefaultSolveMaxNodes = 200
 )
 
 // Policy is how an expander fills a node without a target.
@@ -39,6 +44,10 @@ type Generator struct {
 	// Placed, if set, is called whenever a symbolic node is added to the
 	// tree, with the ids of the symbolic nodes from the root down to it.
 	Placed func(stack []int)
+	// Finished, if set, is called when the expansion of a symbolic node
+	// ends, with the number of symbolic nodes above it: with Placed, it
+	// tells which decisions a symbol's subtree made.
+	Finished func(depth int)
 
 	nodes   int   // nodes of the tree being built
 	stack   []int // symbolic ancestors of the node being expanded
@@ -69,7 +78,12 @@ func (x *Generator) Expand(n *grammar.Node, depth int) *grammar.Tree {
 		if x.Placed != nil {
 			x.Placed(x.stack)
 		}
-		defer func() { x.stack = x.stack[:len(x.stack)-1] }()
+		defer func() {
+			x.stack = x.stack[:len(x.stack)-1]
+			if x.Finished != nil {
+				x.Finished(len(x.stack))
+			}
+		}()
 	}
 	switch n.Kind {
 	case grammar.KindLit:

@@ -29,6 +29,9 @@ type SolveOptions struct {
 	MaxCompletions int           // inner completions; 0 means 300
 	Timeout        time.Duration // 0 means one second
 	MaxDepth       int           // depth bound of completions; 0 means DefaultMaxDepth
+	// MaxNodes bounds the size of a completion: past it every decision
+	// takes the shortest choice; 0 means DefaultSolveMaxNodes.
+	MaxNodes int
 	// Explore adds seeded noise of this size to the greedy's costs, and
 	// as often an extra repetition, so that solving the same constraint
 	// again finds other inputs (0 finds the smallest it can).
@@ -68,6 +71,9 @@ func Solve(ctx context.Context, g *grammar.Graph, c Constraint, opts SolveOption
 	}
 	if opts.Timeout <= 0 {
 		opts.Timeout = time.Second
+	}
+	if opts.MaxNodes <= 0 {
+		opts.MaxNodes = DefaultSolveMaxNodes
 	}
 	start := time.Now()
 	s := &solver{g: g, c: c, opts: opts, r: rand.New(rand.NewPCG(opts.Seed, 3)), check: newChecker(g, c.Checks)}
@@ -144,7 +150,7 @@ func (s *solver) complete(prefix []int) *candidate {
 	ch := &constraintChooser{s: s, prefix: prefix, satisfied: make([]bool, len(s.goals)), queueNode: -1, charNode: -1}
 	// Offer every alternative that fits the depth bound: the chooser prefers
 	// short ones itself, through its cost.
-	gen := &Generator{G: s.g, Chooser: ch, Policy: RandomPolicy, MaxDepth: s.opts.MaxDepth}
+	gen := &Generator{G: s.g, Chooser: ch, Policy: RandomPolicy, MaxDepth: s.opts.MaxDepth, MaxNodes: s.opts.MaxNodes}
 	gen.Placed = ch.placed
 	t := gen.Generate()
 	cand := &candidate{tree: t, text: t.String(), choices: ch.choices, decisions: ch.decisions, order: s.completions}

@@ -80,14 +80,16 @@ type TargetResult struct {
 	SolveTimes  []time.Duration // one per Solve call
 }
 
-// Target generates up to n distinct inputs for a function of a model:
-// round-robin over its covering constraints, each solved again with a new
+// Target generates up to n distinct inputs for a function of a model,
+// without running anything: round-robin over its constraints (those of
+// leaves with gini at most maxGini, best ranked first; learn.EveryLeaf
+// takes every leaf with positive rows), each solved again with a new
 // seed and more exploration for every round, keeping inputs that parse
 // back with the grammar and satisfy their constraint. It stops after n
 // inputs, or after three rounds in a row add nothing new.
-func Target(ctx context.Context, g *grammar.Graph, m *learn.Model, fn *learn.FunctionModel, n int, opts SolveOptions) *TargetResult {
+func Target(ctx context.Context, g *grammar.Graph, m *learn.Model, fn *learn.FunctionModel, n int, maxGini float64, opts SolveOptions) *TargetResult {
 	res := &TargetResult{}
-	for _, c := range m.Constraints(fn) {
+	for _, c := range m.Constraints(fn, maxGini) {
 		res.Constraints = append(res.Constraints, FromModel(m, c))
 	}
 	seen := map[string]bool{}

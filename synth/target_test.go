@@ -75,11 +75,11 @@ func TestTargetEveryFunction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := learn.NewModel("json", "json", g, d, fns, 1)
+	m := learn.NewModel("json", "json", g, d, fns, learn.TrainOptions{Seed: 1})
 	solved, total := 0, 0
 	for i := range m.Functions {
 		fn := &m.Functions[i]
-		res := synth.Target(context.Background(), g, m, fn, 3, synth.SolveOptions{Seed: 2})
+		res := synth.Target(context.Background(), g, m, fn, 3, learn.EveryLeaf, synth.SolveOptions{Seed: 2})
 		total += len(res.Constraints)
 		solved += len(res.Constraints) - len(res.Unsolved)
 		seen := map[string]bool{}

@@ -139,7 +139,7 @@ statistics.`,
 				}
 			}
 
-			m := learn.NewModel(cov.Subject, eval.GrammarName(grammarArg), g, d, fns, seed)
+			m := learn.NewModel(cov.Subject, eval.GrammarName(grammarArg), g, d, fns, topts)
 			m.Target = cov.Target
 			if len(fns) == 0 {
 				return fmt.Errorf("no trainable function: of the %d functions in %s, %d ran on every input and the rest on none; "+
@@ -401,7 +401,7 @@ all functions with their tree size and training accuracy.`,
 			if err != nil {
 				return err
 			}
-			cons := m.Constraints(fn)
+			cons := m.Covering(fn)
 			switch {
 			case asJSON:
 				type jc struct {

@@ -1,0 +1,172 @@
+package synth_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/arbor-fuzz/arbor/coverage"
+	"github.com/arbor-fuzz/arbor/features"
+	"github.com/arbor-fuzz/arbor/grammar"
+	"github.com/arbor-fuzz/arbor/learn"
+	"github.com/arbor-fuzz/arbor/synth"
+)
+
+// The loop's fixture: lists of words and calls. Its program runs "rare"
+// only when the calls g(d), h(a) and f(b) all occur: a conjunction across
+// three calls, which random inputs meet a few times in a thousand, and
+// which features of single calls describe only loosely, so that the first
+// tree, fitted on a handful of positives, aims at the wrong thing.
+const listGrammar = `List := Item ("," Item)* ;
+Item := Word | Call ;
+Call := Name "(" Word ")" ;
+Name := "f" | "g" | "h" ;
+Word := "a" | "b" | "c" | "d" ;
+`
+
+var listFunctions = []string{"list", "call", "word", "rare", "never"}
+
+// listProgram is the fixture's program, as a Runner: which functions an
+// input runs.
+type listProgram struct{ runs int }
+
+func (p *listProgram) Functions() []string { return listFunctions }
+
+func (p *listProgram) Run(_ context.Context, input []byte) (*coverage.Result, error) {
+	p.runs++
+	return &coverage.Result{Outcome: coverage.OK, Covered: listCovers(string(input))}, nil
+}
+
+func listCovers(s string) []int {
+	out := []int{0}
+	if strings.Contains(s, "(") {
+		out = append(out, 1)
+	}
+	if strings.ContainsAny(s, "abcd") {
+		out = append(out, 2)
+	}
+	if strings.Contains(s, "g(d)") && strings.Contains(s, "h(a)") && strings.Contains(s, "f(b)") {
+		out = append(out, 3)
+	}
+	return out
+}
+
+// listModel trains a model of the fixture on n random inputs.
+func listModel(t testing.TB, n int) (*learn.Predictor, int) {
+	t.Helper()
+	ast, err := grammar.Parse("list.grammar", []byte(listGrammar))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := grammar.Build(ast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen := synth.NewGenerator(g, synth.NewRandom(3), synth.RandomPolicy)
+	e := &learn.Examples{Functions: listFunctions, Skipped: map[string]int{}}
+	rare := 0
+	for range n {
+		text := gen.Generate().String()
+		trees, err := g.ParseAll([]byte(text), grammar.DefaultTreeLimit)
+		if err != nil {
+			t.Fatalf("%q: %v", text, err)
+		}
+		cov := listCovers(text)
+		if len(cov) == 4 {
+			rare++
+		}
+		e.Trees = append(e.Trees, trees)
+		e.Covered = append(e.Covered, cov)
+		e.Inputs = append(e.Inputs, text)
+	}
+	d := e.Dataset(g, features.Options{MaxK: 3})
+	opts := learn.TrainOptions{Seed: 1}
+	fns, err := learn.Train(context.Background(), d, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := learn.NewPredictor(learn.NewModel("list", "list", g, d, fns, opts), g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, rare
+}
+
+// TestPursueRare: the loop reaches a rare function the first model
+// cannot describe within a small budget, and only with learning;
+// every input it keeps runs the function, and its accounting adds up.
+func TestPursueRare(t *testing.T) {
+	p, rare := listModel(t, 1000)
+	if rare == 0 || rare > 10 {
+		t.Fatalf("the fixture should be rare: %d of 1000 training inputs ran it", rare)
+	}
+	fn, err := p.Model.Function("rare")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Model.Covering(fn)) > 0 {
+		t.Logf("note: the first tree has %d strict covering constraints", len(p.Model.Covering(fn)))
+	}
+	const want, budget = 5, 150
+	run := func(noLearn bool) *synth.Pursuit {
+		prog := &listProgram{}
+		loop, err := synth.NewLoop(p, prog)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := loop.Pursue(context.Background(), "rare", synth.PursueOptions{Want: want, Budget: budget, Seed: 1, NoLearn: noLearn})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Executions != prog.runs || res.Executions > budget {
+			t.Errorf("noLearn=%v: %d executions reported, %d made, budget %d", noLearn, res.Executions, prog.runs, budget)
+		}
+		for _, in := range res.Inputs {
+			if len(listCovers(in.Text)) != 4 {
+				t.Errorf("kept %q, which does not run rare", in.Text)
+			}
+		}
+		sum := 0
+		for _, n := range res.Sources {
+			sum += n
+		}
+		if sum != res.Executions {
+			t.Errorf("sources %v add up to %d, not %d executions", res.Sources, sum, res.Executions)
+		}
+		return res
+	}
+	with := run(false)
+	if len(with.Inputs) < want || with.Stopped != "done" {
+		t.Errorf("with the loop: %d of %d inputs in %d executions (%s); sources %v hits %v", len(with.Inputs), want, with.Executions, with.Stopped, with.Sources, with.Hits)
+	}
+	without := run(true)
+	if len(without.Inputs) >= want {
+		t.Errorf("without learning, the first tree's constraints alone found %d inputs: the fixture does not need the loop", len(without.Inputs))
+	}
+	t.Logf("%d of 1000 training inputs ran it; with the loop: %d inputs, %d executions, first hit at %d, %d rounds; without: %d inputs in %d executions",
+		rare, len(with.Inputs), with.Executions, with.FirstHit, with.Rounds, len(without.Inputs), without.Executions)
+}
+
+// TestPursueBudget: a function nothing can reach stops at the budget
+// and says so.
+func TestPursueBudget(t *testing.T) {
+	p, _ := listModel(t, 200)
+	loop, err := synth.NewLoop(p, &listProgram{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := loop.Pursue(context.Background(), "never", synth.PursueOptions{Want: 3, Budget: 40, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Inputs) != 0 || res.Executions != 40 || res.Stopped != "budget" || res.FirstHit != 0 {
+		t.Errorf("unreachable function: %d inputs, %d executions, stopped %q, first hit %d", len(res.Inputs), res.Executions, res.Stopped, res.FirstHit)
+	}
+	if _, err := loop.Pursue(context.Background(), "nosuch", synth.PursueOptions{}); err == nil {
+		t.Error("pursuing an unknown function gave no error")
+	}
+	// The refined model keeps every row the loop ran.
+	if m := loop.Model(); m.Data.Rows != 200+40 {
+		t.Errorf("refined model has %d rows, want %d", m.Data.Rows, 240)
+	}
+}
