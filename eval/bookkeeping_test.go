@@ -54,20 +54,24 @@ func TestE3Bookkeeping(t *testing.T) {
 }
 
 // TestE4Bookkeeping checks E4's figures on per-function counts small
-// enough to work out by hand.
+// enough to work out by hand: random is compared at each function's
+// executions, not at the number of inputs asked for.
 func TestE4Bookkeeping(t *testing.T) {
 	res := &TargetResult{PerFunction: []TargetFunction{
-		// Reached by both; base rate 0.5: expected reach 1-0.5^4.
-		{Function: "common", Constraints: 2, Targeted: 4, TargetedHits: 4, Random: 4, RandomHits: 2, BaseRate: 0.5},
-		// Rare (0.01); targeting produced 2 inputs, one hit; random none.
-		{Function: "rare", Constraints: 1, Targeted: 2, TargetedHits: 1, Random: 4, BaseRate: 0.01},
-		// No constraints, so no targeted input: worse than random (0 < 4 × 0.2).
-		{Function: "hard", Random: 4, RandomHits: 1, BaseRate: 0.2},
-		// Rare with no constraint, reached by neither.
-		{Function: "never", Random: 4, BaseRate: 0},
+		// Asked 4, verified 4 in 5 executions; base rate 0.5: expected
+		// reach 1-0.5^5; random hit 3 of its 5.
+		{Function: "common", Constraints: 2, Requested: 4, Targeted: 4, TargetedHits: 4, Executions: 5, RandomHitsAtExecutions: 3,
+			Random: 4, RandomHits: 2, BaseRate: 0.5},
+		// Rare (0.01): verified 2 of 4 in 20 executions; random none.
+		{Function: "rare", Constraints: 1, Requested: 4, Targeted: 2, TargetedHits: 1, Executions: 20, Random: 4, BaseRate: 0.01},
+		// Nothing verified in 30 executions, where random hit 6: worse
+		// than random (0 < 30 × 0.2).
+		{Function: "hard", Requested: 4, Executions: 30, RandomHitsAtExecutions: 6, Random: 4, RandomHits: 1, BaseRate: 0.2},
+		// Rare, reached by neither.
+		{Function: "never", Requested: 4, Executions: 30, Random: 4, BaseRate: 0},
 	}}
 	res.summarize()
-	exp := []float64{1 - math.Pow(0.5, 4), 1 - math.Pow(0.99, 4), 1 - math.Pow(0.8, 4), 0}
+	exp := []float64{1 - math.Pow(0.5, 5), 1 - math.Pow(0.99, 20), 1 - math.Pow(0.8, 30), 0}
 	for i, e := range exp {
 		if got := res.PerFunction[i].ExpectedRandomReach; !same(got, e) {
 			t.Errorf("%s: expected random reach %v, want %v", res.PerFunction[i].Function, got, e)
@@ -76,16 +80,19 @@ func TestE4Bookkeeping(t *testing.T) {
 	if !same(res.ExpectedRandom, (exp[0]+exp[1]+exp[2]+exp[3])/4) {
 		t.Errorf("expected random absolute %v", res.ExpectedRandom)
 	}
-	// Absolute over all four: targeted reached common and rare; random common and hard.
+	// Over all four: targeted reached common and rare; random common and hard.
 	if res.Absolute != (Pair{0.5, 0.5}) {
 		t.Errorf("absolute %+v, want 0.5 and 0.5", res.Absolute)
 	}
-	// With constraints: common and rare; targeted reached both, random one.
-	if res.WithConstraints != 2 || res.AbsoluteWithConstraints != (Pair{1, 0.5}) {
-		t.Errorf("with constraints: %d, %+v", res.WithConstraints, res.AbsoluteWithConstraints)
+	if res.WithConstraints != 2 {
+		t.Errorf("with constraints: %d", res.WithConstraints)
 	}
-	// Relative, hits over the budget of 4: targeted 1, 0.25, 0, 0 (median
-	// 0.125); random 0.5, 0, 0.25, 0 (median 0.125).
+	// Verified shares 1, 0.5, 0, 0: median 0.25.
+	if !same(res.HitRate, 0.25) {
+		t.Errorf("hit rate median %v, want 0.25", res.HitRate)
+	}
+	// Relative, hits when recorded again over the 4 asked for: targeted
+	// 1, 0.25, 0, 0 (median 0.125); random 0.5, 0, 0.25, 0 (median 0.125).
 	if !same(res.Relative.Targeted, 0.125) || !same(res.Relative.Random, 0.125) {
 		t.Errorf("relative %+v", res.Relative)
 	}
@@ -94,6 +101,32 @@ func TestE4Bookkeeping(t *testing.T) {
 	}
 	if !slices.Equal(res.WorseThanRandom, []string{"hard"}) {
 		t.Errorf("worse than random: %v, want [hard]", res.WorseThanRandom)
+	}
+	// 85 executions for 6 verified inputs.
+	if res.Executions != 85 || !same(res.ExecutionsPerInput, 85.0/6) {
+		t.Errorf("executions %d, per verified input %v", res.Executions, res.ExecutionsPerInput)
+	}
+}
+
+// TestHitsAmong: the random side at equal executions reads consecutive
+// base-sample records from a function's offset, wrapping around.
+func TestHitsAmong(t *testing.T) {
+	f := &coverage.File{Header: coverage.Header{Functions: []string{"x", "y"}}, Records: []coverage.Record{
+		{Input: "003", Covered: []int{0}, Outcome: coverage.OK},
+		{Input: "001", Covered: []int{0, 1}, Outcome: coverage.OK},
+		{Input: "002", Covered: []int{1}, Outcome: coverage.Timeout}, // cut short: left out
+		{Input: "004", Outcome: coverage.Error},
+	}}
+	order := inputOrder(f) // 001, 003, 004
+	for _, tt := range []struct {
+		fn           string
+		offset, n, w int
+	}{
+		{"x", 0, 1, 1}, {"x", 0, 3, 2}, {"x", 2, 2, 1}, {"x", 1, 7, 5}, {"y", 0, 3, 1}, {"z", 0, 3, 0}, {"x", 0, 0, 0},
+	} {
+		if got := hitsAmong(f, order, tt.fn, tt.offset, tt.n); got != tt.w {
+			t.Errorf("hitsAmong(%s, offset %d, %d) = %d, want %d", tt.fn, tt.offset, tt.n, got, tt.w)
+		}
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
+	"time"
 
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/learn"
@@ -20,13 +22,29 @@ type TargetConfig struct {
 	E3Config              // training set, subject, grammar, work folder
 	Model    *learn.Model // a trained model; nil trains one as E3 does
 	Solve    synth.SolveOptions
-	// Budget is the number of inputs each trainable function gets, from
-	// targeted generation and from the grammar-random generator alike;
-	// 0 means 10. Targeting may produce fewer; the shortfall counts
-	// against it.
+	// Inputs is the number of inputs each trainable function asks
+	// targeting for (and gets from the grammar-random generator, for E5's
+	// comparison); 0 means 10.
+	Inputs int
+	// Budget is the most executions the targeting loop may spend on one
+	// function, counting every run it makes; 0 means 100. Random
+	// inputs are compared at the number of executions the loop spent.
 	Budget int
+	// Time bounds the loop per function; 0 means no limit.
+	Time time.Duration
+	// MaxGini is the most gini a leaf may have to make a constraint; 0
+	// means learn.EveryLeaf.
+	MaxGini float64
+	// Offline generates Inputs inputs from the first tree's constraints
+	// without running anything, as targeting did before the loop, and
+	// charges one execution per input (to verify it).
+	Offline bool
+	// NoLearn runs the loop without refitting or mutating: it verifies
+	// what the first tree proposes.
+	NoLearn bool
 	// BaseInputs is the size of the separate random sample on which each
-	// function's random base rate is measured; 0 means 1000.
+	// function's random base rate is measured, and from which the random
+	// side at equal executions is drawn; 0 means 1000.
 	BaseInputs int
 }
 
@@ -42,55 +60,81 @@ type Pair struct {
 
 // TargetFunction is one function's share of E4/E5.
 type TargetFunction struct {
-	Function     string  `json:"function"`
-	Constraints  int     `json:"constraints"`
-	Unsolved     int     `json:"unsolved"`
-	Targeted     int     `json:"targeted"`      // targeted inputs generated (at most the budget)
-	TargetedHits int     `json:"targeted_hits"` // of which ran the function
-	Random       int     `json:"random"`        // random inputs: the budget
-	RandomHits   int     `json:"random_hits"`   // of which ran the function
-	BaseRate     float64 `json:"base_rate"`     // share of the base sample that ran it
-	// ExpectedRandomReach is 1-(1-BaseRate)^Random: the chance that
-	// Random grammar-random inputs reach the function at least once.
-	ExpectedRandomReach float64 `json:"expected_random_reach"`
-	TargetedCalls       float64 `json:"targeted_calls"`
-	RandomCalls         float64 `json:"random_calls"`
+	Function    string `json:"function"`
+	Constraints int    `json:"constraints"` // of the first tree
+	Unsolved    int    `json:"unsolved"`    // offline: constraints no input was found for
+	Requested   int    `json:"requested"`
+	// Targeted is the number of inputs targeting produced: those the loop
+	// verified (or, offline, every solution).
+	Targeted int `json:"targeted"`
+	// TargetedHits are those that ran the function when recorded again
+	// with the random inputs (E5's run).
+	TargetedHits int `json:"targeted_hits"`
+	Random       int `json:"random"`      // random inputs for E5: as many as requested
+	RandomHits   int `json:"random_hits"` // of which ran the function
+	// Executions the loop spent (offline: one per input), and the first
+	// that ran the function (0: none).
+	Executions int    `json:"executions"`
+	FirstHit   int    `json:"first_hit"`
+	Rounds     int    `json:"rounds,omitempty"`
+	Stopped    string `json:"stopped,omitempty"`
+	// The random side at the same number of executions: hits among that
+	// many inputs of the base sample, and the expected chance to reach
+	// the function at least once, 1-(1-BaseRate)^Executions.
+	RandomHitsAtExecutions int     `json:"random_hits_at_executions"`
+	BaseRate               float64 `json:"base_rate"` // share of the base sample that ran it
+	ExpectedRandomReach    float64 `json:"expected_random_reach"`
+	TargetedCalls          float64 `json:"targeted_calls"`
+	RandomCalls            float64 `json:"random_calls"`
 }
 
-// Reach is how many functions of a group targeted and random inputs reached.
+// Reach is how many functions of a group targeted and random inputs
+// reached, at equal executions.
 type Reach struct {
 	Functions int     `json:"functions"`
 	Targeted  float64 `json:"targeted"`        // share reached by at least one targeted input
-	Random    float64 `json:"random"`          // share reached by at least one random input
-	Expected  float64 `json:"expected_random"` // mean of 1-(1-p)^N: random reach without sampling noise
+	Random    float64 `json:"random"`          // share reached by random inputs at the same executions
+	Expected  float64 `json:"expected_random"` // mean of 1-(1-p)^E: random reach without sampling noise
 }
 
 // TargetResult is E4 and E5 together: they share their runs.
 type TargetResult struct {
 	Subject    string `json:"subject"`
+	Mode       string `json:"mode"`      // "loop", "nolearn" or "offline"
 	Functions  int    `json:"functions"` // trainable functions
-	Budget     int    `json:"budget"`    // inputs per function, each side
+	Requested  int    `json:"requested"` // inputs asked for per function
+	Budget     int    `json:"budget"`    // executions per function at most
 	BaseInputs int    `json:"base_inputs"`
-	// Functions with at least one covering constraint.
+	// Functions with at least one constraint in their first tree.
 	WithConstraints int `json:"functions_with_constraints"`
-	// E4
-	Relative Pair `json:"relative"` // median over functions of the share of their budget that ran them
-	// Absolute is the share of all trainable functions reached by at
-	// least one of their inputs (the headline); Expected is random's
-	// expected share at the same budget.
-	Absolute                Pair    `json:"absolute"`
-	ExpectedRandom          float64 `json:"expected_random_absolute"`
-	AbsoluteWithConstraints Pair    `json:"absolute_with_constraints"` // the same share over functions with constraints
-	Rare                    Reach   `json:"rare"`                      // functions with base rate < RareLimit
-	// WorseThanRandom are the functions whose targeted inputs ran them
-	// fewer times than Budget random inputs are expected to (Budget × base rate).
+	// E4. Absolute is the share of all trainable functions reached by
+	// targeting, against random inputs at the same number of executions
+	// per function (measured on the base sample), with ExpectedRandom
+	// its expected value.
+	Absolute       Pair    `json:"absolute"`
+	ExpectedRandom float64 `json:"expected_random_absolute"`
+	Rare           Reach   `json:"rare"` // functions with base rate < RareLimit
+	// HitRate is the median over functions of the share of requested
+	// inputs that targeting verified.
+	HitRate float64 `json:"hit_rate_median"`
+	// Relative is the median over functions of the share of the
+	// requested inputs that ran them when recorded again (E5's run),
+	// targeted against as many random inputs.
+	Relative Pair `json:"relative"`
+	// WorseThanRandom are the functions for which targeting verified
+	// fewer inputs than its executions would have hit at random
+	// (Executions × base rate, but no more than were asked for).
 	WorseThanRandom []string `json:"worse_than_random"`
 	Size            Pair     `json:"mean_size_bytes"`
-	// Solver
+	Executions      int      `json:"executions"`
+	// ExecutionsPerInput is all executions over all verified inputs.
+	ExecutionsPerInput float64 `json:"executions_per_verified_input"`
+	Seconds            float64 `json:"targeting_seconds"`
+	// Solver (offline only)
 	Constraints int     `json:"constraints"`
 	Unsolved    int     `json:"unsolved"`
-	SolveMedian float64 `json:"solve_median_ms"`
-	SolveP95    float64 `json:"solve_p95_ms"`
+	SolveMedian float64 `json:"solve_median_ms,omitempty"`
+	SolveP95    float64 `json:"solve_p95_ms,omitempty"`
 	// E5
 	CoveredPerInputMedian Pair             `json:"covered_per_input_median"`
 	CoveredPerInputMean   Pair             `json:"covered_per_input_mean"`
@@ -102,16 +146,19 @@ type TargetResult struct {
 	PerFunction           []TargetFunction `json:"per_function"`
 }
 
-// Targeted runs E4 and E5 (DESIGN.md §9, with equal budgets): every
-// trainable function of the model gets Budget targeted inputs (round-robin
-// over its covering constraints) and Budget grammar-random inputs; all are
-// run on the subject. Each function's random base rate is measured on a
-// separate sample of BaseInputs random inputs. Reported: the relative
-// coverage fraction (share of a function's inputs that ran it), the
-// absolute fraction (functions reached at least once) over all trainable
-// functions with random's expected value 1-(1-p)^Budget, the same for
-// rare functions, the functions where targeting did worse than random,
-// input sizes, functions covered per input and calls of the targeted
+// Targeted runs E4 and E5 (DESIGN.md §9, with equal budgets, and the
+// targeting loop of docs/targeting.md): every trainable function of the
+// model asks targeting for Inputs inputs, which the loop pursues until
+// that many verifiably run it or Budget executions are spent. The
+// random side gets as many executions as the loop spent, function by
+// function: that many inputs of a separate random sample (BaseInputs,
+// on which each function's base rate is measured too), and the expected
+// reach 1-(1-p)^executions. Reported: reach over all trainable
+// functions and over rare ones, the median share of requested inputs
+// verified, the functions where targeting hit less than random would
+// at its executions, input sizes, executions per verified input; and for
+// E5, the targeted inputs recorded again beside Inputs random inputs per
+// function: functions covered per input and calls of the targeted
 // function, with Wilcoxon signed-rank tests (paired by function) and
 // Cohen's d.
 func Targeted(ctx context.Context, cfg TargetConfig) (*TargetResult, error) {
@@ -119,11 +166,17 @@ func Targeted(ctx context.Context, cfg TargetConfig) (*TargetResult, error) {
 	if e.MaxDepth == 0 {
 		e.MaxDepth = 30
 	}
+	if cfg.Inputs == 0 {
+		cfg.Inputs = 10
+	}
 	if cfg.Budget == 0 {
-		cfg.Budget = 10
+		cfg.Budget = 100
 	}
 	if cfg.BaseInputs == 0 {
 		cfg.BaseInputs = 1000
+	}
+	if cfg.MaxGini == 0 {
+		cfg.MaxGini = learn.EveryLeaf
 	}
 	step := progressf(e.Progress)
 	m := cfg.Model
@@ -140,7 +193,31 @@ func Targeted(ctx context.Context, cfg TargetConfig) (*TargetResult, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	res := &TargetResult{Subject: e.Subject, Functions: len(m.Functions), Budget: cfg.Budget, BaseInputs: cfg.BaseInputs, WorseThanRandom: []string{}}
+	mode := "loop"
+	switch {
+	case cfg.Offline:
+		mode = "offline"
+	case cfg.NoLearn:
+		mode = "nolearn"
+	}
+	res := &TargetResult{Subject: e.Subject, Mode: mode, Functions: len(m.Functions), Requested: cfg.Inputs, Budget: cfg.Budget,
+		BaseInputs: cfg.BaseInputs, WorseThanRandom: []string{}}
+	bin, err := coverage.Build(ctx, e.Target, e.CacheDir)
+	if err != nil {
+		return nil, err
+	}
+	step("measuring base rates on %d separate random inputs", cfg.BaseInputs)
+	baseFiles, _, err := generate(e, "base", cfg.BaseInputs, e.Seed+2)
+	if err != nil {
+		return nil, err
+	}
+	base, err := recordFresh(ctx, bin, baseFiles, filepath.Join(e.WorkDir, "base.cov.jsonl"), e.Subject)
+	if err != nil {
+		return nil, err
+	}
+	rates := BaseRates(base)
+	baseOrder := inputOrder(base)
+
 	type input struct {
 		text string
 		sha  string // hex sha256 of text, the key of its coverage record
@@ -153,33 +230,74 @@ func Targeted(ctx context.Context, cfg TargetConfig) (*TargetResult, error) {
 	}
 	var inputs []input
 	var times []float64
-	step("generating %d targeted and %d random inputs for each of %d functions", cfg.Budget, cfg.Budget, len(m.Functions))
+	p, err := learn.NewPredictor(m, e.Grammar)
+	if err != nil {
+		return nil, err
+	}
+	var session *coverage.Session
+	if !cfg.Offline {
+		if session, err = coverage.Start(bin); err != nil {
+			return nil, err
+		}
+		defer session.Close()
+	}
+	step("targeting each of %d functions: %d inputs, at most %d executions (%s)", len(m.Functions), cfg.Inputs, cfg.Budget, mode)
+	start := time.Now()
 	for i := range m.Functions {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		fn := &m.Functions[i]
-		cons := m.Constraints(fn)
-		tf := TargetFunction{Function: fn.Name, Constraints: len(cons), Random: cfg.Budget}
-		tr := synth.Target(ctx, e.Grammar, m, fn, cfg.Budget, cfg.Solve)
-		for _, d := range tr.SolveTimes {
-			times = append(times, float64(d.Microseconds())/1000)
+		tf := TargetFunction{Function: fn.Name, Constraints: len(m.Constraints(fn, cfg.MaxGini)), Requested: cfg.Inputs, Random: cfg.Inputs,
+			BaseRate: rates[fn.Name]}
+		if cfg.Offline {
+			tr := synth.Target(ctx, e.Grammar, m, fn, cfg.Inputs, cfg.MaxGini, cfg.Solve)
+			for _, d := range tr.SolveTimes {
+				times = append(times, float64(d.Microseconds())/1000)
+			}
+			tf.Unsolved = len(tr.Unsolved)
+			tf.Targeted = len(tr.Inputs)
+			tf.Executions = len(tr.Inputs)
+			for _, in := range tr.Inputs {
+				inputs = append(inputs, newInput(in.Text, i, "targeted"))
+			}
+		} else {
+			// A fresh loop per function, so that each function's executions
+			// are its own.
+			loop, err := synth.NewLoop(p, &synth.SessionRunner{Session: session})
+			if err != nil {
+				return nil, err
+			}
+			solve := cfg.Solve
+			solve.Seed += uint64(i) * 104729
+			pr, err := loop.Pursue(ctx, fn.Name, synth.PursueOptions{Want: cfg.Inputs, Budget: cfg.Budget, Time: cfg.Time, MaxGini: cfg.MaxGini,
+				Solve: solve, Seed: e.Seed + uint64(i), NoLearn: cfg.NoLearn})
+			if err != nil {
+				return nil, err
+			}
+			tf.Targeted, tf.Executions, tf.FirstHit, tf.Rounds, tf.Stopped = len(pr.Inputs), pr.Executions, pr.FirstHit, pr.Rounds, pr.Stopped
+			for _, in := range pr.Inputs {
+				inputs = append(inputs, newInput(in.Text, i, "targeted"))
+			}
 		}
-		tf.Unsolved = len(tr.Unsolved)
-		tf.Targeted = len(tr.Inputs)
-		for _, in := range tr.Inputs {
-			inputs = append(inputs, newInput(in.Text, i, "targeted"))
-		}
-		// As many grammar-random inputs as the budget, from a generator
-		// seeded per function.
+		tf.RandomHitsAtExecutions = hitsAmong(base, baseOrder, fn.Name, i*97, tf.Executions)
+		// As many grammar-random inputs as requested, from a generator
+		// seeded per function, for E5.
 		gen := synth.NewGenerator(e.Grammar, synth.NewRandom(e.Seed+1000+uint64(i)), synth.RandomPolicy)
 		gen.MaxDepth, gen.MaxRepeat = e.MaxDepth, e.MaxRepeat
 		for k := 0; k < tf.Random; k++ {
 			inputs = append(inputs, newInput(gen.Generate().String(), i, "random"))
 		}
-		res.Constraints += len(cons)
+		res.Constraints += tf.Constraints
 		res.Unsolved += tf.Unsolved
 		res.PerFunction = append(res.PerFunction, tf)
+		if (i+1)%10 == 0 || i+1 == len(m.Functions) {
+			step("targeted %d of %d functions", i+1, len(m.Functions))
+		}
+	}
+	res.Seconds = time.Since(start).Seconds()
+	if session != nil {
+		session.Close()
 	}
 	res.SolveMedian, res.SolveP95 = Median(times), Quantile(times, 0.95)
 	// Write each distinct input once and record them all.
@@ -196,27 +314,10 @@ func Targeted(ctx context.Context, cfg TargetConfig) (*TargetResult, error) {
 		files[in.sha] = f
 		list = append(list, f)
 	}
-	bin, err := coverage.Build(ctx, e.Target, e.CacheDir)
-	if err != nil {
-		return nil, err
-	}
-	step("running %d targeted and random inputs", len(list))
+	step("recording %d targeted and random inputs again (E5)", len(list))
 	cov, err := recordFresh(ctx, bin, list, filepath.Join(e.WorkDir, "targeted.cov.jsonl"), e.Subject)
 	if err != nil {
 		return nil, err
-	}
-	step("measuring base rates on %d separate random inputs", cfg.BaseInputs)
-	baseFiles, _, err := generate(e, "base", cfg.BaseInputs, e.Seed+2)
-	if err != nil {
-		return nil, err
-	}
-	base, err := recordFresh(ctx, bin, baseFiles, filepath.Join(e.WorkDir, "base.cov.jsonl"), e.Subject)
-	if err != nil {
-		return nil, err
-	}
-	rates := BaseRates(base)
-	for i := range res.PerFunction {
-		res.PerFunction[i].BaseRate = rates[res.PerFunction[i].Function]
 	}
 
 	bySHA := map[string]*coverage.Record{}
@@ -266,6 +367,12 @@ func Targeted(ctx context.Context, cfg TargetConfig) (*TargetResult, error) {
 			callR = append(callR, tf.RandomCalls)
 		}
 	}
+	if cfg.Offline {
+		// Offline targeting is verified only here.
+		for i := range res.PerFunction {
+			res.PerFunction[i].Targeted = res.PerFunction[i].TargetedHits
+		}
+	}
 	res.summarize()
 	res.Size = Pair{Mean(sizes["targeted"]), Mean(sizes["random"])}
 	res.CoveredPerInputMedian = Pair{Median(coveredPer["targeted"]), Median(coveredPer["random"])}
@@ -285,6 +392,35 @@ func Targeted(ctx context.Context, cfg TargetConfig) (*TargetResult, error) {
 	_, res.CallsP, _ = Wilcoxon(callT, callR)
 	res.CallsD = CohensD(callT, callR)
 	return res, nil
+}
+
+// inputOrder lists a coverage file's usable records (not cut short by a
+// panic or a timeout) in the order of their input names.
+func inputOrder(f *coverage.File) []*coverage.Record {
+	var out []*coverage.Record
+	for i := range f.Records {
+		if r := &f.Records[i]; r.Outcome != coverage.Panic && r.Outcome != coverage.Timeout {
+			out = append(out, r)
+		}
+	}
+	slices.SortFunc(out, func(a, b *coverage.Record) int { return strings.Compare(a.Input, b.Input) })
+	return out
+}
+
+// hitsAmong counts the records that ran function name among n
+// consecutive records of order from offset on (wrapping around).
+func hitsAmong(f *coverage.File, order []*coverage.Record, name string, offset, n int) int {
+	id := slices.Index(f.Functions, name)
+	if id < 0 || len(order) == 0 {
+		return 0
+	}
+	hits := 0
+	for k := range n {
+		if slices.Contains(order[(offset+k)%len(order)].Covered, id) {
+			hits++
+		}
+	}
+	return hits
 }
 
 // BaseRates is, per function, the share of a coverage file's inputs that
@@ -310,39 +446,31 @@ func BaseRates(f *coverage.File) map[string]float64 {
 	return out
 }
 
-// summarize computes E4's figures from the per-function counts: relative
-// and absolute fractions, expected random reach, rare-function reach and
-// the functions where targeting did worse than random.
+// summarize computes E4's figures from the per-function counts: reach
+// at equal executions over all and over rare functions, the median hit
+// rate, the functions where targeting did worse than random, and the
+// executions per verified input.
 func (res *TargetResult) summarize() {
-	var relT, relR []float64
-	var reachedT, reachedR, consT, consR int
-	var expected float64
+	var relT, relR, rates []float64
 	var rare []TargetFunction
-	res.WithConstraints = 0
+	res.WithConstraints, res.Executions = 0, 0
 	res.WorseThanRandom = res.WorseThanRandom[:0]
+	verified := 0
 	for i := range res.PerFunction {
 		tf := &res.PerFunction[i]
-		tf.ExpectedRandomReach = 1 - math.Pow(1-tf.BaseRate, float64(tf.Random))
-		expected += tf.ExpectedRandomReach
-		// Both over the budget: a shortfall of targeted inputs counts against it.
+		tf.ExpectedRandomReach = 1 - math.Pow(1-tf.BaseRate, float64(tf.Executions))
 		relT = append(relT, ratio(tf.TargetedHits, tf.Random, 0))
 		relR = append(relR, ratio(tf.RandomHits, tf.Random, 0))
-		if tf.TargetedHits > 0 {
-			reachedT++
-		}
-		if tf.RandomHits > 0 {
-			reachedR++
-		}
+		rates = append(rates, ratio(min(tf.Targeted, tf.Requested), tf.Requested, 0))
+		res.Executions += tf.Executions
+		verified += tf.Targeted
 		if tf.Constraints > 0 {
 			res.WithConstraints++
-			if tf.TargetedHits > 0 {
-				consT++
-			}
-			if tf.RandomHits > 0 {
-				consR++
-			}
 		}
-		if float64(tf.TargetedHits) < float64(tf.Random)*tf.BaseRate {
+		// Random is held to the same request: at the loop's executions it
+		// is expected to hit Executions × p times, but it too would have
+		// stopped at the number asked for.
+		if float64(tf.Targeted) < min(float64(tf.Requested), float64(tf.Executions)*tf.BaseRate) {
 			res.WorseThanRandom = append(res.WorseThanRandom, tf.Function)
 		}
 		if tf.BaseRate < RareLimit {
@@ -350,14 +478,12 @@ func (res *TargetResult) summarize() {
 		}
 	}
 	res.Relative = Pair{Median(relT), Median(relR)}
-	if n := float64(len(res.PerFunction)); n > 0 {
-		res.Absolute = Pair{float64(reachedT) / n, float64(reachedR) / n}
-		res.ExpectedRandom = expected / n
-	}
-	if n := float64(res.WithConstraints); n > 0 {
-		res.AbsoluteWithConstraints = Pair{float64(consT) / n, float64(consR) / n}
-	}
+	res.HitRate = Median(rates)
+	all := reach(res.PerFunction)
+	res.Absolute = Pair{all.Targeted, all.Random}
+	res.ExpectedRandom = all.Expected
 	res.Rare = reach(rare)
+	res.ExecutionsPerInput = ratio(res.Executions, verified, 0)
 }
 
 func reach(fs []TargetFunction) Reach {
@@ -366,8 +492,8 @@ func reach(fs []TargetFunction) Reach {
 		return r
 	}
 	for _, tf := range fs {
-		r.Targeted += boolf(tf.TargetedHits > 0)
-		r.Random += boolf(tf.RandomHits > 0)
+		r.Targeted += boolf(tf.Targeted > 0)
+		r.Random += boolf(tf.RandomHitsAtExecutions > 0)
 		r.Expected += tf.ExpectedRandomReach
 	}
 	n := float64(len(fs))

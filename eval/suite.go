@@ -28,13 +28,14 @@ type SuiteConfig struct {
 // QuickSuiteBudgets are the two presets.
 type SuiteBudgets struct {
 	Train, Test int // E3's random training and test inputs
-	Budget      int // E4's inputs per function, each side
+	Inputs      int // E4's inputs asked for per function
+	Budget      int // E4's executions per function at most
 	BaseInputs  int // E4's base-rate sample
 }
 
 var (
-	DefaultSuiteBudgets = SuiteBudgets{Train: 1000, Test: 1000, Budget: 10, BaseInputs: 1000}
-	QuickSuiteBudgets   = SuiteBudgets{Train: 300, Test: 300, Budget: 5, BaseInputs: 300}
+	DefaultSuiteBudgets = SuiteBudgets{Train: 1000, Test: 1000, Inputs: 10, Budget: 100, BaseInputs: 1000}
+	QuickSuiteBudgets   = SuiteBudgets{Train: 300, Test: 300, Inputs: 5, Budget: 30, BaseInputs: 300}
 )
 
 // SuiteRow is one subject's line of the suite.
@@ -119,7 +120,7 @@ func suiteSubject(ctx context.Context, cfg SuiteConfig, b SuiteBudgets, row *Sui
 	if err != nil {
 		return err
 	}
-	r4, err := Targeted(ctx, TargetConfig{E3Config: e3, Model: m, Solve: synth.SolveOptions{Seed: cfg.Seed}, Budget: b.Budget, BaseInputs: b.BaseInputs})
+	r4, err := Targeted(ctx, TargetConfig{E3Config: e3, Model: m, Solve: synth.SolveOptions{Seed: cfg.Seed}, Inputs: b.Inputs, Budget: b.Budget, BaseInputs: b.BaseInputs})
 	if err != nil {
 		return fmt.Errorf("E4: %w", err)
 	}
@@ -130,7 +131,8 @@ func suiteSubject(ctx context.Context, cfg SuiteConfig, b SuiteBudgets, row *Sui
 // SuiteHeader names the columns of suite.csv (and of the suite's table).
 var SuiteHeader = []string{"subject", "trainable", "label_vectors", "accuracy", "precision", "recall", "baseline_accuracy", "balanced_accuracy",
 	"midrate_functions", "midrate_precision", "midrate_recall", "midrate_balanced", "midrate_baseline",
-	"reach_targeted", "reach_random", "reach_random_expected", "rare_functions", "rare_reach_targeted", "rare_reach_random", "worse_than_random", "error"}
+	"reach_targeted", "reach_random", "reach_random_expected", "rare_functions", "rare_reach_targeted", "rare_reach_random", "worse_than_random",
+	"hit_rate_median", "size_targeted", "size_random", "executions_per_input", "error"}
 
 // Cells is the row's CSV cells, in SuiteHeader's order; empty where the
 // subject has no figure.
@@ -145,9 +147,10 @@ func (r SuiteRow) Cells() []string {
 		ftoa(e.Baseline), ftoa(e.Balanced), strconv.Itoa(mr.Functions), ftoa(mr.Precision), ftoa(mr.Recall), ftoa(mr.Balanced), ftoa(mr.Baseline))
 	if t := r.E4; t != nil {
 		cells = append(cells, ftoa(t.Absolute.Targeted), ftoa(t.Absolute.Random), ftoa(t.ExpectedRandom),
-			strconv.Itoa(t.Rare.Functions), ftoa(t.Rare.Targeted), ftoa(t.Rare.Random), strconv.Itoa(len(t.WorseThanRandom)))
+			strconv.Itoa(t.Rare.Functions), ftoa(t.Rare.Targeted), ftoa(t.Rare.Random), strconv.Itoa(len(t.WorseThanRandom)),
+			ftoa(t.HitRate), ftoa(t.Size.Targeted), ftoa(t.Size.Random), ftoa(t.ExecutionsPerInput))
 	} else {
-		cells = append(cells, make([]string, 7)...)
+		cells = append(cells, make([]string, 11)...)
 	}
 	return append(cells, r.Error)
 }

@@ -103,15 +103,16 @@ function with a grammar of its inputs (--go importpath.Func --grammar G).`,
 			}
 			say("Explain when %s runs", fn.Name)
 			writeTreeText(indented{w}, m, fn, false)
-			cons := m.Constraints(fn)
-			fmt.Fprintf(w, "      covering constraints (%d):\n", len(cons))
-			for i, c := range cons {
+			covering := m.Covering(fn)
+			fmt.Fprintf(w, "      covering constraints (%d):\n", len(covering))
+			for i, c := range covering {
 				fmt.Fprintf(w, "      %d. %s\n", i+1, indent(m.Text(c, false), "         "))
 			}
 
 			say("Generate inputs aimed at %s, without running the program", fn.Name)
 			dir := filepath.Join(out, "targeted")
-			res := synth.Target(contextOf(cmd), s.Grammar, m, fn, 10, synth.SolveOptions{Seed: seed})
+			cons := m.Constraints(fn, learn.EveryLeaf)
+			res := synth.Target(contextOf(cmd), s.Grammar, m, fn, 10, learn.EveryLeaf, synth.SolveOptions{Seed: seed})
 			if err := writeTargeted(dir, m, cons, res); err != nil {
 				return err
 			}
@@ -135,8 +136,8 @@ function with a grammar of its inputs (--go importpath.Func --grammar G).`,
 			if err != nil {
 				return err
 			}
-			if err := renderTable(indented{w}, []string{fmt.Sprintf("%d inputs per function each", tr.Budget), "targeted", "random", "random expected"}, [][]string{
-				{"share of them that ran the function (median)", fmt.Sprintf("%.2f", tr.Relative.Targeted), fmt.Sprintf("%.2f", tr.Relative.Random), ""},
+			if err := renderTable(indented{w}, []string{fmt.Sprintf("%d inputs asked for per function, at most %d executions", tr.Requested, tr.Budget), "targeted", "random, equal executions", "random expected"}, [][]string{
+				{"share of the inputs asked for that were verified (median)", fmt.Sprintf("%.2f", tr.HitRate), "", ""},
 				{"functions reached, of all trainable", fmt.Sprintf("%.2f", tr.Absolute.Targeted), fmt.Sprintf("%.2f", tr.Absolute.Random), fmt.Sprintf("%.2f", tr.ExpectedRandom)},
 				{fmt.Sprintf("rare functions reached (%d with base rate < %.2f)", tr.Rare.Functions, eval.RareLimit), fmt.Sprintf("%.2f", tr.Rare.Targeted), fmt.Sprintf("%.2f", tr.Rare.Random), fmt.Sprintf("%.2f", tr.Rare.Expected)},
 				{"mean input size (bytes)", fmt.Sprintf("%.1f", tr.Size.Targeted), fmt.Sprintf("%.1f", tr.Size.Random), ""},
@@ -163,7 +164,7 @@ function with a grammar of its inputs (--go importpath.Func --grammar G).`,
 // constraints use the most features among those learned well.
 func pickDemoFunction(m *learn.Model) *learn.FunctionModel {
 	for _, name := range demoFunctions {
-		if fn, err := m.Function(name); err == nil && len(m.Constraints(fn)) > 0 && fn.TrainAccuracy >= 0.95 {
+		if fn, err := m.Function(name); err == nil && len(m.Covering(fn)) > 0 && fn.TrainAccuracy >= 0.95 {
 			return fn
 		}
 	}
@@ -172,7 +173,7 @@ func pickDemoFunction(m *learn.Model) *learn.FunctionModel {
 	for i := range m.Functions {
 		fn := &m.Functions[i]
 		n := 0
-		for _, c := range m.Constraints(fn) {
+		for _, c := range m.Covering(fn) {
 			n = max(n, len(c.Literals))
 		}
 		if n > 0 && fn.TrainAccuracy >= 0.95 && n > score {

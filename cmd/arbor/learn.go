@@ -551,6 +551,10 @@ type experimentFlags struct {
 	work              string
 	train, test, k    int
 	budget, baseN     int
+	inputs, maxNodes  int
+	maxGini           float64
+	limit             time.Duration
+	offline, noLearn  bool
 	model             string
 	loaded            *learn.Model // the --model file, read once by config
 	maxRepeat         int
@@ -585,8 +589,13 @@ func modelSubject(p *learn.Predictor) (eval.SubjectSetup, error) {
 
 func (f *experimentFlags) registerTargeted(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.model, "model", "", "use this trained model (and, without --subject or --go, its subject and grammar) instead of training one")
-	cmd.Flags().IntVar(&f.budget, "budget", 10, "inputs per function, targeted and random alike")
+	cmd.Flags().IntVarP(&f.inputs, "n", "n", 10, "inputs asked for per function (verified ones, with the loop)")
+	cmd.Flags().IntVar(&f.budget, "budget", 100, "executions the targeting loop may spend per function")
+	cmd.Flags().DurationVar(&f.limit, "time", 0, "time the targeting loop may spend per function (0: no limit)")
 	cmd.Flags().IntVar(&f.baseN, "base-inputs", 1000, "random inputs on which each function's base rate is measured")
+	targetingFlags(cmd, &f.maxGini, &f.maxNodes)
+	cmd.Flags().BoolVar(&f.offline, "offline", false, "target without the loop: the first tree's constraints, -n inputs, verified afterwards")
+	cmd.Flags().BoolVar(&f.noLearn, "no-learn", false, "run the loop without refitting or mutating: verify what the first tree proposes")
 }
 
 // config resolves the subject; the returned cleanup removes a temporary work folder.
@@ -702,11 +711,15 @@ if unset).
 				return err
 			}
 			defer cleanup()
-			if f.budget < 1 || f.baseN < 1 {
-				return usageError{errors.New("--budget and --base-inputs must be at least 1")}
+			if f.budget < 1 || f.baseN < 1 || f.inputs < 1 {
+				return usageError{errors.New("-n, --budget and --base-inputs must be at least 1")}
 			}
-			res, err := eval.Targeted(contextOf(cmd), eval.TargetConfig{E3Config: cfg, Model: f.loaded, Solve: synth.SolveOptions{Seed: f.seed},
-				Budget: f.budget, BaseInputs: f.baseN})
+			maxGini, err := checkMaxGini(f.maxGini)
+			if err != nil {
+				return err
+			}
+			res, err := eval.Targeted(contextOf(cmd), eval.TargetConfig{E3Config: cfg, Model: f.loaded, Solve: synth.SolveOptions{Seed: f.seed, MaxNodes: f.maxNodes},
+				Inputs: f.inputs, Budget: f.budget, Time: f.limit, MaxGini: maxGini, Offline: f.offline, NoLearn: f.noLearn, BaseInputs: f.baseN})
 			if err != nil {
 				return err
 			}
@@ -719,35 +732,44 @@ if unset).
 	e4 := &cobra.Command{
 		Use:   "E4 (--subject S | --go PKG.Func --grammar G | --model M)",
 		Short: "Targeted generation: coverage fractions of targeted against random inputs",
-		Long: `E4 trains a model as E3 does, then gives every trainable function the same
-budget (--budget inputs) twice: targeted inputs (round-robin over its
-covering constraints; fewer if the solver runs dry, which counts against
-targeting) and grammar-random inputs. It runs them all, and measures each
-function's random base rate p on a separate sample of --base-inputs random
-inputs. It reports the share of the budget that ran each function (median
-over functions), the share of all trainable functions reached at least
-once, with random's expected share 1-(1-p)^budget, the same over functions
-with covering constraints and over rare functions (p < 0.05), the
-functions where targeting did worse than random (fewer hits than
-budget × p), mean input sizes, and the solver's time per constraint.
+		Long: `E4 trains a model as E3 does (or reads --model), then asks targeting
+for -n inputs aimed at every trainable function. The targeting loop
+(docs/targeting.md) solves the function's constraints, runs the inputs,
+refits the function's tree with what they covered, mutates the inputs
+that ran it, and repeats until -n inputs verifiably run the function or
+--budget executions (or --time) are spent. Random inputs are compared at
+equal executions, function by function: as many inputs of a separate
+random sample (--base-inputs, on which each function's base rate p is
+measured) as the loop spent, and the expected reach 1-(1-p)^executions.
+Reported: the share of all trainable functions reached, and of rare ones
+(p < 0.05), targeted against random; the median share of the -n inputs
+verified; the functions where targeting verified fewer inputs than its
+executions would have hit at random (executions × p, but at most -n);
+mean input sizes;
+executions per verified input. --offline measures targeting as it was
+before the loop (the first tree's constraints, verified afterwards, one
+execution charged per input); --no-learn runs the loop without refits or
+mutation.
 
---json prints {"relative":{"targeted":..,"random":..},"absolute":{...},
-"expected_random_absolute":..,"rare":{...},"worse_than_random":[...],...}
-(the same object as E5's).`,
+--json prints {"mode":..,"absolute":{"targeted":..,"random":..},
+"expected_random_absolute":..,"rare":{...},"hit_rate_median":..,
+"worse_than_random":[...],"executions_per_verified_input":..,
+"per_function":[...],...} (the same object as E5's).`,
 		Args: exactArgs(0),
 		RunE: targeted(&f4, func(w io.Writer, r *eval.TargetResult) error {
-			fmt.Fprintf(w, "E4 %s: %d trainable functions, %d with covering constraints (%d constraints, %d unsolved); %d inputs per function each side; base rates from %d random inputs; solver %.3f ms median, %.3f ms p95 per constraint\n",
-				r.Subject, r.Functions, r.WithConstraints, r.Constraints, r.Unsolved, r.Budget, r.BaseInputs, r.SolveMedian, r.SolveP95)
-			if err := renderTable(w, []string{"measure", "targeted", "random", "random expected"}, [][]string{
-				{"share of the budget that ran the function (median)", fmt.Sprintf("%.3f", r.Relative.Targeted), fmt.Sprintf("%.3f", r.Relative.Random), ""},
+			fmt.Fprintf(w, "E4 %s (%s): %d trainable functions, %d with constraints; %d inputs asked for per function, at most %d executions each; base rates from %d random inputs; %.1fs targeting\n",
+				r.Subject, r.Mode, r.Functions, r.WithConstraints, r.Requested, r.Budget, r.BaseInputs, r.Seconds)
+			if err := renderTable(w, []string{"measure", "targeted", "random, equal executions", "random expected"}, [][]string{
 				{fmt.Sprintf("functions reached, of all %d trainable", r.Functions), fmt.Sprintf("%.3f", r.Absolute.Targeted), fmt.Sprintf("%.3f", r.Absolute.Random), fmt.Sprintf("%.3f", r.ExpectedRandom)},
-				{fmt.Sprintf("functions reached, of the %d with constraints", r.WithConstraints), fmt.Sprintf("%.3f", r.AbsoluteWithConstraints.Targeted), fmt.Sprintf("%.3f", r.AbsoluteWithConstraints.Random), ""},
 				{fmt.Sprintf("rare functions reached (base rate < %.2f), of %d", eval.RareLimit, r.Rare.Functions), fmt.Sprintf("%.3f", r.Rare.Targeted), fmt.Sprintf("%.3f", r.Rare.Random), fmt.Sprintf("%.3f", r.Rare.Expected)},
+				{"share of the inputs asked for that were verified (median)", fmt.Sprintf("%.3f", r.HitRate), "", ""},
+				{"share that ran the function when recorded again (median)", fmt.Sprintf("%.3f", r.Relative.Targeted), fmt.Sprintf("%.3f", r.Relative.Random), ""},
 				{"mean input size (bytes)", fmt.Sprintf("%.1f", r.Size.Targeted), fmt.Sprintf("%.1f", r.Size.Random), ""},
+				{fmt.Sprintf("executions (all %d), per verified input", r.Executions), fmt.Sprintf("%.1f", r.ExecutionsPerInput), "", ""},
 			}); err != nil {
 				return err
 			}
-			fmt.Fprintf(w, "targeted did worse than random (fewer hits than budget × base rate) on %d of %d functions\n", len(r.WorseThanRandom), r.Functions)
+			fmt.Fprintf(w, "targeted did worse than random (fewer verified inputs than min(asked for, executions × base rate)) on %d of %d functions\n", len(r.WorseThanRandom), r.Functions)
 			for _, f := range r.WorseThanRandom {
 				fmt.Fprintf(w, "  %s\n", f)
 			}

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -18,97 +20,414 @@ import (
 	"github.com/arbor-fuzz/arbor/synth"
 )
 
-func newTargetCmd() *cobra.Command {
-	var modelPath, function, out string
-	var n int
-	var seed uint64
-	var verify bool
-	var timeout time.Duration
-	cmd := &cobra.Command{
-		Use:   "target --model M --function F -n N --out DIR",
-		Short: "Generate inputs aimed at a function, without running the program",
-		Long: `target reads the function's covering constraints from the model (root-to-
-leaf paths of its tree that end in a covered leaf with gini <= 0.3, as
-conjunctions of features present and absent) and solves each: a greedy
-completion steered by graph distances towards the missing required
-k-paths, never completing a forbidden one, inside a best-first search over
-partial trees. Literals over the other feature kinds steer the greedy too:
-a terminal's learned value is drawn as it is, a character class steers
-the terminal's character draws, a length, count or number threshold the
-repetition counts, a sibling pair's symbols are goals like k-paths.
-Constraints are taken round-robin, with a new seed each round, until -n
-distinct inputs exist. Every input is parsed back and every literal of its
-constraint checked on its features before it is kept; the constraints no
-input could be found for are printed with their literals.
+// targetFlags are target's flags.
+type targetFlags struct {
+	model, function, out, saveModel string
+	n, budget, maxDepth, maxNodes   int
+	seed                            uint64
+	verify, noRun, rare, asJSON     bool
+	timeout, limit                  time.Duration
+	maxGini, below                  float64
+}
 
-The inputs go to --out, one file each, with manifest.jsonl:
-{"file":...,"constraint":i,"patterns":["∃ ...","∄ ..."]}. --verify runs the
-model's subject on them and reports how many ran the function.`,
-		Example: "  arbor target --model json.model.gz --function 'encoding/json.(*decodeState).object' -n 10 --out objects/ --verify",
-		Args:    exactArgs(0),
+// targetingFlags registers the flags that shape constraints and solving,
+// shared by target and eval E4/E5.
+func targetingFlags(cmd *cobra.Command, maxGini *float64, maxNodes *int) {
+	cmd.Flags().Float64Var(maxGini, "max-gini", learn.EveryLeaf,
+		"most gini a tree leaf may have to make a constraint (0.5: every leaf that has positive rows; 0.3: the design's strict covering constraints)")
+	cmd.Flags().IntVar(maxNodes, "max-nodes", synth.DefaultSolveMaxNodes,
+		"size bound of targeted inputs: past this many tree nodes every decision takes the shortest choice")
+}
+
+// checkMaxGini validates --max-gini; 0 asks for pure leaves only.
+func checkMaxGini(v float64) (float64, error) {
+	if v < 0 || v > learn.EveryLeaf || math.IsNaN(v) {
+		return 0, usageError{fmt.Errorf("--max-gini must lie in [0, %.1f], not %v", learn.EveryLeaf, v)}
+	}
+	if v == 0 {
+		return math.SmallestNonzeroFloat64, nil
+	}
+	return v, nil
+}
+
+func newTargetCmd() *cobra.Command {
+	var f targetFlags
+	cmd := &cobra.Command{
+		Use:   "target --model M (--function F | --rare) [-n N] [--budget E] --out DIR",
+		Short: "Generate inputs aimed at a function, learning from running them",
+		Long: `target generates inputs aimed at a function of a model. Its constraints are
+the root-to-leaf paths of the function's tree that end in a leaf with
+positive training rows (with --max-gini 0.3 only the design's strict
+covering constraints), as conjunctions of features present and absent,
+best first: by the leaf's smoothed share of positives, then by its
+positives. Each is solved by a greedy completion steered towards the
+required features inside a best-first search over partial trees, bounded
+by --max-depth and --max-nodes so that inputs stay small.
+
+When the model's subject can be built here (a bundled subject, or the Go
+function the coverage was recorded from), target runs a loop, as Alhazen
+does: solve the constraints, run the inputs, add what each covered to the
+model's training data, refit the function's tree and solve its new
+constraints; inputs that ran the function are mutated too (Zest-style
+changes to their choice sequences and subtree splices), and when the
+tree offers nothing the inputs it rates closest are. It stops once -n
+inputs verifiably ran the function, or when --budget executions or --time
+are spent, and keeps only inputs that ran the function. It reports how
+many inputs were asked for, produced, verified, and what they cost
+(executions, rounds, time). --save-model writes the model with the
+refitted trees and the grown training data.
+
+--rare pursues every function whose share of training inputs is below
+--below, and, when the subject can be run, the recorded functions no
+training input ran; each gets a folder under --out, and summary.json and
+a table report function, base rate, requested, verified and executions.
+
+--no-run (or a subject that cannot be built) generates -n inputs from the
+first tree's constraints without running anything; --verify then runs
+the subject on them afterwards.
+
+The inputs go to --out, one file each, with manifest.jsonl: one line per
+input, {"file":..,"source":..,"round":..,"execution":..} with the loop,
+{"file":..,"constraint":i,"patterns":[...]} without it.`,
+		Example: `  arbor target --model json.model.gz --function 'encoding/json.(*decodeState).object' -n 10 --out objects/
+  arbor target --model url.model.gz --rare --below 0.05 --budget 200 --out rare/
+  arbor target --model json.model.gz --function 'encoding/json.unquote' --no-run --out offline/`,
+		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if modelPath == "" || function == "" || out == "" {
-				return usageError{errors.New("--model, --function and --out are required")}
+			if f.model == "" || f.out == "" || (f.function == "") == !f.rare {
+				return usageError{errors.New("--model and --out are required, and either --function or --rare")}
 			}
-			if n < 1 {
-				return usageError{errors.New("-n must be at least 1")}
+			if f.n < 1 || f.budget < 1 || f.maxDepth < 1 || f.maxNodes < 1 {
+				return usageError{errors.New("-n, --budget, --max-depth and --max-nodes must be at least 1")}
 			}
-			p, err := loadPredictor(modelPath, "")
+			if f.below <= 0 || f.below > 1 {
+				return usageError{fmt.Errorf("--below must lie in (0, 1], not %v", f.below)}
+			}
+			if f.rare && f.noRun {
+				return usageError{errors.New("--rare runs the subject; it cannot be used with --no-run")}
+			}
+			maxGini, err := checkMaxGini(f.maxGini)
 			if err != nil {
 				return err
 			}
-			m := p.Model
-			fn, err := m.Function(function)
+			f.maxGini = maxGini
+			p, err := loadPredictor(f.model, "")
 			if err != nil {
 				return err
 			}
-			res := synth.Target(contextOf(cmd), p.Graph, m, fn, n, synth.SolveOptions{Seed: seed, Timeout: timeout})
-			w := cmd.OutOrStdout()
-			cons := m.Constraints(fn) // in the order synth.Target numbers them
-			if err := writeTargeted(out, m, cons, res); err != nil {
-				return err
-			}
-			size := 0
-			for _, in := range res.Inputs {
-				size += len(in.Text)
-			}
-			fmt.Fprintf(w, "%s: %d covering constraints, %d unsolved; %d inputs (mean %.1f bytes) in %s\n",
-				fn.Name, len(res.Constraints), len(res.Unsolved), len(res.Inputs), float64(size)/float64(max(1, len(res.Inputs))), out)
-			for k, i := range res.Unsolved {
-				if k == 3 {
-					fmt.Fprintf(w, "... and %d more unsolved constraints\n", len(res.Unsolved)-k)
-					break
-				}
-				fmt.Fprintf(w, "unsolved constraint %d (%d literals):\n  %s\n", i, res.Constraints[i].Literals(),
-					strings.ReplaceAll(m.Text(cons[i], false), "\n", "\n  "))
-			}
-			if len(res.Inputs) == 0 {
-				return fmt.Errorf("no input satisfies any covering constraint of %s", fn.Name)
-			}
-			if verify {
-				ran, total, err := verifyTargeted(cmd, m, fn, out)
+			var runner *synth.SessionRunner
+			if !f.noRun {
+				runner, err = modelRunner(cmd, p.Model)
 				if err != nil {
-					return err
+					if f.rare {
+						return err
+					}
+					fmt.Fprintf(cmd.ErrOrStderr(), "target: %v\ntarget: generating from the model's constraints without running them (--no-run)\n", err)
+				} else {
+					defer runner.Session.Close()
 				}
-				fmt.Fprintf(w, "verified: %d of %d inputs ran %s\n", ran, total, fn.Name)
 			}
-			return nil
+			if runner == nil {
+				return targetOffline(cmd, p, f)
+			}
+			loop, err := synth.NewLoop(p, runner)
+			if err != nil {
+				return err
+			}
+			if f.rare {
+				err = targetRare(cmd, p.Model, loop, f)
+			} else {
+				err = targetLoop(cmd, p.Model, loop, f)
+			}
+			if f.saveModel != "" {
+				if serr := loop.Model().Save(f.saveModel); serr != nil && err == nil {
+					err = serr
+				} else if serr == nil {
+					fmt.Fprintf(cmd.ErrOrStderr(), "target: the refined model is in %s\n", f.saveModel)
+				}
+			}
+			return err
 		},
 	}
-	cmd.Flags().StringVar(&modelPath, "model", "", "model file from 'arbor train'")
-	cmd.Flags().StringVar(&function, "function", "", "the function to aim at")
-	cmd.Flags().IntVarP(&n, "n", "n", 10, "number of distinct inputs")
-	cmd.Flags().StringVar(&out, "out", "", "folder for the inputs and manifest.jsonl")
-	cmd.Flags().Uint64Var(&seed, "seed", 1, "random `seed`")
-	cmd.Flags().BoolVar(&verify, "verify", false, "run the model's subject on the inputs")
-	cmd.Flags().DurationVar(&timeout, "timeout", time.Second, "search time per constraint")
+	fl := cmd.Flags()
+	fl.StringVar(&f.model, "model", "", "model file from 'arbor train'")
+	fl.StringVar(&f.function, "function", "", "the function to aim at")
+	fl.BoolVar(&f.rare, "rare", false, "aim at every function whose share of training inputs is below --below, and at the never-covered ones")
+	fl.Float64Var(&f.below, "below", eval.RareLimit, "with --rare: the share of training inputs under which a function is rare")
+	fl.IntVarP(&f.n, "n", "n", 10, "number of inputs wanted per function (that ran it, with the loop)")
+	fl.IntVar(&f.budget, "budget", 100, "executions of the subject the loop may spend per function")
+	fl.DurationVar(&f.limit, "time", 0, "time the loop may spend per function (0: no limit)")
+	fl.StringVar(&f.out, "out", "", "folder for the inputs and manifest.jsonl")
+	fl.StringVar(&f.saveModel, "save-model", "", "write the model refined by the loop (refitted trees, grown training data) to this file")
+	fl.Uint64Var(&f.seed, "seed", 1, "random `seed`")
+	fl.BoolVar(&f.noRun, "no-run", false, "do not run the subject: generate from the first tree's constraints only")
+	fl.BoolVar(&f.verify, "verify", false, "with --no-run: run the model's subject on the inputs afterwards")
+	fl.BoolVar(&f.asJSON, "json", false, "print the summary as JSON")
+	fl.DurationVar(&f.timeout, "timeout", time.Second, "search time per constraint")
+	fl.IntVar(&f.maxDepth, "max-depth", synth.DefaultMaxDepth, "depth bound of targeted inputs, in rule expansions")
+	targetingFlags(cmd, &f.maxGini, &f.maxNodes)
 	return cmd
 }
 
-func writeTargeted(dir string, m *learn.Model, cons []learn.Constraint, res *synth.TargetResult) error {
+func (f targetFlags) solveOptions() synth.SolveOptions {
+	return synth.SolveOptions{Seed: f.seed, Timeout: f.timeout, MaxDepth: f.maxDepth, MaxNodes: f.maxNodes}
+}
+
+func (f targetFlags) pursueOptions(progress func(*synth.Pursuit)) synth.PursueOptions {
+	return synth.PursueOptions{Want: f.n, Budget: f.budget, Time: f.limit, MaxGini: f.maxGini, Solve: f.solveOptions(), Seed: f.seed, Progress: progress}
+}
+
+// modelRunner builds the model's subject and starts a recording session.
+func modelRunner(cmd *cobra.Command, m *learn.Model) (*synth.SessionRunner, error) {
+	target, err := eval.ModelTarget(m)
+	if err != nil {
+		return nil, err
+	}
+	bin, err := coverage.Build(contextOf(cmd), target, coverage.DefaultCacheDir())
+	if err != nil {
+		return nil, fmt.Errorf("the model's subject %s cannot be built here: %w", target, err)
+	}
+	s, err := coverage.Start(bin)
+	if err != nil {
+		return nil, fmt.Errorf("the model's subject %s: %w", target, err)
+	}
+	return &synth.SessionRunner{Session: s}, nil
+}
+
+// pursuitSummary is what target reports of one function's loop.
+type pursuitSummary struct {
+	Function   string         `json:"function"`
+	BaseRate   float64        `json:"base_rate"` // share of training inputs that ran it
+	Never      bool           `json:"never_covered,omitempty"`
+	Requested  int            `json:"requested"`
+	Produced   int            `json:"produced"`
+	Verified   int            `json:"verified"`
+	Executions int            `json:"executions"`
+	FirstHit   int            `json:"first_hit"`
+	Rounds     int            `json:"rounds"`
+	Seconds    float64        `json:"seconds"`
+	Stopped    string         `json:"stopped"`
+	MeanSize   float64        `json:"mean_size"`
+	Sources    map[string]int `json:"executions_by_source"`
+	Hits       map[string]int `json:"hits_by_source"`
+	Out        string         `json:"out"`
+}
+
+func summarize(pr *synth.Pursuit, baseRate float64, out string) pursuitSummary {
+	size := 0
+	for _, in := range pr.Inputs {
+		size += len(in.Text)
+	}
+	return pursuitSummary{Function: pr.Function, BaseRate: baseRate, Requested: pr.Wanted, Produced: pr.Produced, Verified: len(pr.Inputs),
+		Executions: pr.Executions, FirstHit: pr.FirstHit, Rounds: pr.Rounds, Seconds: pr.Elapsed.Seconds(), Stopped: pr.Stopped,
+		MeanSize: float64(size) / float64(max(1, len(pr.Inputs))), Sources: pr.Sources, Hits: pr.Hits, Out: out}
+}
+
+func (s pursuitSummary) text() string {
+	line := fmt.Sprintf("%s: asked for %d, produced %d, verified %d (mean %.1f bytes); %d executions in %d rounds, %.1fs",
+		s.Function, s.Requested, s.Produced, s.Verified, s.MeanSize, s.Executions, s.Rounds, s.Seconds)
+	switch s.Stopped {
+	case "done":
+	case "budget":
+		line += fmt.Sprintf("; fell short by %d: the budget of executions ran out", s.Requested-s.Verified)
+	case "time":
+		line += fmt.Sprintf("; fell short by %d: the time ran out", s.Requested-s.Verified)
+	case "stalled":
+		line += fmt.Sprintf("; fell short by %d: nothing new to try", s.Requested-s.Verified)
+	default:
+		line += "; " + s.Stopped
+	}
+	return line
+}
+
+// baseRate is a function's share of the model's training rows.
+func baseRate(m *learn.Model, name string) (float64, bool) {
+	for _, fn := range m.Functions {
+		if fn.Name == name {
+			return float64(fn.Positives) / float64(max(1, m.Stats.Rows)), true
+		}
+	}
+	return 0, false
+}
+
+func targetLoop(cmd *cobra.Command, m *learn.Model, loop *synth.Loop, f targetFlags) error {
+	name := f.function
+	rate, ok := baseRate(m, name)
+	if !ok {
+		if _, err := m.Function(name); err != nil && !slices.Contains(loop.Functions(), name) {
+			return err
+		}
+	}
+	errw := cmd.ErrOrStderr()
+	pr, err := loop.Pursue(contextOf(cmd), name, f.pursueOptions(func(p *synth.Pursuit) {
+		fmt.Fprintf(errw, "target: round %d: %d of %d inputs ran %s, %d executions\n", p.Rounds, len(p.Inputs), p.Wanted, p.Function, p.Executions)
+	}))
+	if pr != nil {
+		if werr := writePursued(f.out, m, pr); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	if err != nil {
+		return err
+	}
+	s := summarize(pr, rate, f.out)
+	if f.asJSON {
+		if err := json.NewEncoder(cmd.OutOrStdout()).Encode(s); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintln(cmd.OutOrStdout(), s.text())
+	}
+	if s.Verified == 0 {
+		return fmt.Errorf("no input ran %s within %d executions", name, s.Executions)
+	}
+	return nil
+}
+
+func targetRare(cmd *cobra.Command, m *learn.Model, loop *synth.Loop, f targetFlags) error {
+	type pick struct {
+		name  string
+		rate  float64
+		never bool
+	}
+	var picks []pick
+	for _, fn := range m.Functions {
+		if r, _ := baseRate(m, fn.Name); r < f.below {
+			picks = append(picks, pick{fn.Name, r, false})
+		}
+	}
+	slices.SortStableFunc(picks, func(a, b pick) int {
+		switch {
+		case a.rate < b.rate:
+			return -1
+		case a.rate > b.rate:
+			return 1
+		}
+		return strings.Compare(a.name, b.name)
+	})
+	for _, name := range loop.Functions()[len(m.Functions):] {
+		picks = append(picks, pick{name, 0, true})
+	}
+	if len(picks) == 0 {
+		fmt.Fprintf(cmd.OutOrStdout(), "no function has a base rate below %v and none was never covered\n", f.below)
+		return nil
+	}
+	if err := os.MkdirAll(f.out, 0o755); err != nil {
+		return fmt.Errorf("output folder: %w", err)
+	}
+	errw := cmd.ErrOrStderr()
+	var sums []pursuitSummary
+	reached, never := 0, 0
+	for i, pk := range picks {
+		dir := filepath.Join(f.out, fmt.Sprintf("%03d-%s", i+1, folderName(pk.name)))
+		pr, err := loop.Pursue(contextOf(cmd), pk.name, f.pursueOptions(nil))
+		if pr != nil {
+			if werr := writePursued(dir, m, pr); werr != nil && err == nil {
+				err = werr
+			}
+		}
+		if err != nil {
+			return err
+		}
+		s := summarize(pr, pk.rate, dir)
+		s.Never = pk.never
+		sums = append(sums, s)
+		if pk.never {
+			never++
+			if s.Verified > 0 {
+				reached++
+			}
+		}
+		fmt.Fprintf(errw, "target: [%d/%d] %s\n", i+1, len(picks), s.text())
+		if err := writeJSONFile(filepath.Join(f.out, "summary.json"), sums); err != nil {
+			return err
+		}
+	}
+	w := cmd.OutOrStdout()
+	if f.asJSON {
+		return json.NewEncoder(w).Encode(struct {
+			Functions    []pursuitSummary `json:"functions"`
+			NeverCovered int              `json:"never_covered"`
+			Reached      int              `json:"never_covered_reached"`
+		}{sums, never, reached})
+	}
+	rows := make([][]string, 0, len(sums))
+	for _, s := range sums {
+		rate := fmt.Sprintf("%.4f", s.BaseRate)
+		if s.Never {
+			rate = "never"
+		}
+		rows = append(rows, []string{s.Function, rate, fmt.Sprint(s.Requested), fmt.Sprint(s.Verified), fmt.Sprint(s.Executions), s.Stopped})
+	}
+	if err := renderTable(w, []string{"function", "base rate", "requested", "verified", "executions", "stopped"}, rows); err != nil {
+		return err
+	}
+	rare := len(sums) - never
+	hit := 0
+	for _, s := range sums {
+		if !s.Never && s.Verified > 0 {
+			hit++
+		}
+	}
+	fmt.Fprintf(w, "reached %d of %d rare functions (base rate below %v)\n", hit, rare, f.below)
+	if never > 0 {
+		fmt.Fprintf(w, "reached %d of %d never-covered functions\n", reached, never)
+	}
+	fmt.Fprintf(w, "inputs and summary.json in %s\n", f.out)
+	return nil
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// folderName turns a function name into a folder name.
+func folderName(fn string) string {
+	s := strings.Trim(unsafeName.ReplaceAllString(fn, "_"), "_")
+	if len(s) > 100 {
+		s = s[len(s)-100:]
+	}
+	return s
+}
+
+func writeJSONFile(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+func inputExtension(m *learn.Model) string {
+	if ext := extensions[m.Grammar.Name]; ext != "" {
+		return ext
+	}
+	return ".txt"
+}
+
+// writePursued writes the inputs a loop kept, with their manifest.
+func writePursued(dir string, m *learn.Model, pr *synth.Pursuit) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("output folder: %w", err)
 	}
+	return writeManifest(dir, len(pr.Inputs), inputExtension(m), func(i int, name string, enc *json.Encoder) (string, error) {
+		in := pr.Inputs[i]
+		return in.Text, enc.Encode(struct {
+			File      string `json:"file"`
+			Source    string `json:"source"`
+			Round     int    `json:"round"`
+			Execution int    `json:"execution"`
+			Choices   []int  `json:"choices,omitempty"`
+		}{name, in.Source, in.Round, in.Execution, in.Choices})
+	})
+}
+
+// writeManifest writes n inputs to dir as numbered files and a line
+// each to manifest.jsonl; entry returns input i's text after encoding
+// its manifest line.
+func writeManifest(dir string, n int, ext string, entry func(i int, name string, enc *json.Encoder) (string, error)) error {
 	mf, err := os.Create(filepath.Join(dir, "manifest.jsonl"))
 	if err != nil {
 		return err
@@ -116,24 +435,75 @@ func writeTargeted(dir string, m *learn.Model, cons []learn.Constraint, res *syn
 	defer mf.Close()
 	enc := json.NewEncoder(mf)
 	enc.SetEscapeHTML(false)
-	ext := extensions[m.Grammar.Name]
-	if ext == "" {
-		ext = ".txt"
-	}
-	for i, in := range res.Inputs {
+	for i := range n {
 		name := fmt.Sprintf("%05d%s", i+1, ext)
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(in.Text), 0o644); err != nil {
+		text, err := entry(i, name, enc)
+		if err != nil {
 			return err
 		}
-		if err := enc.Encode(struct {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			return err
+		}
+	}
+	return mf.Close()
+}
+
+// targetOffline generates from the first tree's constraints without
+// running the subject (--no-run, or a subject that cannot be built).
+func targetOffline(cmd *cobra.Command, p *learn.Predictor, f targetFlags) error {
+	m := p.Model
+	fn, err := m.Function(f.function)
+	if err != nil {
+		return err
+	}
+	res := synth.Target(contextOf(cmd), p.Graph, m, fn, f.n, f.maxGini, f.solveOptions())
+	w := cmd.OutOrStdout()
+	cons := m.Constraints(fn, f.maxGini) // in the order synth.Target numbers them
+	if err := writeTargeted(f.out, m, cons, res); err != nil {
+		return err
+	}
+	size := 0
+	for _, in := range res.Inputs {
+		size += len(in.Text)
+	}
+	fmt.Fprintf(w, "%s: %d constraints, %d unsolved; asked for %d, produced %d (mean %.1f bytes) in %s, not run\n",
+		fn.Name, len(res.Constraints), len(res.Unsolved), f.n, len(res.Inputs), float64(size)/float64(max(1, len(res.Inputs))), f.out)
+	if len(res.Inputs) < f.n && len(res.Inputs) > 0 {
+		fmt.Fprintf(w, "fell short by %d: the constraints gave no more distinct inputs\n", f.n-len(res.Inputs))
+	}
+	for k, i := range res.Unsolved {
+		if k == 3 {
+			fmt.Fprintf(w, "... and %d more unsolved constraints\n", len(res.Unsolved)-k)
+			break
+		}
+		fmt.Fprintf(w, "unsolved constraint %d (%d literals):\n  %s\n", i, res.Constraints[i].Literals(),
+			strings.ReplaceAll(m.Text(cons[i], false), "\n", "\n  "))
+	}
+	if len(res.Inputs) == 0 {
+		return fmt.Errorf("no input satisfies any constraint of %s", fn.Name)
+	}
+	if f.verify {
+		ran, total, err := verifyTargeted(cmd, m, fn, f.out)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "verified: %d of %d inputs ran %s\n", ran, total, fn.Name)
+	}
+	return nil
+}
+
+func writeTargeted(dir string, m *learn.Model, cons []learn.Constraint, res *synth.TargetResult) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("output folder: %w", err)
+	}
+	return writeManifest(dir, len(res.Inputs), inputExtension(m), func(i int, name string, enc *json.Encoder) (string, error) {
+		in := res.Inputs[i]
+		return in.Text, enc.Encode(struct {
 			File       string   `json:"file"`
 			Constraint int      `json:"constraint"`
 			Patterns   []string `json:"patterns"`
-		}{name, in.Constraint, strings.Split(m.Text(cons[in.Constraint], false), "\n")}); err != nil {
-			return err
-		}
-	}
-	return nil
+		}{name, in.Constraint, strings.Split(m.Text(cons[in.Constraint], false), "\n")})
+	})
 }
 
 // verifyTargeted runs the model's subject on the files of dir and counts
