@@ -94,11 +94,12 @@ func TestPlantedRules(t *testing.T) {
 			cov, data, _ := planted(t, g, 3000, 1, tt.rule)
 			accuracy := func(kinds features.Kinds) (float64, *learn.Model) {
 				d := learn.NewDataset(g, features.Options{MaxK: 3, Kinds: kinds}, cov, data)
-				fns, err := learn.Train(context.Background(), d, learn.TrainOptions{Seed: 1, NoBalance: true, Options: learn.Options{MaxDepth: 8}})
+				opts := learn.TrainOptions{Seed: 1, NoBalance: true, Options: learn.Options{MaxDepth: 8}}
+				fns, err := learn.Train(context.Background(), d, opts)
 				if err != nil || len(fns) != 1 {
 					t.Fatalf("train: %v, %d functions", err, len(fns))
 				}
-				m := learn.NewModel("planted", "planted", g, d, fns, learn.TrainOptions{Seed: 1})
+				m := learn.NewModel("planted", "planted", g, d, fns, opts)
 				p, err := learn.NewPredictor(m, g)
 				if err != nil {
 					t.Fatal(err)

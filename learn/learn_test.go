@@ -223,3 +223,4 @@ func TestConstraintsAndModel(t *testing.T) {
 		t.Errorf("Function(F): %v", err)
 	}
 }
+

@@ -339,7 +339,12 @@ func TestLearnCommands(t *testing.T) {
 			[]string{`{"subject":"url","functions_observed":`, `"functions_trainable":`, `"accuracy":`, `"per_function":[`}, nil},
 		{"eval E3 needs subject", "", []string{"eval", "E3"}, 2, nil, []string{"give exactly one of --subject NAME and --go"}},
 		{"eval E3 go needs grammar", "", []string{"eval", "E3", "--go", "encoding/json.Valid"}, 2, nil, []string{"--grammar is required with --go"}},
-		{"eval E4 bad budget", "", []string{"eval", "E4", "--subject", "csv", "--budget", "0"}, 2, nil, []string{"--budget and --base-inputs must be at least 1"}},
+		{"eval E4 bad budget", "", []string{"eval", "E4", "--subject", "csv", "--budget", "0"}, 2, nil, []string{"-n, --budget and --base-inputs must be at least 1"}},
+		{"target needs a function or --rare", "", []string{"target", "--model", model, "--out", dir}, 2, nil, []string{"either --function or --rare"}},
+		{"target both", "", []string{"target", "--model", model, "--out", dir, "--rare", "--function", "x"}, 2, nil, []string{"either --function or --rare"}},
+		{"target bad gini", "", []string{"target", "--model", model, "--out", dir, "--rare", "--max-gini", "0.7"}, 2, nil, []string{"--max-gini must lie in [0, 0.5]"}},
+		{"target rare offline", "", []string{"target", "--model", model, "--out", dir, "--rare", "--no-run"}, 2, nil, []string{"--rare runs the subject"}},
+		{"target unknown function", "", []string{"target", "--model", model, "--out", filepath.Join(dir, "t0"), "--function", "nosuch"}, 1, nil, []string{`no function "nosuch"`}},
 	})
 	// Every feature kind: the model keeps them, predict and explain read
 	// them, cross-validation marks weak trees, the curve is printed.
@@ -361,8 +366,10 @@ func TestLearnCommands(t *testing.T) {
 			[]string{`"why":["has `}, nil},
 		{"predict why text", "", []string{"predict", "--model", kinds, "--why", "--function", "encoding/json.stateInString", sample}, 0,
 			[]string{"runs     ", "\n                 has "}, nil},
-		{"target kinds", "", []string{"target", "--model", kinds, "--function", "encoding/json.(*decodeState).array", "-n", "3", "--out", targeted, "--verify"}, 0,
-			[]string{"covering constraints", "verified:"}, nil},
+		{"target kinds", "", []string{"target", "--model", kinds, "--function", "encoding/json.(*decodeState).array", "-n", "3", "--out", targeted}, 0,
+			[]string{"encoding/json.(*decodeState).array: asked for 3, produced ", "verified 3 "}, []string{"target: round 1:"}},
+		{"target kinds offline", "", []string{"target", "--model", kinds, "--function", "encoding/json.(*decodeState).array", "-n", "3", "--out", targeted + "-offline", "--no-run", "--verify"}, 0,
+			[]string{"constraints", "not run", "verified:"}, nil},
 		{"eval E3 kinds", "", []string{"eval", "E3", "--subject", "url", "--train", "150", "--test", "100", "--features", "sibling,value", "--json"}, 0,
 			[]string{`"functions_trainable":`}, nil},
 		{"eval learners", "", []string{"eval", "learners", "--subjects", "url", "--learner", "kpath", "--learner", "kpath,sibling/nobalance@300", "--test", "100",
@@ -370,6 +377,57 @@ func TestLearnCommands(t *testing.T) {
 			[]string{"learner comparison: 1 subjects", "│ url     │ kpath,sibling/nobalance@300 │", "medians over subjects", "what the last learner cannot see:\nurl, learner kpath,sibling/nobalance@300: worst mid-rate function"}, nil},
 		{"eval learners bad learner", "", []string{"eval", "learners", "--learner", "kpath/fast"}, 2, nil, []string{`unknown option "fast"`}},
 	})
+	// --rare: every rare function gets a folder and a line of the summary,
+	// never-covered ones included; the refined model keeps the new rows.
+	rare, refined := filepath.Join(dir, "rare"), filepath.Join(dir, "refined.model.gz")
+	out, errOut, code := runArbor(t, "", "target", "--model", model, "--rare", "--below", "0.05", "-n", "2", "--budget", "15", "--out", rare, "--save-model", refined)
+	if code != 0 {
+		t.Fatalf("target --rare: exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"function", "base rate", "executions", "reached ", " rare functions (base rate below 0.05)", "never-covered functions", "summary.json in " + rare} {
+		if !strings.Contains(out, want) {
+			t.Errorf("target --rare output lacks %q:\n%s", want, out)
+		}
+	}
+	var sums []struct {
+		Function             string
+		BaseRate             float64 `json:"base_rate"`
+		Never                bool    `json:"never_covered"`
+		Requested, Verified  int
+		Executions           int
+		Out                  string
+	}
+	b, err := os.ReadFile(filepath.Join(rare, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &sums); err != nil {
+		t.Fatal(err)
+	}
+	nevers, executions := 0, 0
+	for _, s := range sums {
+		if s.Requested != 2 || s.Verified > 2 || s.Executions > 15 || !s.Never && s.BaseRate >= 0.05 {
+			t.Errorf("summary line %+v", s)
+		}
+		files, err := os.ReadDir(s.Out)
+		if err != nil || len(files) != s.Verified+1 { // the inputs and manifest.jsonl
+			t.Errorf("%s: folder %s holds %d files for %d inputs (%v)", s.Function, s.Out, len(files), s.Verified, err)
+		}
+		if s.Never {
+			nevers++
+		}
+		executions += s.Executions
+	}
+	if len(sums) == 0 || nevers == 0 {
+		t.Errorf("--rare pursued %d functions, %d never covered", len(sums), nevers)
+	}
+	rm, err := learn.LoadModel(refined)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rm.Data == nil || rm.Data.Rows < 286+executions/2 {
+		t.Errorf("the refined model has no more rows than the first (%v)", rm.Data != nil && rm.Data.Rows > 0)
+	}
 	m, err := learn.LoadModel(kinds)
 	if err != nil {
 		t.Fatal(err)
@@ -629,15 +687,15 @@ func TestUserSubject(t *testing.T) {
 	}
 	// The model remembers its subject: target --verify runs it again.
 	tdir := filepath.Join(t.TempDir(), "targeted")
-	out, errOut, code = runArbor(t, "", "target", "--model", filepath.Join(work, "model.json.gz"), "--function", "example.com/w.onX", "-n", "3", "--out", tdir, "--verify")
+	out, errOut, code = runArbor(t, "", "target", "--model", filepath.Join(work, "model.json.gz"), "--function", "example.com/w.onX", "-n", "3", "--out", tdir)
 	if code != 0 {
 		t.Fatalf("target --verify: exit %d\n%s\n%s", code, out, errOut)
 	}
-	if !regexp.MustCompile(`verified: [1-9]\d* of \d+ inputs ran example.com/w.onX`).MatchString(out) {
-		t.Errorf("target --verify output:\n%s", out)
+	if !regexp.MustCompile(`example.com/w.onX: asked for 3, produced \d+, verified 3 `).MatchString(out) {
+		t.Errorf("target output:\n%s", out)
 	}
 	// And a later E4 runs on the model alone, at an equal budget.
-	out, errOut, code = runArbor(t, "", "eval", "E4", "--model", filepath.Join(work, "model.json.gz"), "--budget", "3", "--base-inputs", "60", "--json")
+	out, errOut, code = runArbor(t, "", "eval", "E4", "--model", filepath.Join(work, "model.json.gz"), "-n", "3", "--budget", "30", "--base-inputs", "60", "--json")
 	if code != 0 {
 		t.Fatalf("eval E4 --model: exit %d\n%s", code, errOut)
 	}
@@ -646,19 +704,19 @@ func TestUserSubject(t *testing.T) {
 		Functions   int
 		Budget      int
 		PerFunction []struct {
-			Targeted, Random int
-			BaseRate         float64 `json:"base_rate"`
+			Targeted, Random, Executions int
+			BaseRate                     float64 `json:"base_rate"`
 		} `json:"per_function"`
 	}
 	if err := json.Unmarshal([]byte(out), &e4); err != nil {
 		t.Fatal(err)
 	}
-	if e4.Subject != "example.com/w.Run" || e4.Functions != res.FunctionsTrainable || e4.Budget != 3 || len(e4.PerFunction) != e4.Functions {
+	if e4.Subject != "example.com/w.Run" || e4.Functions != res.FunctionsTrainable || e4.Budget != 30 || len(e4.PerFunction) != e4.Functions {
 		t.Fatalf("E4: %+v", e4)
 	}
 	for _, f := range e4.PerFunction {
-		if f.Random != 3 || f.Targeted > 3 || f.BaseRate <= 0 || f.BaseRate >= 1 {
-			t.Errorf("E4 function %+v: want 3 random inputs, at most 3 targeted, a base rate in (0, 1)", f)
+		if f.Random != 3 || f.Targeted > 3 || f.Executions > 30 || f.Executions < f.Targeted || f.BaseRate <= 0 || f.BaseRate >= 1 {
+			t.Errorf("E4 function %+v: want 3 random inputs, at most 3 targeted in at most 30 executions, a base rate in (0, 1)", f)
 		}
 	}
 	// A model whose subject is gone says so.

@@ -1,0 +1,106 @@
+package learn_test
+
+import (
+	"context"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/arbor-fuzz/arbor/features"
+	"github.com/arbor-fuzz/arbor/grammar"
+	"github.com/arbor-fuzz/arbor/learn"
+)
+
+// TestModelData: a model keeps its training data through its file; the
+// dataset it rebuilds equals the one it was trained on, never-covered
+// functions included; rows added later refit a tree, and SaveData
+// stores them.
+func TestModelData(t *testing.T) {
+	ast, err := grammar.Parse("planted.grammar", []byte(plantedGrammar))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := grammar.Build(ast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cov, data, _ := plantedCorpus(g, 300, 1, func(s string) bool { return strings.Contains(s, "=") })
+	cov.Functions = append(cov.Functions, "never")
+	d := learn.NewDataset(g, features.Options{MaxK: 3}, cov, data)
+	opts := learn.TrainOptions{Seed: 3, Options: learn.Options{MaxDepth: 4}}
+	fns, err := learn.Train(context.Background(), d, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := learn.NewModel("planted", "planted", g, d, fns, opts)
+	path := filepath.Join(t.TempDir(), "m.json.gz")
+	if err := m.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	back, err := learn.LoadModel(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := back.TrainOptions(); got.MaxDepth != 4 || got.Seed != 3 {
+		t.Errorf("train options %+v", got)
+	}
+	rd, err := back.Dataset()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rd.Rows != d.Rows || len(rd.Columns) != len(d.Columns) {
+		t.Fatalf("rebuilt %d rows and %d columns, want %d and %d", rd.Rows, len(rd.Columns), d.Rows, len(d.Columns))
+	}
+	for c := range d.Columns {
+		if !slices.Equal(rd.Columns[c], d.Columns[c]) {
+			t.Fatalf("column %d differs", c)
+		}
+	}
+	// The model's one function, then the never-covered one.
+	if want := []string{"F", "never"}; !slices.Equal(rd.Functions, want) {
+		t.Fatalf("rebuilt functions %v, want %v", rd.Functions, want)
+	}
+	if !slices.Equal(rd.Labels[0], d.Labels[0]) || rd.Labels[1].Count() != 0 {
+		t.Fatal("labels differ")
+	}
+	// Refitting on the same rows gives the same tree.
+	if re := rd.Refit(0, back.TrainOptions()); !reflect.DeepEqual(re.Tree, back.Functions[0].Tree) {
+		t.Error("refit on unchanged rows changed the tree")
+	}
+	// 130 new rows with feature 0, covering both functions.
+	for range 130 {
+		rd.AddRow([]int{0}, []int{0, 1})
+	}
+	last := rd.Rows - 1
+	if rd.Rows != d.Rows+130 || !rd.Columns[0].Has(last) || !rd.Labels[1].Has(last) || rd.Columns[1].Has(last) {
+		t.Fatalf("AddRow: %d rows, the last row's bits are wrong", rd.Rows)
+	}
+	re := rd.Refit(0, back.TrainOptions())
+	if re.Positives != back.Functions[0].Positives+130 {
+		t.Errorf("refit positives %d, want %d", re.Positives, back.Functions[0].Positives+130)
+	}
+	back.SaveData(rd, map[int]learn.FunctionModel{0: re})
+	if back.Data.Rows != rd.Rows || back.Stats.Rows != rd.Rows || back.Functions[0].Positives != re.Positives {
+		t.Errorf("SaveData: data rows %d, stats rows %d", back.Data.Rows, back.Stats.Rows)
+	}
+	// The never-covered function that new rows ran now has a tree.
+	if len(back.Functions) != 2 || back.Functions[1].Name != "never" || len(back.Data.NeverCovered) != 0 {
+		t.Errorf("after SaveData: %d functions, never covered %v", len(back.Functions), back.Data.NeverCovered)
+	}
+	if err := back.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := learn.LoadModel(path); err != nil {
+		t.Errorf("a model with grown data does not load: %v", err)
+	}
+	// Data that does not fit the model is refused.
+	back.Data.Columns = back.Data.Columns[1:]
+	if err := back.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := learn.LoadModel(path); err == nil || !strings.Contains(err.Error(), "training data") {
+		t.Errorf("mismatched data: %v", err)
+	}
+}
