@@ -223,4 +223,3 @@ func TestConstraintsAndModel(t *testing.T) {
 		t.Errorf("Function(F): %v", err)
 	}
 }
-

@@ -390,12 +390,12 @@ func TestLearnCommands(t *testing.T) {
 		}
 	}
 	var sums []struct {
-		Function             string
-		BaseRate             float64 `json:"base_rate"`
-		Never                bool    `json:"never_covered"`
-		Requested, Verified  int
-		Executions           int
-		Out                  string
+		Function            string
+		BaseRate            float64 `json:"base_rate"`
+		Never               bool    `json:"never_covered"`
+		Requested, Verified int
+		Executions          int
+		Out                 string
 	}
 	b, err := os.ReadFile(filepath.Join(rare, "summary.json"))
 	if err != nil {
