@@ -20,4 +20,18 @@
 // guide (Guide, RLCheck's Monte Carlo control) that drives a grammar
 // (GuideChooser) or hand-written generator (Select, the BST example)
 // towards diverse valid inputs (Check).
+//
+// Targeting that learns from running its inputs is a Loop over a model
+// and a Runner (the program under test): Pursue solves a function's
+// constraints, runs the inputs, refits the function's tree with what
+// they covered and tries again, mutating the inputs that ran it, until
+// enough inputs verifiably run it or the budget is spent.
+//
+//	loop, _ := synth.NewLoop(predictor, &synth.SessionRunner{Session: s})
+//	p, _ := loop.Pursue(ctx, "encoding/json.unquote", synth.PursueOptions{Want: 10, Budget: 100})
+//	// p.Inputs ran the function; p.Executions is what they cost.
+//
+// Its mutations are a Mutator's, which the fuzzing loop shares: Zest's
+// span mutation and subtree splicing over choice sequences, realized by
+// the grammar's own generator so that every mutant is a derivation.
 package synth

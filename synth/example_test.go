@@ -31,3 +31,16 @@ func ExampleCover() {
 	fmt.Printf("%d inputs cover all %d 2-paths: coverage %.1f\n", len(res.Inputs), res.Targets, res.Coverage)
 	// Output: 8 inputs cover all 21 2-paths: coverage 1.0
 }
+
+func ExampleMutator() {
+	g, _ := datasets.Grammar("expr")
+	m := synth.NewMutator(g, 1)
+	m.MaxDepth = 6
+	parent := m.Realize(nil) // a random input, with its choices
+	child := m.Realize(m.Mutate(parent.Choices))
+	// Whatever the mutation did, the child is a derivation of the
+	// grammar, and its recorded choices replay it.
+	_, err := g.Parse([]byte(child.Text))
+	fmt.Println(err == nil, m.Realize(child.Choices).Text == child.Text)
+	// Output: true true
+}

@@ -1,6 +1,7 @@
 package synth
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -261,6 +262,8 @@ type tried struct {
 	feats   []int
 	source  string
 	closer  float64 // how close the current tree rates it: its leaf's precision
+	rarity  float64 // how rare what it covered is
+	covered []int   // the dataset functions it ran
 	deriv   *Derivation
 }
 
@@ -344,6 +347,7 @@ func (ps *pursuer) execute(ctx context.Context, t *tried) (bool, error) {
 	} else {
 		ps.l.ran[t.text] = nil
 	}
+	t.covered = covered
 	ps.pool = append(ps.pool, t)
 	if slices.Contains(covered, ps.f) {
 		ps.res.Hits[t.source]++
@@ -413,12 +417,16 @@ func (ps *pursuer) propose(ctx context.Context, n int) []*tried {
 	if len(out) < n && !ps.opts.NoLearn || len(out) == 0 && len(ps.pool) == 0 {
 		// The tree offers nothing more: mutate what it rates closest, or,
 		// with nothing run yet, start from random inputs.
+		var closest []*tried
 		for tries := 0; len(out) < n && tries < 4*n; tries++ {
 			if len(ps.pool) == 0 || ps.rnd.IntN(4) == 0 {
 				add(ps.random())
-			} else {
-				add(ps.mutant(ps.closest()))
+				continue
 			}
+			if closest == nil {
+				closest = ps.closest()
+			}
+			add(ps.mutant(closest))
 		}
 	}
 	return out
@@ -527,20 +535,31 @@ func (ps *pursuer) random() *tried {
 
 // closest returns the inputs run so far that the current tree rates
 // most likely to run the function (the precision of the leaf they
-// reach), at most eight.
+// reach), at most eight. Where the tree cannot tell them apart (a
+// function no row ran has a tree of one leaf), those that ran the
+// rarest functions come first, as in FairFuzz: code few inputs reach
+// lies nearest to code none has reached.
 func (ps *pursuer) closest() []*tried {
 	nodes := ps.tree.Tree.Nodes
+	counts := make([]int, len(ps.l.data.Labels))
+	for f, l := range ps.l.data.Labels {
+		counts[f] = l.Count()
+	}
 	for _, t := range ps.pool {
 		leaf := &nodes[ps.tree.Tree.Leaf(func(f int) bool { _, ok := slices.BinarySearch(t.feats, f); return ok })]
 		t.closer = float64(leaf.Pos+1) / float64(leaf.Pos+leaf.Neg+2)
+		t.rarity = 0
+		for _, f := range t.covered {
+			t.rarity += 1 / float64(1+counts[f])
+		}
 	}
 	best := slices.Clone(ps.pool)
 	slices.SortStableFunc(best, func(a, b *tried) int {
 		switch {
-		case a.closer > b.closer:
-			return -1
-		case a.closer < b.closer:
-			return 1
+		case a.closer != b.closer:
+			return cmp.Compare(b.closer, a.closer)
+		case a.rarity != b.rarity:
+			return cmp.Compare(b.rarity, a.rarity)
 		}
 		return len(a.text) - len(b.text)
 	})
