@@ -290,10 +290,10 @@ func All(ctx context.Context, cfg AllConfig) (path string, err error) {
 	if cfg.Quick {
 		budgets = QuickSuiteBudgets
 	}
-	fmt.Fprintf(&report, "\n## E3 and E4: the generalization suite\n\nEvery bundled subject; %d training and %d test inputs (test inputs identical to a training input dropped); %d inputs per function for targeted and for random generation; base rates from %d separate random inputs. "+
-		"acc/prec/rec: means over trainable functions; baseline: always predicting the training majority class; mid-rate: functions with test base rate in [%.2f, %.2f]; reach: share of all trainable functions reached at least once (random's expectation 1-(1-p)^N in parentheses); rare: base rate < %.2f.\n\n"+
-		"| subject | trainable | label vectors | acc / prec / rec | baseline | balanced | mid-rate n: prec / rec | mid-rate acc vs baseline | reach targeted vs random (expected) | rare n: targeted vs random |\n|---|---|---|---|---|---|---|---|---|---|\n",
-		budgets.Train, budgets.Test, budgets.Budget, budgets.BaseInputs, MidRateLow, MidRateHigh, RareLimit)
+	fmt.Fprintf(&report, "\n## E3 and E4: the generalization suite\n\nEvery bundled subject; %d training and %d test inputs (test inputs identical to a training input dropped); targeting asks for %d inputs per function and spends at most %d executions on it; random inputs get as many executions as targeting spent, function by function, from %d separate random inputs that also give the base rates. "+
+		"acc/prec/rec: means over trainable functions; baseline: always predicting the training majority class; mid-rate: functions with test base rate in [%.2f, %.2f]; reach: share of all trainable functions reached at least once (random's expectation 1-(1-p)^E in parentheses); rare: base rate < %.2f; hit rate: median share of the inputs asked for that were verified.\n\n"+
+		"| subject | trainable | label vectors | acc / prec / rec | baseline | balanced | mid-rate n: prec / rec | mid-rate acc vs baseline | reach targeted vs random (expected) | rare n: targeted vs random | hit rate |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
+		budgets.Train, budgets.Test, budgets.Inputs, budgets.Budget, budgets.BaseInputs, MidRateLow, MidRateHigh, RareLimit)
 	var e5rows []string
 	suiteDir := filepath.Join(cfg.Out, "suite")
 	for _, name := range suiteNames {
@@ -313,18 +313,18 @@ func All(ctx context.Context, cfg AllConfig) (path string, err error) {
 		fmt.Fprintf(&report, "| [%s](suite/%s/suite.json) | %d | %d | %.3f / %.3f / %.3f | %.3f | %.3f | %d: %.3f / %.3f | %.3f vs %.3f |", name, name,
 			e.FunctionsTrainable, e.DistinctLabels, e.Accuracy, e.Precision, e.Recall, e.Baseline, e.Balanced, mr.Functions, mr.Precision, mr.Recall, mr.Accuracy, mr.Baseline)
 		if t := row.E4; t != nil {
-			fmt.Fprintf(&report, " %.3f vs %.3f (%.3f) | %d: %.2f vs %.2f |\n", t.Absolute.Targeted, t.Absolute.Random, t.ExpectedRandom, t.Rare.Functions, t.Rare.Targeted, t.Rare.Random)
-			e5rows = append(e5rows, fmt.Sprintf("| %s | %.1f vs %.1f | %.2f vs %.2f, p %.2g, d %.2f | %.2f vs %.2f, p %.2g, d %.2f | %.3f / %.3f |", name,
-				t.Size.Targeted, t.Size.Random, t.CoveredPerInputMean.Targeted, t.CoveredPerInputMean.Random, t.CoveredP, t.CoveredD,
-				t.CallsMean.Targeted, t.CallsMean.Random, t.CallsP, t.CallsD, t.SolveMedian, t.SolveP95))
+			fmt.Fprintf(&report, " %.3f vs %.3f (%.3f) | %d: %.2f vs %.2f | %.2f |\n", t.Absolute.Targeted, t.Absolute.Random, t.ExpectedRandom, t.Rare.Functions, t.Rare.Targeted, t.Rare.Random, t.HitRate)
+			e5rows = append(e5rows, fmt.Sprintf("| %s | %.1f vs %.1f | %.1f | %.2f vs %.2f, p %.2g, d %.2f | %.2f vs %.2f, p %.2g, d %.2f |", name,
+				t.Size.Targeted, t.Size.Random, t.ExecutionsPerInput, t.CoveredPerInputMean.Targeted, t.CoveredPerInputMean.Random, t.CoveredP, t.CoveredD,
+				t.CallsMean.Targeted, t.CallsMean.Random, t.CallsP, t.CallsD))
 		} else {
-			fmt.Fprintf(&report, " error: %s | |\n", row.Error)
+			fmt.Fprintf(&report, " error: %s | | |\n", row.Error)
 		}
 		if err := flush(); err != nil {
 			return "", err
 		}
 	}
-	fmt.Fprintf(&report, "\n## E5: what targeted inputs run\n\nThe suite's E4 inputs; functions covered per input and calls of the targeted function, Wilcoxon signed-rank p (paired by function) and Cohen's d.\n\n| subject | mean size (bytes) | functions per input (mean) | calls of the target (mean) | solver median / p95 (ms) |\n|---|---|---|---|---|\n%s\n", strings.Join(e5rows, "\n"))
+	fmt.Fprintf(&report, "\n## E5: what targeted inputs run\n\nThe suite's E4 inputs (the verified ones) beside as many random inputs per function; functions covered per input and calls of the targeted function, Wilcoxon signed-rank p (paired by function) and Cohen's d.\n\n| subject | mean size (bytes) targeted vs random | executions per verified input | functions per input (mean) | calls of the target (mean) |\n|---|---|---|---|---|\n%s\n", strings.Join(e5rows, "\n"))
 	if err := flush(); err != nil {
 		return "", err
 	}

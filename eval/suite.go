@@ -174,7 +174,7 @@ func WriteSuite(dir string, r *SuiteResult) error {
 // prediction beats the majority class on mid-rate functions (balanced
 // accuracy above 0.5 and accuracy above the baseline), and targeted
 // inputs reach at least as many functions as random ones are expected to
-// at the same budget.
+// at the same executions.
 func (r SuiteRow) Beats() (prediction, targeting bool) {
 	if r.E3 != nil {
 		mr := r.E3.MidRate

@@ -252,18 +252,21 @@ func newEvalSuiteCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "suite [--quick] [--out DIR]",
 		Short: "The generalization suite: E3 and E4 on every bundled subject, one table",
-		Long: `suite runs E3 (prediction) and E4 (targeting, at equal budgets) on every
-bundled subject - or those named with --subjects - one after the other,
-and prints one table: trainable functions, distinct label vectors,
+		Long: `suite runs E3 (prediction) and E4 (targeting, at equal executions) on
+every bundled subject - or those named with --subjects - one after the
+other, and prints one table: trainable functions, distinct label vectors,
 accuracy / precision / recall (means over trainable functions) with the
 majority-class baseline and balanced accuracy, the same over mid-rate
 functions (test base rate in [0.05, 0.95]), the share of all trainable
-functions reached by targeted and by random inputs at the same budget
-(with random's expected share 1-(1-p)^budget), the reach on rare functions
-(base rate < 0.05), and whether arbor beats its baselines there.
+functions reached by targeted inputs and by random inputs at the same
+number of executions (with random's expected share 1-(1-p)^executions),
+the reach on rare functions (base rate < 0.05), the median share of
+requested inputs verified, mean sizes, and whether arbor beats its
+baselines there.
 
-Budgets: 1000 training and 1000 test inputs, 10 inputs per function each
-side, base rates from 1000 random inputs; --quick: 300, 300, 5 and 300.
+Budgets: 1000 training and 1000 test inputs, 10 inputs asked for per
+function with at most 100 executions each, base rates from 1000 random
+inputs; --quick: 300, 300, 5 inputs, 30 executions, 300.
 suite.csv, suite.json and each subject's work folder go to --out (a
 temporary folder if unset; suite.csv and suite.json are rewritten after
 every subject, so an interrupted run keeps what it finished). A subject
@@ -314,8 +317,8 @@ that fails gets a row with its error and the suite goes on.`,
 // does not beat its baselines.
 func printSuite(w io.Writer, res *eval.SuiteResult) error {
 	b := res.Budgets
-	fmt.Fprintf(w, "generalization suite: %d subjects; %d training / %d test inputs; %d inputs per function each side; base rates from %d random inputs; seed %d\n",
-		len(res.Rows), b.Train, b.Test, b.Budget, b.BaseInputs, res.Seed)
+	fmt.Fprintf(w, "generalization suite: %d subjects; %d training / %d test inputs; %d inputs asked for per function, at most %d executions; base rates from %d random inputs; seed %d\n",
+		len(res.Rows), b.Train, b.Test, b.Inputs, b.Budget, b.BaseInputs, res.Seed)
 	var rows [][]string
 	var noPred, noMid, noTarget, failed []string
 	for _, r := range res.Rows {
@@ -330,9 +333,10 @@ func printSuite(w io.Writer, res *eval.SuiteResult) error {
 			fmt.Sprintf("%d: %.2f/%.2f", mr.Functions, mr.Precision, mr.Recall), fmt.Sprintf("%.2f vs %.2f", mr.Accuracy, mr.Baseline)}
 		if t := r.E4; t != nil {
 			row = append(row, fmt.Sprintf("%.2f vs %.2f (%.2f)", t.Absolute.Targeted, t.Absolute.Random, t.ExpectedRandom),
-				fmt.Sprintf("%d: %.2f vs %.2f", t.Rare.Functions, t.Rare.Targeted, t.Rare.Random))
+				fmt.Sprintf("%d: %.2f vs %.2f", t.Rare.Functions, t.Rare.Targeted, t.Rare.Random),
+				fmt.Sprintf("%.2f", t.HitRate), fmt.Sprintf("%.0f vs %.0f", t.Size.Targeted, t.Size.Random), fmt.Sprintf("%.1f", t.ExecutionsPerInput))
 		} else {
-			row = append(row, "error: "+r.Error, "")
+			row = append(row, "error: "+r.Error, "", "", "", "")
 		}
 		pred, target := r.Beats()
 		switch {
@@ -347,7 +351,7 @@ func printSuite(w io.Writer, res *eval.SuiteResult) error {
 		rows = append(rows, row)
 	}
 	if err := renderTable(w, []string{"subject", "trainable", "label vectors", "acc/prec/rec", "baseline", "balanced", "mid-rate n: prec/rec", "mid-rate acc vs baseline",
-		"reach targeted vs random (expected)", "rare n: targeted vs random"}, rows); err != nil {
+		"reach targeted vs random (expected)", "rare n: targeted vs random", "hit rate", "size targeted vs random", "executions per input"}, rows); err != nil {
 		return err
 	}
 	list := func(s []string) string {
@@ -360,7 +364,7 @@ func printSuite(w io.Writer, res *eval.SuiteResult) error {
 	if len(noMid) > 0 {
 		fmt.Fprintf(w, "no mid-rate function (nothing a base rate does not already predict): %s\n", list(noMid))
 	}
-	fmt.Fprintf(w, "targeting reaches fewer functions than random is expected to at the same budget: %s\n", list(noTarget))
+	fmt.Fprintf(w, "targeting reaches fewer functions than random is expected to at the same executions: %s\n", list(noTarget))
 	if len(failed) > 0 {
 		fmt.Fprintf(w, "failed: %s\n", list(failed))
 	}
