@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"gonum.org/v1/gonum/stat/distuv"
+
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/grammar"
 	"github.com/arbor-fuzz/arbor/learn"
@@ -182,9 +184,11 @@ func (l *Loop) Pursue(ctx context.Context, function string, opts PursueOptions) 
 	}
 	ps := &pursuer{l: l, f: f, opts: opts, start: time.Now(),
 		res:      &Pursuit{Function: function, Wanted: opts.Want, Sources: map[string]int{}, Hits: map[string]int{}},
-		mut:      &Mutator{G: l.g, MaxDepth: opts.Solve.MaxDepth, MaxRepeat: DefaultMaxRepeat, MaxNodes: solveMaxNodes(opts.Solve)},
-		attempts: map[string]int{}, dead: map[string]bool{}, seen: map[string]bool{}}
+		mut:      &Mutator{G: l.g, MaxDepth: opts.Solve.MaxDepth, MaxNodes: sizeLadder(opts.Solve)[0]},
+		attempts: map[string]int{}, dead: map[string]bool{}, seen: map[string]bool{}, stats: map[string]armStats{}, families: map[string]armStats{}, sizes: map[string]sizeStats{},
+		src: rand.NewPCG(opts.Seed, uint64(f)+0x72)}
 	ps.mut.r = rand.New(rand.NewPCG(opts.Seed, uint64(f)+0x70))
+	ps.ladder = sizeLadder(opts.Solve)
 	ps.rnd = rand.New(rand.NewPCG(opts.Seed, uint64(f)+0x71))
 	ps.tree = l.tree(f)
 	// Inputs an earlier pursuit ran and that ran this function count at once.
@@ -198,13 +202,6 @@ func (l *Loop) Pursue(ctx context.Context, function string, opts PursueOptions) 
 	ps.res.Elapsed = time.Since(ps.start)
 	ps.res.Tree = ps.tree
 	return ps.res, err
-}
-
-func solveMaxNodes(o SolveOptions) int {
-	if o.MaxNodes > 0 {
-		return o.MaxNodes
-	}
-	return DefaultSolveMaxNodes
 }
 
 // sortedRan yields the inputs run so far in a fixed order, so that a
@@ -246,12 +243,18 @@ type pursuer struct {
 	rnd   *rand.Rand
 	start time.Time
 
-	attempts map[string]int  // constraint key -> times solved
-	dead     map[string]bool // constraints the solver found no input for
-	seen     map[string]bool // texts this pursuit has tried
-	hits     []*tried        // inputs that ran the function, with their derivations
-	pool     []*tried        // every input this pursuit ran, for the fallback
-	rank     int             // round-robin position over the constraints
+	ladder        []int                // size bounds of random inputs and mutants
+	level, misses int                  // the bound in use; random misses in a row at it
+	stats         map[string]armStats  // per constraint
+	families      map[string]armStats  // per family of arms, discounted
+	sizes         map[string]sizeStats // per family of arms
+	src           *rand.PCG            // for the bandit's samples
+	attempts      map[string]int       // constraint key -> times solved
+	dead          map[string]bool      // constraints the solver found no input for
+	seen          map[string]bool      // texts this pursuit has tried
+	hits          []*tried             // inputs that ran the function, with their derivations
+	pool          []*tried             // every input this pursuit ran, for the fallback
+	rank          int                  // round-robin position over the constraints
 }
 
 // tried is an input the loop made, ready to run: its text, its choice
@@ -261,6 +264,8 @@ type tried struct {
 	choices []int
 	feats   []int
 	source  string
+	family  string  // the bandit's family of arms that made it
+	arm     string  // and the constraint, for the constraint family
 	closer  float64 // how close the current tree rates it: its leaf's precision
 	rarity  float64 // how rare what it covered is
 	covered []int   // the dataset functions it ran
@@ -331,6 +336,9 @@ func (ps *pursuer) execute(ctx context.Context, t *tried) (bool, error) {
 	}
 	ps.res.Executions++
 	ps.res.Sources[t.source]++
+	st, fam := ps.stats[t.arm], ps.families[t.family]
+	st.runs++
+	fam.runs++
 	var covered []int
 	for _, id := range res.Covered {
 		if id >= 0 && id < len(ps.l.ids) && ps.l.ids[id] >= 0 {
@@ -349,7 +357,25 @@ func (ps *pursuer) execute(ctx context.Context, t *tried) (bool, error) {
 	}
 	t.covered = covered
 	ps.pool = append(ps.pool, t)
-	if slices.Contains(covered, ps.f) {
+	if t.family == armRandom {
+		if slices.Contains(covered, ps.f) {
+			ps.misses = 0
+		} else if ps.misses++; ps.misses >= climbAfter && ps.level+1 < len(ps.ladder) {
+			ps.level++
+			ps.misses = 0
+			ps.mut.MaxNodes = ps.ladder[ps.level]
+		}
+	}
+	hit := slices.Contains(covered, ps.f)
+	if hit {
+		st.hits++
+		fam.hits++
+	}
+	if t.arm != "" {
+		ps.stats[t.arm] = st
+	}
+	ps.families[t.family] = fam
+	if hit {
 		ps.res.Hits[t.source]++
 		if ps.res.FirstHit == 0 {
 			ps.res.FirstHit = ps.res.Executions
@@ -360,10 +386,53 @@ func (ps *pursuer) execute(ctx context.Context, t *tried) (bool, error) {
 	return row, nil
 }
 
-// propose makes up to n new inputs: mutants of the inputs that ran the
-// function (half, once there are any), solutions of the tree's
-// constraints, best ranked first, and, where those run dry, mutants of
-// the inputs the tree rates closest.
+// armStats are the runs an arm's inputs made and how many ran the
+// function (discounted, for the families of arms).
+type armStats struct{ runs, hits float64 }
+
+func (st armStats) sample(a, b float64, src rand.Source) float64 {
+	return distuv.Beta{Alpha: a + st.hits, Beta: b + st.runs - st.hits, Src: src}.Rand()
+}
+
+// The ways of making inputs: the families of the bandit's arms.
+const (
+	armConstraint = "constraint" // solve a constraint of the current tree
+	armMutation   = "mutation"   // mutate or splice inputs that ran the function
+	armClosest    = "closest"    // mutate the inputs the tree rates closest
+	armRandom     = "random"     // generate at random
+)
+
+// Prior strengths, on top of Jeffreys' Beta(½, ½): a constraint's leaf
+// speaks of training inputs, not of the small inputs the solver makes,
+// so it counts as a few runs only; the function's base rate was measured
+// on random inputs, which is what the random arm makes, so it counts as
+// many.
+const (
+	leafRuns = 4
+	baseRuns = 50
+	// discount is how much of a family's evidence survives a round: the
+	// tree is refitted every round, so what its constraints did rounds
+	// ago says less about what they do now.
+	discount = 0.8
+)
+
+func prior(p, runs float64) (a, b float64) { return 0.5 + p*runs, 0.5 + (1-p)*runs }
+
+// propose makes up to n new inputs. Which way each is made is decided by
+// Thompson sampling, in two levels: first a family (the tree's
+// constraints, mutating inputs that ran the function, mutating the
+// inputs the tree rates closest, random generation), each with a Beta
+// posterior of its chance to make an input that runs the function; then,
+// for the constraints, one constraint, by its own posterior. Priors come
+// from what the tree knows (a leaf's precision; the function's share of
+// training rows for random and closest inputs; an even prior for
+// mutating inputs that ran it), evidence from the loop's own runs. So the
+// loop keeps using what works and turns away from constraints whose
+// inputs do not run the function though their leaves say they should:
+// a tree's features may not see what matters (whitespace, an input the
+// program rejects), and random inputs or mutants then do better. Without
+// learning (NoLearn) only the first tree's constraints are used,
+// round-robin.
 func (ps *pursuer) propose(ctx context.Context, n int) []*tried {
 	var out []*tried
 	add := func(t *tried) bool {
@@ -382,54 +451,147 @@ func (ps *pursuer) propose(ctx context.Context, n int) []*tried {
 		out = append(out, t)
 		return true
 	}
-	if len(ps.hits) > 0 && !ps.opts.NoLearn {
-		for tries := 0; len(out) < n/2 && tries < 4*n; tries++ {
-			add(ps.mutant(ps.hits))
+	all := ps.l.p.Model.Constraints(&ps.tree, ps.opts.MaxGini)
+	ps.res.Constraints = len(all)
+	var cons []*learn.Constraint
+	for i := range all {
+		if !ps.dead[ps.key(all[i])] {
+			cons = append(cons, &all[i])
 		}
 	}
-	cons := ps.l.p.Model.Constraints(&ps.tree, ps.opts.MaxGini)
-	ps.res.Constraints = len(cons)
-	live := 0
-	for _, c := range cons {
-		if !ps.dead[ps.key(c)] {
-			live++
-		}
-	}
-	for tries := 0; len(out) < n && live > 0 && tries < 2*n && ctx.Err() == nil; tries++ {
-		// Round-robin over the live constraints, best ranked first.
-		var c learn.Constraint
-		for {
-			c = cons[ps.rank%len(cons)]
+	if ps.opts.NoLearn {
+		for tries := 0; len(out) < n && len(cons) > 0 && tries < 2*n && ctx.Err() == nil; tries++ {
+			c := cons[ps.rank%len(cons)]
 			ps.rank++
-			if !ps.dead[ps.key(c)] {
-				break
-			}
+			add(ps.solve(ctx, c))
 		}
-		t := ps.solve(ctx, c)
-		if t == nil {
-			if ps.dead[ps.key(c)] {
-				live--
-			}
-			continue
-		}
-		add(t)
-	}
-	if len(out) < n && !ps.opts.NoLearn || len(out) == 0 && len(ps.pool) == 0 {
-		// The tree offers nothing more: mutate what it rates closest, or,
-		// with nothing run yet, start from random inputs.
-		var closest []*tried
-		for tries := 0; len(out) < n && tries < 4*n; tries++ {
-			if len(ps.pool) == 0 || ps.rnd.IntN(4) == 0 {
+		if len(out) == 0 && len(ps.pool) == 0 {
+			for tries := 0; len(out) < n && tries < 4*n; tries++ {
 				add(ps.random())
-				continue
 			}
+		}
+		return out
+	}
+	for k, st := range ps.families {
+		ps.families[k] = armStats{st.runs * discount, st.hits * discount}
+	}
+	type family struct {
+		name string
+		a, b float64
+	}
+	base := ps.baseRate()
+	ra, rb := prior(base, min(baseRuns, float64(ps.l.data.Rows)))
+	fams := []family{{armRandom, ra, rb}}
+	if len(cons) > 0 {
+		a, b := prior(cons[0].Precision(), leafRuns)
+		fams = append(fams, family{armConstraint, a, b})
+	}
+	if len(ps.pool) > 0 {
+		a, b := prior(base, leafRuns)
+		fams = append(fams, family{armClosest, a, b})
+	}
+	if len(ps.hits) > 0 {
+		fams = append(fams, family{armMutation, 0.5, 0.5})
+	}
+	failed := map[string]int{}
+	var closest []*tried
+	for tries := 0; len(out) < n && tries < 4*n && ctx.Err() == nil; tries++ {
+		// Among the families whose sampled chance is close to the best
+		// one's, the one that makes the smallest inputs: a user reads
+		// them, and the solver's are small.
+		samples := make([]float64, len(fams))
+		top := -1.0
+		for i, fm := range fams {
+			samples[i] = -1
+			if failed[fm.name] >= 3 {
+				continue // made nothing new this round
+			}
+			samples[i] = ps.families[fm.name].sample(fm.a, fm.b, ps.src)
+			top = max(top, samples[i])
+		}
+		best := -1
+		for i, fm := range fams {
+			if samples[i] >= 0 && samples[i] >= nearTop*top && (best < 0 || ps.sizes[fm.name].mean() < ps.sizes[fams[best].name].mean()) {
+				best = i
+			}
+		}
+		if best < 0 {
+			break
+		}
+		var t *tried
+		var key string
+		switch name := fams[best].name; name {
+		case armRandom:
+			t = ps.random()
+		case armClosest:
 			if closest == nil {
 				closest = ps.closest()
 			}
-			add(ps.mutant(closest))
+			t = ps.mutant(closest, armClosest)
+		case armMutation:
+			t = ps.mutant(ps.hits, "")
+		case armConstraint:
+			c := ps.pick(cons, failed)
+			if c == nil {
+				failed[name] = 3
+				continue
+			}
+			key = ps.key(*c)
+			if t = ps.solve(ctx, c); t == nil || ps.seen[t.text] {
+				failed[key]++
+			}
+		}
+		if t != nil {
+			t.family, t.arm = fams[best].name, key
+			sz := ps.sizes[t.family]
+			sz.n++
+			sz.bytes += len(t.text)
+			ps.sizes[t.family] = sz
+		}
+		// A family that makes nothing new three times is done for the
+		// round; the constraints are, once each has failed twice.
+		if !add(t) && fams[best].name != armConstraint {
+			failed[fams[best].name]++
 		}
 	}
 	return out
+}
+
+// nearTop is how close to the best sampled chance a family's must be for
+// its smaller inputs to win.
+const nearTop = 0.9
+
+// sizeStats are the sizes of the inputs a family made.
+type sizeStats struct{ n, bytes int }
+
+// mean is the mean size, 0 before the family made anything (so that
+// every family gets tried).
+func (s sizeStats) mean() float64 { return float64(s.bytes) / float64(max(1, s.n)) }
+
+// pick chooses one of the live constraints by Thompson sampling on its
+// own runs, with its leaf as a weak prior.
+func (ps *pursuer) pick(cons []*learn.Constraint, failed map[string]int) *learn.Constraint {
+	var best *learn.Constraint
+	bestV := -1.0
+	for _, c := range cons {
+		k := ps.key(*c)
+		if ps.dead[k] || failed[k] >= 2 {
+			continue
+		}
+		a, b := prior(c.Precision(), leafRuns)
+		if v := ps.stats[k].sample(a, b, ps.src); v > bestV {
+			best, bestV = c, v
+		}
+	}
+	return best
+}
+
+// baseRate is the pursued function's share of the training data's rows.
+func (ps *pursuer) baseRate() float64 {
+	if ps.l.data.Rows == 0 {
+		return 0
+	}
+	return float64(ps.l.data.Labels[ps.f].Count()) / float64(ps.l.data.Rows)
 }
 
 // key identifies a constraint by its literals, across refits.
@@ -443,8 +605,8 @@ func (ps *pursuer) key(c learn.Constraint) string {
 
 // solve solves a constraint once more (a new seed, more exploration each
 // time) and checks the solution on its features.
-func (ps *pursuer) solve(ctx context.Context, c learn.Constraint) *tried {
-	k := ps.key(c)
+func (ps *pursuer) solve(ctx context.Context, c *learn.Constraint) *tried {
+	k := ps.key(*c)
 	a := ps.attempts[k]
 	ps.attempts[k]++
 	o := ps.opts.Solve
@@ -452,7 +614,7 @@ func (ps *pursuer) solve(ctx context.Context, c learn.Constraint) *tried {
 	if a > 0 {
 		o.Explore = float64(min(a, 4))
 	}
-	sol := Solve(ctx, ps.l.g, FromModel(ps.l.p.Model, c), o)
+	sol := Solve(ctx, ps.l.g, FromModel(ps.l.p.Model, *c), o)
 	if !sol.Satisfied {
 		if a == 0 {
 			ps.dead[k] = true // no input at all: spend no more on it
@@ -460,7 +622,7 @@ func (ps *pursuer) solve(ctx context.Context, c learn.Constraint) *tried {
 		return nil
 	}
 	t := ps.prepare(sol.Text, sol.Choices, "constraint")
-	if t == nil || !holds(c, t.feats) {
+	if t == nil || !holds(*c, t.feats) {
 		return nil
 	}
 	return t
@@ -490,23 +652,25 @@ func (ps *pursuer) prepare(text string, choices []int, source string) *tried {
 	return &tried{text: text, choices: choices, feats: feats, source: source}
 }
 
-// mutant mutates or splices one of the given inputs.
-func (ps *pursuer) mutant(from []*tried) *tried {
+// mutant mutates or splices one of the given inputs; source, if set,
+// names the result's source instead of "mutation" or "splice".
+func (ps *pursuer) mutant(from []*tried, source string) *tried {
 	if len(from) == 0 {
 		return nil
 	}
 	a := from[ps.rnd.IntN(len(from))]
-	source := "mutation"
 	var choices []int
 	if len(from) > 1 && ps.rnd.IntN(3) == 0 {
 		b := from[ps.rnd.IntN(len(from))]
 		choices = ps.mut.Splice(ps.derivation(a), ps.derivation(b))
-		source = "splice"
+		if source == "" {
+			source = "splice"
+		}
 	} else {
 		choices = ps.mut.Mutate(a.choices)
-	}
-	if len(ps.hits) == 0 {
-		source = "closest"
+		if source == "" {
+			source = "mutation"
+		}
 	}
 	d := ps.mut.Realize(choices)
 	t := ps.prepare(d.Text, d.Choices, source)
@@ -523,7 +687,26 @@ func (ps *pursuer) derivation(t *tried) *Derivation {
 	return t.deriv
 }
 
-// random generates a grammar-random input within the solver's bounds.
+// sizeLadder are the size bounds (tree nodes) random inputs and mutants
+// are made with, smallest first: the solver's own bound (so that its
+// inputs replay exactly), larger ones, and the generator's default, with
+// which the training corpus was made. As in Bonsai, small inputs are
+// tried first, and the bound grows only when they keep missing: a
+// function that needs large inputs (an error deep in a long stylesheet)
+// gets them, the others get small ones.
+func sizeLadder(o SolveOptions) []int {
+	first := o.MaxNodes
+	if first <= 0 {
+		first = DefaultSolveMaxNodes
+	}
+	return []int{first, 5 * first, max(DefaultMaxNodes, 25*first)}
+}
+
+// climbAfter is how many random inputs in a row must miss before the size
+// bound grows.
+const climbAfter = 4
+
+// random generates a grammar-random input within the current size bound.
 func (ps *pursuer) random() *tried {
 	d := ps.mut.Realize(nil)
 	t := ps.prepare(d.Text, d.Choices, "random")
