@@ -495,7 +495,7 @@ func (ps *pursuer) propose(ctx context.Context, n int) []*tried {
 	}
 	failed := map[string]int{}
 	var closest []*tried
-	for tries := 0; len(out) < n && tries < 4*n && ctx.Err() == nil; tries++ {
+	for tries := 0; len(out) < n && tries < 8*n && ctx.Err() == nil; tries++ {
 		// Among the families whose sampled chance is close to the best
 		// one's, the one that makes the smallest inputs: a user reads
 		// them, and the solver's are small.
@@ -549,13 +549,19 @@ func (ps *pursuer) propose(ctx context.Context, n int) []*tried {
 			ps.sizes[t.family] = sz
 		}
 		// A family that makes nothing new three times is done for the
-		// round; the constraints are, once each has failed twice.
+		// round; the constraints are once each has failed solveTries
+		// times: solving costs no execution, so a promising constraint
+		// is worth a few tries for an input not made yet.
 		if !add(t) && fams[best].name != armConstraint {
 			failed[fams[best].name]++
 		}
 	}
 	return out
 }
+
+// solveTries is how often per round a constraint may fail to give a new
+// input before the round gives up on it.
+const solveTries = 5
 
 // nearTop is how close to the best sampled chance a family's must be for
 // its smaller inputs to win.
@@ -575,7 +581,7 @@ func (ps *pursuer) pick(cons []*learn.Constraint, failed map[string]int) *learn.
 	bestV := -1.0
 	for _, c := range cons {
 		k := ps.key(*c)
-		if ps.dead[k] || failed[k] >= 2 {
+		if ps.dead[k] || failed[k] >= solveTries {
 			continue
 		}
 		a, b := prior(c.Precision(), leafRuns)
