@@ -344,6 +344,9 @@ func TestLearnCommands(t *testing.T) {
 		{"target both", "", []string{"target", "--model", model, "--out", dir, "--rare", "--function", "x"}, 2, nil, []string{"either --function or --rare"}},
 		{"target bad gini", "", []string{"target", "--model", model, "--out", dir, "--rare", "--max-gini", "0.7"}, 2, nil, []string{"--max-gini must lie in [0, 0.5]"}},
 		{"target rare offline", "", []string{"target", "--model", model, "--out", dir, "--rare", "--no-run"}, 2, nil, []string{"--rare runs the subject"}},
+		{"target falls short", "", []string{"target", "--model", model, "--out", filepath.Join(dir, "t1"), "--function", "encoding/json.intEncoder", "-n", "2", "--budget", "5"}, 1,
+			[]string{"encoding/json.intEncoder: asked for 2, produced ", "verified 0 ", "5 executions", "fell short by 2: the budget of executions ran out"},
+			[]string{"no input ran encoding/json.intEncoder within 5 executions"}},
 		{"target unknown function", "", []string{"target", "--model", model, "--out", filepath.Join(dir, "t0"), "--function", "nosuch"}, 1, nil, []string{`no function "nosuch"`}},
 	})
 	// Every feature kind: the model keeps them, predict and explain read
