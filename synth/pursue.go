@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -267,6 +268,7 @@ type tried struct {
 	family  string  // the bandit's family of arms that made it
 	arm     string  // and the constraint, for the constraint family
 	closer  float64 // how close the current tree rates it: its leaf's precision
+	cooccur float64 // how often what it covered ran with the function
 	rarity  float64 // how rare what it covered is
 	covered []int   // the dataset functions it ran
 	deriv   *Derivation
@@ -722,24 +724,33 @@ func (ps *pursuer) random() *tried {
 	return t
 }
 
-// closest returns the inputs run so far that the current tree rates
-// most likely to run the function (the precision of the leaf they
-// reach), at most eight. Where the tree cannot tell them apart (a
-// function no row ran has a tree of one leaf), those that ran the
-// rarest functions come first, as in FairFuzz: code few inputs reach
-// lies nearest to code none has reached.
+// closest returns the inputs run so far that come closest to running
+// the function, at most eight: first by the current tree (the precision
+// of the leaf they reach, to two places), then by what they ran (the
+// highest share of the rows running one of their functions that also
+// ran the pursued one: functions that co-occur with it), then, where
+// neither tells (a function no row ran), by the rarity of what they ran,
+// as in FairFuzz: code few inputs reach lies nearest to code none has
+// reached.
 func (ps *pursuer) closest() []*tried {
 	nodes := ps.tree.Tree.Nodes
-	counts := make([]int, len(ps.l.data.Labels))
-	for f, l := range ps.l.data.Labels {
-		counts[f] = l.Count()
+	data := ps.l.data
+	counts := make([]int, len(data.Labels))
+	co := make([]float64, len(data.Labels))
+	target := data.Labels[ps.f]
+	for g, l := range data.Labels {
+		counts[g] = l.Count()
+		if g != ps.f {
+			co[g] = float64(l.AndCount(target)) / float64(counts[g]+1)
+		}
 	}
 	for _, t := range ps.pool {
 		leaf := &nodes[ps.tree.Tree.Leaf(func(f int) bool { _, ok := slices.BinarySearch(t.feats, f); return ok })]
-		t.closer = float64(leaf.Pos+1) / float64(leaf.Pos+leaf.Neg+2)
-		t.rarity = 0
-		for _, f := range t.covered {
-			t.rarity += 1 / float64(1+counts[f])
+		t.closer = math.Round(100*float64(leaf.Pos+1)/float64(leaf.Pos+leaf.Neg+2)) / 100
+		t.cooccur, t.rarity = 0, 0
+		for _, g := range t.covered {
+			t.cooccur = max(t.cooccur, co[g])
+			t.rarity += 1 / float64(1+counts[g])
 		}
 	}
 	best := slices.Clone(ps.pool)
@@ -747,6 +758,8 @@ func (ps *pursuer) closest() []*tried {
 		switch {
 		case a.closer != b.closer:
 			return cmp.Compare(b.closer, a.closer)
+		case a.cooccur != b.cooccur:
+			return cmp.Compare(b.cooccur, a.cooccur)
 		case a.rarity != b.rarity:
 			return cmp.Compare(b.rarity, a.rarity)
 		}

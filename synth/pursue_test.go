@@ -186,3 +186,27 @@ func TestPursueBudget(t *testing.T) {
 		t.Errorf("refined model has %d rows, want %d", m.Data.Rows, 240)
 	}
 }
+
+// TestPursueDeterministic: the same seed makes the same pursuit.
+func TestPursueDeterministic(t *testing.T) {
+	p, _ := listModel(t, 400)
+	var runs [2]*synth.Pursuit
+	for i := range runs {
+		loop, err := synth.NewLoop(p, &listProgram{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if runs[i], err = loop.Pursue(context.Background(), "call", synth.PursueOptions{Want: 5, Budget: 30, Seed: 9}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, b := runs[0], runs[1]
+	if a.Executions != b.Executions || len(a.Inputs) != len(b.Inputs) {
+		t.Fatalf("two pursuits with one seed: %d and %d executions, %d and %d inputs", a.Executions, b.Executions, len(a.Inputs), len(b.Inputs))
+	}
+	for i := range a.Inputs {
+		if a.Inputs[i].Text != b.Inputs[i].Text {
+			t.Errorf("input %d: %q and %q", i, a.Inputs[i].Text, b.Inputs[i].Text)
+		}
+	}
+}
