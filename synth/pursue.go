@@ -183,15 +183,15 @@ func (l *Loop) Pursue(ctx context.Context, function string, opts PursueOptions) 
 	if opts.MaxGini <= 0 {
 		opts.MaxGini = learn.EveryLeaf
 	}
-	ps := &pursuer{l: l, f: f, opts: opts, start: time.Now(),
-		res:      &Pursuit{Function: function, Wanted: opts.Want, Sources: map[string]int{}, Hits: map[string]int{}},
-		mut:      &Mutator{G: l.g, MaxDepth: opts.Solve.MaxDepth, MaxNodes: sizeLadder(opts.Solve)[0]},
-		attempts: map[string]int{}, dead: map[string]bool{}, seen: map[string]bool{}, stats: map[string]armStats{}, families: map[string]armStats{}, sizes: map[string]sizeStats{},
-		src: rand.NewPCG(opts.Seed, uint64(f)+0x72)}
-	ps.mut.r = rand.New(rand.NewPCG(opts.Seed, uint64(f)+0x70))
-	ps.ladder = sizeLadder(opts.Solve)
-	ps.rnd = rand.New(rand.NewPCG(opts.Seed, uint64(f)+0x71))
-	ps.tree = l.tree(f)
+	// Every random stream is seeded by (seed, function): functions
+	// pursued with one seed draw differently.
+	ladder := sizeLadder(opts.Solve)
+	ps := &pursuer{l: l, f: f, opts: opts, start: time.Now(), tree: l.tree(f), ladder: ladder,
+		res: &Pursuit{Function: function, Wanted: opts.Want, Sources: map[string]int{}, Hits: map[string]int{}},
+		mut: &Mutator{G: l.g, MaxDepth: opts.Solve.MaxDepth, MaxNodes: ladder[0], r: rand.New(rand.NewPCG(opts.Seed, uint64(f)+0x70))},
+		rnd: rand.New(rand.NewPCG(opts.Seed, uint64(f)+0x71)), src: rand.NewPCG(opts.Seed, uint64(f)+0x72),
+		stats: map[string]armStats{}, families: map[string]armStats{}, sizes: map[string]sizeStats{},
+		attempts: map[string]int{}, dead: map[string]bool{}, seen: map[string]bool{}}
 	// Inputs an earlier pursuit ran and that ran this function count at once.
 	for text, covered := range l.sortedRan() {
 		if slices.Contains(covered, f) && len(ps.res.Inputs) < opts.Want {
@@ -241,7 +241,7 @@ type pursuer struct {
 	res   *Pursuit
 	tree  learn.FunctionModel
 	mut   *Mutator
-	rnd   *rand.Rand
+	rnd   *rand.Rand // picks parents and mutations
 	start time.Time
 
 	ladder        []int                // size bounds of random inputs and mutants
