@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -134,6 +135,11 @@ func TestTrain(t *testing.T) {
 	}
 	if c := d.Candidates(); len(c) != 40 {
 		t.Fatalf("%d candidates, want 40 (the constant feature dropped)", len(c))
+	}
+	// A column equal to another is offered once, under the lower id.
+	dup := dataset(append(slices.Clone(cols), slices.Clone(cols[5])), d.Labels, 3000)
+	if c := dup.Candidates(); len(c) != 40 || slices.Contains(c, 41) || !slices.Contains(c, 5) {
+		t.Errorf("with a duplicate of column 5: candidates %v", c)
 	}
 	one, err := Train(t.Context(), d, TrainOptions{Seed: 9, Workers: 1})
 	if err != nil {

@@ -2,10 +2,10 @@ package learn
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/arbor-fuzz/arbor/coverage"
@@ -172,28 +172,34 @@ func (d *Dataset) Trainable() []int {
 // does) would split the same way, and the lower id wins ties anyway.
 func (d *Dataset) Candidates() []int {
 	var out []int
-	seen := map[string]bool{}
+	seen := map[uint64][]int{} // column hash -> candidates with it
+next:
 	for f, c := range d.Columns {
 		if n := c.Count(); n == 0 || n == d.Rows {
 			continue
 		}
-		key := columnKey(c)
-		if seen[key] {
-			continue
+		h := columnHash(c)
+		for _, g := range seen[h] {
+			if slices.Equal(d.Columns[g], c) {
+				continue next
+			}
 		}
-		seen[key] = true
+		seen[h] = append(seen[h], f)
 		out = append(out, f)
 	}
 	return out
 }
 
-// columnKey is a bitset's words as a string, for use as a map key.
-func columnKey(b features.Bitset) string {
-	buf := make([]byte, 8*len(b))
-	for i, w := range b {
-		binary.LittleEndian.PutUint64(buf[8*i:], w)
+// columnHash is FNV-1a over a bitset's words: columns are compared by
+// hash first, so that finding duplicates allocates nothing per column
+// (the targeting loop refits after every round, on a growing dataset).
+func columnHash(b features.Bitset) uint64 {
+	h := uint64(14695981039346656037)
+	for _, w := range b {
+		h ^= w
+		h *= 1099511628211
 	}
-	return string(buf)
+	return h
 }
 
 // Train fits one tree per trainable function, in parallel. Each
