@@ -483,18 +483,25 @@ func (ps *pursuer) propose(ctx context.Context, n int) []*tried {
 	}
 	base := ps.baseRate()
 	ra, rb := prior(base, min(baseRuns, float64(ps.l.data.Rows)))
-	fams := []family{{armRandom, ra, rb}}
+	// In the order that wins a tie of sizes (before a family has made
+	// anything): the solver's inputs are the smallest by construction.
+	var fams []family
 	if len(cons) > 0 {
-		a, b := prior(cons[0].Precision(), leafRuns)
+		best := 0.0
+		for _, c := range cons {
+			best = max(best, c.Precision())
+		}
+		a, b := prior(best, leafRuns)
 		fams = append(fams, family{armConstraint, a, b})
+	}
+	if len(ps.hits) > 0 {
+		fams = append(fams, family{armMutation, 0.5, 0.5})
 	}
 	if len(ps.pool) > 0 {
 		a, b := prior(base, leafRuns)
 		fams = append(fams, family{armClosest, a, b})
 	}
-	if len(ps.hits) > 0 {
-		fams = append(fams, family{armMutation, 0.5, 0.5})
-	}
+	fams = append(fams, family{armRandom, ra, rb})
 	failed := map[string]int{}
 	var closest []*tried
 	for tries := 0; len(out) < n && tries < 8*n && ctx.Err() == nil; tries++ {
@@ -696,18 +703,20 @@ func (ps *pursuer) derivation(t *tried) *Derivation {
 }
 
 // sizeLadder are the size bounds (tree nodes) random inputs and mutants
-// are made with, smallest first: the solver's own bound (so that its
-// inputs replay exactly), larger ones, and the generator's default, with
+// are made with, smallest first: a quarter of the solver's bound, the
+// solver's bound, five times that, and the generator's default, with
 // which the training corpus was made. As in Bonsai, small inputs are
 // tried first, and the bound grows only when they keep missing: a
 // function that needs large inputs (an error deep in a long stylesheet)
-// gets them, the others get small ones.
+// gets them, the others get small ones. (A solver input mutated under a
+// smaller bound than its own may come out shorter than it was: the
+// bound closes it off.)
 func sizeLadder(o SolveOptions) []int {
-	first := o.MaxNodes
-	if first <= 0 {
-		first = DefaultSolveMaxNodes
+	solver := o.MaxNodes
+	if solver <= 0 {
+		solver = DefaultSolveMaxNodes
 	}
-	return []int{first, 5 * first, max(DefaultMaxNodes, 25*first)}
+	return []int{max(1, solver/4), solver, 5 * solver, max(DefaultMaxNodes, 25*solver)}
 }
 
 // climbAfter is how many random inputs in a row must miss before the size
