@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/arbor-fuzz/arbor/features"
-	"github.com/arbor-fuzz/arbor/grammar"
 	"github.com/arbor-fuzz/arbor/learn"
 )
 
@@ -18,14 +17,7 @@ import (
 // functions included; rows added later refit a tree, and SaveData
 // stores them.
 func TestModelData(t *testing.T) {
-	ast, err := grammar.Parse("planted.grammar", []byte(plantedGrammar))
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := grammar.Build(ast)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := plantedGraph(t)
 	cov, data, _ := plantedCorpus(g, 300, 1, func(s string) bool { return strings.Contains(s, "=") })
 	cov.Functions = append(cov.Functions, "never")
 	d := learn.NewDataset(g, features.Options{MaxK: 3}, cov, data)

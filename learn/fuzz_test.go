@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/arbor-fuzz/arbor/features"
-	"github.com/arbor-fuzz/arbor/grammar"
 	"github.com/arbor-fuzz/arbor/learn"
 )
 
@@ -15,14 +14,7 @@ import (
 // an error or loads into a model whose predictor and explanations work
 // without panicking.
 func FuzzLoadModel(f *testing.F) {
-	ast, err := grammar.Parse("planted.grammar", []byte(plantedGrammar))
-	if err != nil {
-		f.Fatal(err)
-	}
-	g, err := grammar.Build(ast)
-	if err != nil {
-		f.Fatal(err)
-	}
+	g := plantedGraph(f)
 	cov, data, _ := plantedCorpus(g, 300, 1, func(s string) bool { return len(s) > 6 })
 	d := learn.NewDataset(g, features.Options{MaxK: 2, Kinds: features.AllKinds}, cov, data)
 	fns, err := learn.Train(context.Background(), d, learn.TrainOptions{Seed: 1})

@@ -23,6 +23,20 @@ Name := /[a-c][a-c-]{0,3}/ ;
 Num := /[0-9]{1,3}/ ;
 `
 
+// plantedGraph builds plantedGrammar.
+func plantedGraph(t testing.TB) *grammar.Graph {
+	t.Helper()
+	ast, err := grammar.Parse("planted.grammar", []byte(plantedGrammar))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := grammar.Build(ast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
 // planted generates random inputs of plantedGrammar, labels them by a
 // rule and returns the recorded-coverage stand-in and the inputs.
 func planted(t *testing.T, g *grammar.Graph, n int, seed uint64, rule func(string) bool) (*coverage.File, map[string][]byte, []string) {
@@ -57,14 +71,7 @@ func plantedCorpus(g *grammar.Graph, n int, seed uint64, rule func(string) bool)
 // rule only that kind can state, on inputs it was not trained on, and
 // its tree tests a feature of that kind.
 func TestPlantedRules(t *testing.T) {
-	ast, err := grammar.Parse("planted.grammar", []byte(plantedGrammar))
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := grammar.Build(ast)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := plantedGraph(t)
 	items := func(s string) []string { return strings.Split(s, ",") }
 	tests := []struct {
 		name string

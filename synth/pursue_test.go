@@ -54,14 +54,7 @@ func listCovers(s string) []int {
 // listModel trains a model of the fixture on n random inputs.
 func listModel(t testing.TB, n int) (*learn.Predictor, int) {
 	t.Helper()
-	ast, err := grammar.Parse("list.grammar", []byte(listGrammar))
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := grammar.Build(ast)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := buildGrammar(t, "list.grammar", listGrammar)
 	gen := synth.NewGenerator(g, synth.NewRandom(3), synth.RandomPolicy)
 	e := &learn.Examples{Functions: listFunctions, Skipped: map[string]int{}}
 	rare := 0

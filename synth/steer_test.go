@@ -31,14 +31,7 @@ func node(t *testing.T, g *grammar.Graph, rule, label string) int {
 // TestSolveFeatureLiterals: a constraint over each feature kind, present
 // and absent, is solved, and the input parses back satisfying it.
 func TestSolveFeatureLiterals(t *testing.T) {
-	ast, err := grammar.Parse("steer.grammar", []byte(steerGrammar))
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := grammar.Build(ast)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := buildGrammar(t, "steer.grammar", steerGrammar)
 	name := node(t, g, "Item", "Name")
 	nameRe := node(t, g, "Name", "/[a-c][a-c-]{0,3}/")
 	numRe := node(t, g, "Num", "/[0-9]{1,3}/")

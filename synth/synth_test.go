@@ -23,6 +23,20 @@ func mustGrammar(t testing.TB, name string) *grammar.Graph {
 	return g
 }
 
+// buildGrammar builds a grammar written in a test.
+func buildGrammar(t testing.TB, name, src string) *grammar.Graph {
+	t.Helper()
+	ast, err := grammar.Parse(name, []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := grammar.Build(ast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
 // mustParse parses a generated input back and returns its trees (all of
 // them, up to the default limit, for an ambiguous input).
 func mustParse(t testing.TB, g *grammar.Graph, text string) []*grammar.Tree {

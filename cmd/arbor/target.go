@@ -409,9 +409,6 @@ func inputExtension(m *learn.Model) string {
 
 // writePursued writes the inputs a loop kept, with their manifest.
 func writePursued(dir string, m *learn.Model, pr *synth.Pursuit) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("output folder: %w", err)
-	}
 	return writeManifest(dir, len(pr.Inputs), inputExtension(m), func(i int, name string, enc *json.Encoder) (string, error) {
 		in := pr.Inputs[i]
 		return in.Text, enc.Encode(struct {
@@ -428,6 +425,9 @@ func writePursued(dir string, m *learn.Model, pr *synth.Pursuit) error {
 // each to manifest.jsonl; entry returns input i's text after encoding
 // its manifest line.
 func writeManifest(dir string, n int, ext string, entry func(i int, name string, enc *json.Encoder) (string, error)) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("output folder: %w", err)
+	}
 	mf, err := os.Create(filepath.Join(dir, "manifest.jsonl"))
 	if err != nil {
 		return err
@@ -493,9 +493,6 @@ func targetOffline(cmd *cobra.Command, p *learn.Predictor, f targetFlags) error 
 }
 
 func writeTargeted(dir string, m *learn.Model, cons []learn.Constraint, res *synth.TargetResult) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("output folder: %w", err)
-	}
 	return writeManifest(dir, len(res.Inputs), inputExtension(m), func(i int, name string, enc *json.Encoder) (string, error) {
 		in := res.Inputs[i]
 		return in.Text, enc.Encode(struct {
