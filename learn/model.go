@@ -214,10 +214,8 @@ func LoadModel(path string) (*Model, error) {
 		if fn.Tree == nil || len(fn.Tree.Nodes) == 0 {
 			return nil, fmt.Errorf("model %s: function %s has no tree", path, fn.Name)
 		}
-		for _, n := range fn.Tree.Nodes {
-			if n.Feature >= len(m.Features) || !n.Leaf() && (n.Absent <= 0 || n.Present <= 0 || n.Absent >= len(fn.Tree.Nodes) || n.Present >= len(fn.Tree.Nodes)) {
-				return nil, fmt.Errorf("model %s: the tree of %s is malformed", path, fn.Name)
-			}
+		if err := fn.Tree.check(len(m.Features)); err != nil {
+			return nil, fmt.Errorf("model %s: the tree of %s is malformed: %w", path, fn.Name, err)
 		}
 	}
 	if m.Data != nil {

@@ -43,6 +43,18 @@ func NewPredictor(m *Model, g *grammar.Graph) (*Predictor, error) {
 		if err != nil {
 			return nil, fmt.Errorf("model feature %d: %w", i, err)
 		}
+		// The solver and the pattern text index the graph by these ids.
+		if mf.IsPath() && len(mf.IDs) == 0 {
+			return nil, fmt.Errorf("model feature %d: a k-path with no nodes", i)
+		}
+		for _, id := range mf.IDs {
+			if !mf.IsPath() && id == features.Edge {
+				continue // a sibling pair at the first or last child
+			}
+			if id < 0 || id >= len(g.Nodes) {
+				return nil, fmt.Errorf("model feature %d: node %d is not in the grammar (it has %d nodes)", i, id, len(g.Nodes))
+			}
+		}
 		if id := p.vocab.Intern(f); id != i {
 			return nil, fmt.Errorf("model feature %d repeats feature %d", i, id)
 		}

@@ -1,6 +1,8 @@
 package learn
 
 import (
+	"fmt"
+	"math"
 	"math/bits"
 
 	"github.com/arbor-fuzz/arbor/features"
@@ -72,6 +74,45 @@ func (t *Tree) Leaf(has func(feature int) bool) int {
 		}
 	}
 	return i
+}
+
+// check reports whether the nodes form a binary tree over features ids
+// below features: every node reached from the root exactly once, inner
+// nodes testing a feature with both children in range, leaves marked
+// -1, counts not negative. Prediction walks a tree without looking, and
+// explanations recurse into it, so a model file must not be able to
+// make either loop or overflow.
+func (t *Tree) check(features int) error {
+	seen := make([]bool, len(t.Nodes))
+	stack := []int{0}
+	for len(stack) > 0 {
+		i := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if i < 0 || i >= len(t.Nodes) {
+			return fmt.Errorf("a child %d out of range", i)
+		}
+		if seen[i] {
+			return fmt.Errorf("node %d is reached twice", i)
+		}
+		seen[i] = true
+		n := &t.Nodes[i]
+		if n.Neg < 0 || n.Pos < 0 || math.IsNaN(n.Gini) {
+			return fmt.Errorf("node %d has counts %d/%d, gini %v", i, n.Neg, n.Pos, n.Gini)
+		}
+		switch {
+		case n.Feature == -1:
+		case n.Feature < -1 || n.Feature >= features:
+			return fmt.Errorf("node %d tests feature %d of %d", i, n.Feature, features)
+		default:
+			stack = append(stack, n.Absent, n.Present)
+		}
+	}
+	for i, ok := range seen {
+		if !ok {
+			return fmt.Errorf("node %d is not in the tree", i)
+		}
+	}
+	return nil
 }
 
 // Depth is the length of the longest root-to-leaf path.
