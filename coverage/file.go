@@ -3,6 +3,7 @@ package coverage
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -67,12 +68,20 @@ type Writer struct {
 
 // OpenWriter opens path for appending records of header h, creating it
 // (with the header line) if it does not exist. An existing file must have
-// a compatible header; its records are kept and reported by Done.
-func OpenWriter(path string, h Header) (*Writer, error) {
+// a compatible header; its records are kept and reported by Done. The
+// writer holds an exclusive lock on the file until it is closed: if
+// another writer holds it, OpenWriter fails, naming the holder, or, with
+// wait, waits for it until ctx is done. Records are appended (O_APPEND),
+// so nothing written by another program in between is overwritten.
+func OpenWriter(ctx context.Context, path string, h Header, wait bool) (*Writer, error) {
 	w := &Writer{path: path, done: map[string]bool{}}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("coverage file: %w", err)
+	}
+	if err := lock(ctx, f, path, wait); err != nil {
+		f.Close()
+		return nil, err
 	}
 	w.f = f
 	data, err := io.ReadAll(f)
@@ -103,10 +112,6 @@ func OpenWriter(path string, h Header) (*Writer, error) {
 			f.Close()
 			return nil, err
 		}
-	}
-	if _, err := f.Seek(int64(complete), io.SeekStart); err != nil {
-		f.Close()
-		return nil, err
 	}
 	for _, r := range recs {
 		w.done[r.SHA256] = true

@@ -23,6 +23,9 @@ type Options struct {
 	// Shard (1-based) of Shards, so that a corpus can be recorded by
 	// independent jobs and merged.
 	Shard, Shards int
+	// Wait makes a recording whose coverage file another recording is
+	// writing wait for it to finish, instead of failing.
+	Wait bool
 	// Progress, if set, is called after each input of a pass.
 	Progress func(pass string, done, total int)
 	// Warn, if set, receives problems that do not stop the recording,
@@ -76,7 +79,7 @@ func RecordInputs(ctx context.Context, bin *Binary, inputs []string, out string,
 	h := NewHeader(opts.Subject, s.Funcs.Names)
 	target := bin.Target
 	h.Target = &target
-	w, err := OpenWriter(out, h)
+	w, err := OpenWriter(ctx, out, h, opts.Wait)
 	if err != nil {
 		return nil, err
 	}

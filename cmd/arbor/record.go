@@ -17,7 +17,7 @@ import (
 type recordFlags struct {
 	subjectFlags
 	inputs, out, shard, cacheDir string
-	isolate                      bool
+	isolate, wait                bool
 	timeout                      time.Duration
 }
 
@@ -46,7 +46,11 @@ few milliseconds per input.
 
 Recording is resumable: inputs already in --out (by sha256) are skipped,
 and a line cut off by a killed run is dropped. --shard i/n records only
-the inputs of shard i of n; 'arbor record merge' combines shard files.`,
+the inputs of shard i of n; 'arbor record merge' combines shard files.
+One recording at a time writes a coverage file: a second one on the same
+--out fails at once, naming the process that holds it, or, with --wait,
+waits for it. To record shards in parallel, give each its own --out and
+merge them.`,
 		Example: "  arbor record --subject json --inputs corpus/ --out cov.jsonl\n  arbor record --go encoding/json.Valid --inputs corpus/ --out valid.jsonl --isolate",
 		Args:    exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -58,6 +62,7 @@ the inputs of shard i of n; 'arbor record merge' combines shard files.`,
 	fl.StringVar(&f.inputs, "inputs", "", "folder (or file) of inputs")
 	fl.StringVar(&f.out, "out", "cov.jsonl", "coverage file to append to")
 	fl.BoolVar(&f.isolate, "isolate", false, "one process per input")
+	fl.BoolVar(&f.wait, "wait", false, "if another recording is writing --out, wait for it instead of failing")
 	fl.DurationVar(&f.timeout, "timeout", time.Second, "time limit per input")
 	fl.StringVar(&f.shard, "shard", "", "record only shard `i/n` of the inputs")
 	fl.StringVar(&f.cacheDir, "cache", coverage.DefaultCacheDir(), "folder for built harnesses")
@@ -75,7 +80,7 @@ func runRecord(cmd *cobra.Command, f recordFlags) error {
 	if f.timeout <= 0 {
 		return usageError{errors.New("--timeout must be positive")}
 	}
-	opts := coverage.Options{Timeout: f.timeout, Isolate: f.isolate}
+	opts := coverage.Options{Timeout: f.timeout, Isolate: f.isolate, Wait: f.wait}
 	if f.shard != "" {
 		if _, err := fmt.Sscanf(f.shard, "%d/%d", &opts.Shard, &opts.Shards); err != nil || opts.Shard < 1 || opts.Shard > opts.Shards {
 			return usageError{fmt.Errorf("--shard must be i/n with 1 <= i <= n, not %q", f.shard)}

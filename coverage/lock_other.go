@@ -1,0 +1,12 @@
+//go:build !unix
+
+package coverage
+
+import (
+	"context"
+	"os"
+)
+
+// lock does nothing where flock is not available: two recordings on one
+// file there are the user's to avoid.
+func lock(ctx context.Context, f *os.File, path string, wait bool) error { return nil }
