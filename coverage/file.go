@@ -167,8 +167,13 @@ func parse(data []byte, path string) (Header, []Record, error) {
 	sc.Buffer(make([]byte, 1<<20), 1<<30)
 	line := 0
 	var recs []Record
+	at := map[string]int{} // sha256 -> index in recs
+	lines := map[string]int{}
 	for sc.Scan() {
 		line++
+		if line > 1 && len(bytes.TrimSpace(sc.Bytes())) == 0 {
+			continue // a blank line, from an editor or a concatenation
+		}
 		if line == 1 {
 			if err := json.Unmarshal(sc.Bytes(), &h); err != nil || h.Arbor != "coverage" {
 				return h, nil, fmt.Errorf("%s:1: not an arbor coverage file (its first line must be the header)", path)
@@ -184,6 +189,15 @@ func parse(data []byte, path string) (Header, []Record, error) {
 				return h, nil, fmt.Errorf("%s:%d: function %d out of range (the header has %d)", path, line, id, len(h.Functions))
 			}
 		}
+		// An input recorded twice: once is enough if the records agree;
+		// if they do not, training on both would teach a contradiction.
+		if i, dup := at[r.SHA256]; dup && r.SHA256 != "" {
+			if !slices.Equal(recs[i].Covered, r.Covered) || recs[i].Outcome != r.Outcome {
+				return h, nil, fmt.Errorf("%s:%d: input %.12s was recorded at line %d with other coverage or outcome; record it once (a subject whose coverage depends on earlier inputs gives such records)", path, line, r.SHA256, lines[r.SHA256])
+			}
+			continue
+		}
+		at[r.SHA256], lines[r.SHA256] = len(recs), line
 		recs = append(recs, r)
 	}
 	if line == 0 {

@@ -128,6 +128,12 @@ statistics.`,
 			if d.Rows == 0 {
 				return fmt.Errorf("no training rows: none of the %d records matches a parsable input below %s", len(cov.Records), inputs)
 			}
+			// A wrong grammar parses a few inputs by chance: learning from
+			// those alone would say nothing true of the corpus.
+			if bad := d.Skipped["does not parse"]; bad > d.Rows {
+				return fmt.Errorf("%d of the %d recorded inputs do not parse with grammar %s: is it the grammar the inputs were written in? ('arbor parse %s FILE' shows where one fails)",
+					bad, bad+d.Rows, grammarArg, grammarArg)
+			}
 			topts := learn.TrainOptions{Options: opts, Seed: seed, NoBalance: noBalance}
 			fns, err := learn.Train(contextOf(cmd), d, topts)
 			if err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -82,8 +83,9 @@ func runRecord(cmd *cobra.Command, f recordFlags) error {
 	}
 	opts := coverage.Options{Timeout: f.timeout, Isolate: f.isolate, Wait: f.wait}
 	if f.shard != "" {
-		if _, err := fmt.Sscanf(f.shard, "%d/%d", &opts.Shard, &opts.Shards); err != nil || opts.Shard < 1 || opts.Shard > opts.Shards {
-			return usageError{fmt.Errorf("--shard must be i/n with 1 <= i <= n, not %q", f.shard)}
+		var err error
+		if opts.Shard, opts.Shards, err = parseShard(f.shard); err != nil {
+			return usageError{err}
 		}
 	}
 	target, name, err := f.target()
@@ -203,4 +205,16 @@ func isTerminal(w io.Writer) bool {
 	}
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// parseShard reads --shard i/n, all of it: "1/2/3" or "1/2x" are
+// refused, not read as 1/2.
+func parseShard(s string) (i, n int, err error) {
+	a, b, ok := strings.Cut(s, "/")
+	i, errI := strconv.Atoi(a)
+	n, errN := strconv.Atoi(b)
+	if !ok || errI != nil || errN != nil || i < 1 || i > n {
+		return 0, 0, fmt.Errorf("--shard must be i/n with 1 <= i <= n, not %q", s)
+	}
+	return i, n, nil
 }
