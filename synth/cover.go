@@ -243,6 +243,9 @@ func Forest(ctx context.Context, g *grammar.Graph, n int, opts CoverOptions) ([]
 	if err != nil {
 		return nil, err
 	}
+	if len(all) == 0 && n > 0 {
+		return nil, fmt.Errorf("the grammar has no %d-paths to grow inputs towards: use a smaller k", opts.K)
+	}
 	r := rand.New(rand.NewPCG(opts.Seed, 2))
 	rec := &Recorder{C: NewRandom(opts.Seed)}
 	x := &Generator{G: g, Chooser: rec, Policy: opts.CloseOff, MaxDepth: opts.MaxDepth, MaxRepeat: opts.MaxRepeat}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -23,6 +24,7 @@ type generateFlags struct {
 	maxRepeat           int
 	seed                uint64
 	absence, choices    bool
+	force               bool
 }
 
 func newGenerateCmd() *cobra.Command {
@@ -47,8 +49,11 @@ kpath and forest fill what lies off the targeted path with --close-off
 random (depth-bounded) or shortest. --absence makes the absence of each
 optional part (x?, x*) a target too.
 
---out DIR writes one file per input (created if needed); --out - writes
-JSON Lines {"input":"..."} to standard output. --choices adds each input's
+--out DIR writes one file per input (created if needed; a folder that
+already holds files is refused, since two corpora would mix, unless
+--force); --out - writes JSON Lines {"input":"..."} to standard output,
+or {"bytes":"<base64>"} for an input that is not UTF-8, so that every
+byte comes through. --choices adds each input's
 recorded choice sequence (to DIR/choices.jsonl, or to each JSON line).
 For kpath a summary with the k-path coverage goes to standard error.`,
 		Example: "  arbor generate json --mode random -n 1000 --seed 1 --out corpus/\n  arbor generate url --mode kpath --k 3 --out -",
@@ -68,6 +73,7 @@ For kpath a summary with the k-path coverage goes to standard error.`,
 	fl.StringVar(&f.closeOff, "close-off", "random", "kpath and forest: fill the rest with random or shortest expansion")
 	fl.BoolVar(&f.absence, "absence", false, "kpath and forest: make the absence of optional parts a target")
 	fl.BoolVar(&f.choices, "choices", false, "also write each input's choice sequence")
+	fl.BoolVar(&f.force, "force", false, "write into an --out folder that already holds files")
 	return cmd
 }
 
@@ -84,6 +90,11 @@ func runGenerate(cmd *cobra.Command, grammarArg string, f generateFlags) error {
 	}
 	if err := checkK("--k", f.k); err != nil {
 		return err
+	}
+	if f.out != "-" && !f.force {
+		if entries, err := os.ReadDir(f.out); err == nil && len(entries) > 0 {
+			return usageError{fmt.Errorf("--out %s already holds %d files: generating into it would mix two corpora; give a new or empty folder, or --force", f.out, len(entries))}
+		}
 	}
 	g, err := datasets.LoadGrammar(grammarArg)
 	if err != nil {
@@ -171,10 +182,18 @@ func writeInputs(stdout io.Writer, f generateFlags, grammarArg string, inputs []
 		enc := json.NewEncoder(stdout)
 		enc.SetEscapeHTML(false)
 		for _, in := range inputs {
+			// JSON strings hold UTF-8 only: other bytes would come out as
+			// U+FFFD, so such an input goes as base64 under "bytes".
 			rec := struct {
-				Input   string `json:"input"`
-				Choices []int  `json:"choices,omitempty"`
-			}{Input: in.Text}
+				Input   *string `json:"input,omitempty"`
+				Bytes   []byte  `json:"bytes,omitempty"`
+				Choices []int   `json:"choices,omitempty"`
+			}{}
+			if utf8.ValidString(in.Text) {
+				rec.Input = &in.Text
+			} else {
+				rec.Bytes = []byte(in.Text)
+			}
 			if f.choices {
 				rec.Choices = in.Choices
 			}

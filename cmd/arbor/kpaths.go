@@ -220,7 +220,7 @@ JSON numbers. Missing k-paths are listed in increasing order of node ids.`,
 // listFiles lists the inputs a path names: the file itself, or every
 // regular file below a folder, sorted. Below a folder it leaves out
 // hidden files and folders, and the files arbor writes beside inputs
-// (manifest.jsonl, *.cov.jsonl), which are not inputs. A symbolic link
+// (manifest.jsonl, choices.jsonl, *.cov.jsonl), which are not inputs. A symbolic link
 // to a file is an input; the folder given may itself be a link; a link
 // to a folder inside it is refused, since following links may loop.
 func listFiles(dir string) ([]string, error) {
@@ -247,7 +247,7 @@ func listFiles(dir string) ([]string, error) {
 			}
 			return nil
 		}
-		if !d.IsDir() && (name == "manifest.jsonl" || strings.HasSuffix(name, ".cov.jsonl")) {
+		if !d.IsDir() && (name == "manifest.jsonl" || name == "choices.jsonl" || strings.HasSuffix(name, ".cov.jsonl")) {
 			return nil
 		}
 		// Report paths under the folder as the user named it.

@@ -239,9 +239,20 @@ func TestGenerate(t *testing.T) {
 		t.Errorf("output folder holds %v", names)
 	}
 	out, _, code := runArbor(t, "", "coverage", "json", dir, "--max-k", "1", "--json")
-	if code != 0 || !strings.Contains(out, `"rejected":1`) { // choices.jsonl is not a JSON text
+	if code != 0 || !strings.Contains(out, `"rejected":0`) { // choices.jsonl is not an input
 		t.Errorf("coverage of the generated folder: %s", out)
 	}
+	// Issue 14, item 9: a folder that holds a corpus is not mixed with
+	// another; bytes that are not UTF-8 come through; forest on a grammar
+	// without k-paths of the length asked is an error, not a panic.
+	ff := filepath.Join(t.TempDir(), "ff.grammar")
+	os.WriteFile(ff, []byte("S := \"a\\xff\" ;\n"), 0o644)
+	runCases(t, []cliCase{
+		{"generate into a corpus", "", []string{"generate", "json", "-n", "3", "--out", dir}, 2, nil, []string{"already holds 13 files: generating into it would mix two corpora"}},
+		{"generate into a corpus, forced", "", []string{"generate", "json", "-n", "3", "--out", dir, "--force"}, 0, nil, nil},
+		{"generate bytes", "", []string{"generate", ff, "-n", "1"}, 0, []string{`{"bytes":"Yf8="}`}, nil},
+		{"forest without k-paths", "", []string{"generate", ff, "--mode", "forest", "--k", "4", "-n", "2"}, 1, nil, []string{"the grammar has no 4-paths"}},
+	})
 }
 
 func TestRecord(t *testing.T) {
