@@ -6,8 +6,10 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -74,8 +76,8 @@ type Binary struct {
 // library), builds it once with -cover -covermode=atomic and the target's
 // packages plus the harness in -coverpkg, and caches the binary under
 // cacheDir, keyed by everything the build reads: the Go version, the
-// target, the module's go.mod and go.sum, and the names, sizes and times
-// of the source files of every non-standard package it depends on.
+// target, the module's go.mod and go.sum, and the contents of the source
+// and embedded files of every non-standard package it depends on.
 func Build(ctx context.Context, t Target, cacheDir string) (*Binary, error) {
 	return build(ctx, t, cacheDir, true)
 }
@@ -274,21 +276,34 @@ func buildKey(ctx context.Context, dir string, t Target, src []byte, modDir stri
 			}
 		}
 	}
-	deps, err := goList(ctx, dir, "-deps", "-f", "{{if not .Standard}}{{.Dir}}{{range .GoFiles}} {{.}}{{end}}{{end}}", t.ImportPath)
+	// Every file the build reads, by content: an edit that keeps a file's
+	// size and time, or a change to an embedded file, makes a new key.
+	deps, err := goList(ctx, dir, "-deps", "-json=Dir,Standard,GoFiles,CgoFiles,CFiles,HFiles,SFiles,EmbedFiles", t.ImportPath)
 	if err != nil {
 		return "", fmt.Errorf("list the dependencies of %s: %w", t.ImportPath, err)
 	}
-	for _, line := range strings.Split(deps, "\n") {
-		fields := strings.Fields(line)
-		if len(fields) == 0 {
+	dec := json.NewDecoder(strings.NewReader(deps))
+	for {
+		var p struct {
+			Dir                                                   string
+			Standard                                              bool
+			GoFiles, CgoFiles, CFiles, HFiles, SFiles, EmbedFiles []string
+		}
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			return "", fmt.Errorf("list the dependencies of %s: %w", t.ImportPath, err)
+		}
+		if p.Standard {
 			continue
 		}
-		for _, f := range fields[1:] {
-			fi, err := os.Stat(filepath.Join(fields[0], f))
+		for _, f := range slices.Concat(p.GoFiles, p.CgoFiles, p.CFiles, p.HFiles, p.SFiles, p.EmbedFiles) {
+			b, err := os.ReadFile(filepath.Join(p.Dir, f))
 			if err != nil {
 				return "", err
 			}
-			fmt.Fprintf(h, "%s/%s %d %d\n", fields[0], f, fi.Size(), fi.ModTime().UnixNano())
+			sum := sha256.Sum256(b)
+			fmt.Fprintf(h, "%s/%s %x\n", p.Dir, f, sum)
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil))[:32], nil
