@@ -19,9 +19,9 @@ func TestBuildCacheContents(t *testing.T) {
 	}
 	mod := t.TempDir()
 	files := map[string]string{
-		"go.mod":         "module example.com/cachetest\n\ngo 1.24\n",
-		"lib/lib.go":     "package lib\n\nimport (\n\t_ \"embed\"\n\t\"errors\"\n)\n\n//go:embed word.txt\nvar word string\n\nfunc Run(b []byte) error {\n\tif string(b) == word {\n\t\treturn errors.New(\"the word\")\n\t}\n\treturn nil // AAAAAAA\n}\n",
-		"lib/word.txt":   "abc",
+		"go.mod":       "module example.com/cachetest\n\ngo 1.24\n",
+		"lib/lib.go":   "package lib\n\nimport (\n\t_ \"embed\"\n\t\"errors\"\n)\n\n//go:embed word.txt\nvar word string\n\nfunc Run(b []byte) error {\n\tif string(b) == word {\n\t\treturn errors.New(\"the word\")\n\t}\n\treturn nil // AAAAAAA\n}\n",
+		"lib/word.txt": "abc",
 	}
 	for name, text := range files {
 		p := filepath.Join(mod, name)
