@@ -15,7 +15,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // Target is a Go function to record: a func([]byte) error or func([]byte).
@@ -144,9 +146,14 @@ func build(ctx context.Context, t Target, cacheDir string, doBuild bool) (*Binar
 	}
 	// A directory starting with "_" is ignored by ./... patterns, so the
 	// module's own builds and tests never see the harness.
+	// The name carries this process's id, so that a later build can tell
+	// the leftovers of a build that was killed from a build under way.
+	sweep(modDir, harnessPrefix)
+	sweep(filepath.Dir(bin), tmpPrefix)
 	suffix := make([]byte, 4)
 	rand.Read(suffix)
-	hdirName := "_arbor_harness_" + hex.EncodeToString(suffix)
+	tag := fmt.Sprintf("%d_%s", os.Getpid(), hex.EncodeToString(suffix))
+	hdirName := harnessPrefix + tag
 	hdir := filepath.Join(modDir, hdirName)
 	if err := os.Mkdir(hdir, 0o755); err != nil {
 		return nil, fmt.Errorf("harness directory: %w", err)
@@ -158,7 +165,7 @@ func build(ctx context.Context, t Target, cacheDir string, doBuild bool) (*Binar
 	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
 		return nil, err
 	}
-	tmp := bin + ".tmp" + hex.EncodeToString(suffix)
+	tmp := filepath.Join(filepath.Dir(bin), tmpPrefix+tag)
 	coverpkg := strings.Join(append(t.coverPkgs(), modPath+"/"+hdirName), ",")
 	cmd := exec.CommandContext(ctx, "go", "build", "-cover", "-covermode=atomic", "-coverpkg="+coverpkg, "-o", tmp, "./"+hdirName)
 	cmd.Dir = modDir
@@ -315,4 +322,39 @@ func DefaultCacheDir() string {
 		return filepath.Join(d, "arbor", "harness")
 	}
 	return filepath.Join(os.TempDir(), "arbor-harness")
+}
+
+// Names of what a build writes while it runs: the harness package inside
+// the module, and the binary in the cache before it is renamed into place.
+const (
+	harnessPrefix = "_arbor_harness_"
+	tmpPrefix     = "harness.tmp"
+)
+
+// sweep removes what builds killed before they could clean up left in
+// dir: entries named prefix + "<pid>_..." whose process is gone, and,
+// from arbor versions that did not name the process, entries older than
+// an hour (no build takes that long).
+func sweep(dir, prefix string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok {
+			continue
+		}
+		pidText, _, named := strings.Cut(rest, "_")
+		pid, err := strconv.Atoi(pidText)
+		stale := false
+		if named && err == nil && pid > 0 {
+			stale = pid != os.Getpid() && !alive(pid)
+		} else if info, err := e.Info(); err == nil {
+			stale = time.Since(info.ModTime()) > time.Hour
+		}
+		if stale {
+			os.RemoveAll(filepath.Join(dir, e.Name()))
+		}
+	}
 }

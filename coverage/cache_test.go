@@ -2,6 +2,7 @@ package coverage
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -74,5 +75,53 @@ func TestBuildCacheContents(t *testing.T) {
 	os.WriteFile(filepath.Join(mod, "lib", "word.txt"), []byte("xyz"), 0o644)
 	if o, cached := outcome("xyz"); cached || o != Error {
 		t.Errorf("after the embedded word changed: outcome %s, cached %v; want error from a new build", o, cached)
+	}
+}
+
+// TestSweepLeftovers (issue 14, item 6): what a killed build left in the
+// user's module and in the cache is removed by the next build; what a
+// build under way holds is not.
+func TestSweepLeftovers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds harnesses")
+	}
+	mod := t.TempDir()
+	if err := os.CopyFS(mod, os.DirFS("testdata/mod")); err != nil {
+		t.Fatal(err)
+	}
+	cache := t.TempDir()
+	target := Target{ImportPath: "example.com/covtest/lib", Func: "Parse", Dir: mod}
+	bin, err := Build(context.Background(), target, cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const dead = "2147483646" // no such process
+	live := fmt.Sprint(os.Getpid())
+	leftovers := map[string]bool{ // name -> should survive
+		filepath.Join(mod, harnessPrefix+dead+"_0a0b"):                false,
+		filepath.Join(mod, harnessPrefix+live+"_0c0d"):                true,
+		filepath.Join(mod, harnessPrefix+"0e0f"):                      true,  // an older arbor's, recent
+		filepath.Join(mod, harnessPrefix+"1a1b"):                      false, // an older arbor's, hours old
+		filepath.Join(filepath.Dir(bin.Path), tmpPrefix+dead+"_2a2b"): false,
+		filepath.Join(filepath.Dir(bin.Path), tmpPrefix+live+"_2c2d"): true,
+		filepath.Join(mod, "_arbor_harnessless"):                      true, // not ours
+	}
+	for p := range leftovers {
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := time.Now().Add(-3 * time.Hour)
+	os.Chtimes(filepath.Join(mod, harnessPrefix+"1a1b"), old, old)
+	// A rebuild (the cached binary gone) sweeps both places.
+	os.Remove(bin.Path)
+	if _, err := Build(context.Background(), target, cache); err != nil {
+		t.Fatal(err)
+	}
+	for p, keep := range leftovers {
+		_, err := os.Stat(p)
+		if exists := err == nil; exists != keep {
+			t.Errorf("%s: exists %v after a build, want %v", filepath.Base(p), exists, keep)
+		}
 	}
 }

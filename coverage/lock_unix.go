@@ -81,3 +81,9 @@ func holder(f *os.File) string {
 	}
 	return unknown
 }
+
+// alive reports whether a process with this id exists.
+func alive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
