@@ -106,6 +106,10 @@ func (s *Session) start() error {
 	cmd.Stdout = w
 	s.stderr = &tailBuffer{max: 1 << 16}
 	cmd.Stderr = s.stderr
+	isolate(cmd)
+	// Once the harness is gone, Wait waits this long for the copying of
+	// its stderr, which a child of the subject may hold open forever.
+	cmd.WaitDelay = time.Second
 	err = cmd.Start()
 	w.Close() // the child has its own copy
 	if err != nil {
@@ -162,6 +166,7 @@ func (s *Session) Close() error {
 	s.stdin.Flush()
 	select {
 	case <-s.done:
+		killGroup(s.cmd) // what the subject started and left running
 	case <-time.After(2 * time.Second):
 		s.kill()
 	}
@@ -172,7 +177,7 @@ func (s *Session) Close() error {
 
 func (s *Session) kill() {
 	if s.cmd != nil && s.cmd.Process != nil {
-		s.cmd.Process.Kill()
+		killGroup(s.cmd)
 		s.exit = <-s.done
 	}
 	s.cmd = nil
