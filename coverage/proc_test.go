@@ -112,3 +112,34 @@ func Run(b []byte) error {
 		t.Errorf("after the kill: %v, %+v", err, r)
 	}
 }
+
+// TestInterruptInFlight (issue 14, item 4): cancelling a recording stops
+// the input in flight at once, instead of waiting out its --timeout,
+// and does not record it (it would be labelled a timeout it was not).
+func TestInterruptInFlight(t *testing.T) {
+	bin := testBinary(t, "Parse")
+	_, files := writeInputs(t, map[string]string{"1": "abc", "2": "h", "3": "abd"}) // "h" hangs
+	for _, isolate := range []bool{false, true} {
+		out := filepath.Join(t.TempDir(), "cov.jsonl")
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(1500*time.Millisecond, cancel)
+		start := time.Now()
+		_, err := RecordInputs(ctx, bin, files, out, Options{Subject: "covtest", Timeout: time.Minute, Isolate: isolate})
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("isolate %v: %v, want the cancellation", isolate, err)
+		}
+		if d := time.Since(start); d > 20*time.Second {
+			t.Errorf("isolate %v: stopped %v after the start, the input's timeout is a minute", isolate, d.Round(time.Second))
+		}
+		f, err := ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range f.Records {
+			if r.Outcome == Timeout {
+				t.Errorf("isolate %v: the interrupted input was recorded as %s", isolate, r.Outcome)
+			}
+		}
+		cancel()
+	}
+}

@@ -76,6 +76,9 @@ func RecordInputs(ctx context.Context, bin *Binary, inputs []string, out string,
 		return nil, err
 	}
 	defer s.Close()
+	// Cancelling stops the input in flight too, not only the next one; its
+	// reply, cut short, is not recorded.
+	defer context.AfterFunc(ctx, s.Interrupt)()
 	h := NewHeader(opts.Subject, s.Funcs.Names)
 	target := bin.Target
 	h.Target = &target
@@ -159,6 +162,9 @@ func RecordInputs(ctx context.Context, bin *Binary, inputs []string, out string,
 			r, err := s.Record(in.data, opts.Timeout)
 			if err != nil {
 				return sum, err
+			}
+			if err := ctx.Err(); err != nil {
+				return sum, err // r was cut short by the interruption
 			}
 			if err := write(i, r); err != nil {
 				return sum, err
@@ -247,6 +253,9 @@ func (s *Session) pipeline(ctx context.Context, todo []pending, timeout time.Dur
 		}
 		if err != nil {
 			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err // r was cut short by the interruption
 		}
 		if !s.alive() && len(queue) > 0 {
 			// The harness died with requests in flight: send them again.

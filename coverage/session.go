@@ -52,15 +52,19 @@ type Session struct {
 	cmd    *exec.Cmd
 	stdin  *bufio.Writer
 	stdout *bufio.Reader
-	pipe   *os.File // stdout's file, for read deadlines
-	stderr *tailBuffer
-	done   chan error // the process's exit
-	exit   error      // how the last process ended
-	blob   []byte
-	starts int      // processes started so far
-	seen   []int32  // per function: the generation it was last covered in
-	counts []uint32 // per function: entry count in the current decode
-	gen    int32
+	// pipe is the reply pipe's file, for read deadlines; mu guards it and
+	// stopped, which Interrupt sets from another goroutine.
+	pipe    *os.File
+	mu      sync.Mutex
+	stopped bool
+	stderr  *tailBuffer
+	done    chan error // the process's exit
+	exit    error      // how the last process ended
+	blob    []byte
+	starts  int      // processes started so far
+	seen    []int32  // per function: the generation it was last covered in
+	counts  []uint32 // per function: entry count in the current decode
+	gen     int32
 }
 
 // Open builds the target's harness (or takes it from cacheDir) and
@@ -118,7 +122,9 @@ func (s *Session) start() error {
 	}
 	s.starts++
 	s.cmd, s.stdin, s.stdout = cmd, bufio.NewWriterSize(stdin, 1<<16), bufio.NewReaderSize(stdout, 1<<16)
+	s.mu.Lock()
 	s.pipe = stdout
+	s.mu.Unlock()
 	s.done = make(chan error, 1)
 	go func() { s.done <- cmd.Wait() }()
 
@@ -186,6 +192,8 @@ func (s *Session) kill() {
 
 // closePipe closes the reply pipe of a process that is gone.
 func (s *Session) closePipe() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.pipe != nil {
 		s.pipe.Close()
 		s.pipe = nil
@@ -241,9 +249,15 @@ func (s *Session) receive(kind byte, timeout time.Duration) (*Result, error) {
 	}
 	// A read deadline on the pipe bounds the wait without a goroutine or a
 	// timer per input (they cost more than the rest of the round trip).
+	s.mu.Lock()
 	if s.pipe != nil {
-		s.pipe.SetReadDeadline(time.Now().Add(timeout))
+		deadline := time.Now().Add(timeout)
+		if s.stopped {
+			deadline = time.Now()
+		}
+		s.pipe.SetReadDeadline(deadline)
 	}
+	s.mu.Unlock()
 	r, err := s.readReply(kind)
 	if errors.Is(err, os.ErrDeadlineExceeded) {
 		s.kill()
@@ -253,6 +267,19 @@ func (s *Session) receive(kind byte, timeout time.Duration) (*Result, error) {
 		return s.crashed()
 	}
 	return r, nil
+}
+
+// Interrupt makes the reply being waited for, and every later one, end
+// at once as a timeout, so that a recording stops without waiting out
+// an input that hangs (Ctrl-C). It may be called from any goroutine; the
+// caller must not keep the results it gets after it.
+func (s *Session) Interrupt() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stopped = true
+	if s.pipe != nil {
+		s.pipe.SetReadDeadline(time.Now())
+	}
 }
 
 // alive reports whether a harness process is running.
