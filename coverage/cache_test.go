@@ -18,19 +18,11 @@ func TestBuildCacheContents(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds harnesses")
 	}
-	mod := t.TempDir()
-	files := map[string]string{
+	mod := writeModule(t, map[string]string{
 		"go.mod":       "module example.com/cachetest\n\ngo 1.24\n",
 		"lib/lib.go":   "package lib\n\nimport (\n\t_ \"embed\"\n\t\"errors\"\n)\n\n//go:embed word.txt\nvar word string\n\nfunc Run(b []byte) error {\n\tif string(b) == word {\n\t\treturn errors.New(\"the word\")\n\t}\n\treturn nil // AAAAAAA\n}\n",
 		"lib/word.txt": "abc",
-	}
-	for name, text := range files {
-		p := filepath.Join(mod, name)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	cache := t.TempDir()
 	target := Target{ImportPath: "example.com/cachetest/lib", Func: "Run", Dir: mod}
 	outcome := func(input string) (Outcome, bool) {
@@ -124,4 +116,19 @@ func TestSweepLeftovers(t *testing.T) {
 			t.Errorf("%s: exists %v after a build, want %v", filepath.Base(p), exists, keep)
 		}
 	}
+}
+
+// writeModule writes a Go module of the given files into a temporary
+// folder and returns it.
+func writeModule(t *testing.T, files map[string]string) string {
+	t.Helper()
+	mod := t.TempDir()
+	for name, text := range files {
+		p := filepath.Join(mod, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return mod
 }

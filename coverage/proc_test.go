@@ -23,8 +23,7 @@ func TestChildHoldingStderr(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a harness")
 	}
-	mod := t.TempDir()
-	files := map[string]string{
+	mod := writeModule(t, map[string]string{
 		"go.mod": "module example.com/childtest\n\ngo 1.24\n",
 		"lib/lib.go": `package lib
 
@@ -54,14 +53,7 @@ func Run(b []byte) error {
 	return nil
 }
 `,
-	}
-	for name, text := range files {
-		p := filepath.Join(mod, name)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	bin, err := Build(context.Background(), Target{ImportPath: "example.com/childtest/lib", Func: "Run", Dir: mod}, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
