@@ -167,8 +167,8 @@ func parse(data []byte, path string) (Header, []Record, error) {
 	sc.Buffer(make([]byte, 1<<20), 1<<30)
 	line := 0
 	var recs []Record
-	at := map[string]int{} // sha256 -> index in recs
-	lines := map[string]int{}
+	type seen struct{ rec, line int }
+	first := map[string]seen{} // sha256 -> where its record is
 	for sc.Scan() {
 		line++
 		if line > 1 && len(bytes.TrimSpace(sc.Bytes())) == 0 {
@@ -191,13 +191,13 @@ func parse(data []byte, path string) (Header, []Record, error) {
 		}
 		// An input recorded twice: once is enough if the records agree;
 		// if they do not, training on both would teach a contradiction.
-		if i, dup := at[r.SHA256]; dup && r.SHA256 != "" {
-			if !slices.Equal(recs[i].Covered, r.Covered) || recs[i].Outcome != r.Outcome {
-				return h, nil, fmt.Errorf("%s:%d: input %.12s was recorded at line %d with other coverage or outcome; record it once (a subject whose coverage depends on earlier inputs gives such records)", path, line, r.SHA256, lines[r.SHA256])
+		if f, dup := first[r.SHA256]; dup && r.SHA256 != "" {
+			if !slices.Equal(recs[f.rec].Covered, r.Covered) || recs[f.rec].Outcome != r.Outcome {
+				return h, nil, fmt.Errorf("%s:%d: input %.12s was recorded at line %d with other coverage or outcome; record it once (a subject whose coverage depends on earlier inputs gives such records)", path, line, r.SHA256, f.line)
 			}
 			continue
 		}
-		at[r.SHA256], lines[r.SHA256] = len(recs), line
+		first[r.SHA256] = seen{len(recs), line}
 		recs = append(recs, r)
 	}
 	if line == 0 {

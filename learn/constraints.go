@@ -31,9 +31,9 @@ type Constraint struct {
 // constraint's leaf, (Pos+1)/(Pos+Neg+2): how likely an input that
 // satisfies it is to run the function, with a leaf of few rows trusted
 // less than a leaf of many with the same share.
-func (c Constraint) Precision() float64 {
-	return float64(c.Pos+1) / float64(c.Pos+c.Neg+2)
-}
+func (c Constraint) Precision() float64 { return smoothedPrecision(c.Pos, c.Neg) }
+
+func smoothedPrecision(pos, neg int) float64 { return float64(pos+1) / float64(pos+neg+2) }
 
 // Literal is one test of a constraint: a feature present or absent.
 type Literal struct {

@@ -3,7 +3,6 @@ package learn
 import (
 	"encoding/binary"
 	"fmt"
-	"slices"
 
 	"github.com/arbor-fuzz/arbor/features"
 )
@@ -76,19 +75,38 @@ func newModelData(d *Dataset, fns []FunctionModel, opts TrainOptions) *ModelData
 
 // check validates the data against the model it belongs to.
 func (md *ModelData) check(m *Model) error {
+	_, _, err := md.decode(m)
+	return err
+}
+
+// decode turns the stored bitsets into columns and labels, checking
+// their sizes against the model.
+func (md *ModelData) decode(m *Model) (columns, labels []features.Bitset, err error) {
 	if md.Rows < 0 {
-		return fmt.Errorf("training data has %d rows", md.Rows)
+		return nil, nil, fmt.Errorf("training data has %d rows", md.Rows)
 	}
 	if len(md.Columns) != len(m.Features) || len(md.Labels) != len(m.Functions) {
-		return fmt.Errorf("training data has %d columns and %d labels for %d features and %d functions",
+		return nil, nil, fmt.Errorf("training data has %d columns and %d labels for %d features and %d functions",
 			len(md.Columns), len(md.Labels), len(m.Features), len(m.Functions))
 	}
-	for _, c := range slices.Concat(md.Columns, md.Labels) {
-		if _, err := bytesBitset(c, md.Rows); err != nil {
-			return fmt.Errorf("training data: %w", err)
+	read := func(stored [][]byte) ([]features.Bitset, error) {
+		out := make([]features.Bitset, len(stored))
+		for i, p := range stored {
+			b, err := bytesBitset(p, md.Rows)
+			if err != nil {
+				return nil, fmt.Errorf("training data: %w", err)
+			}
+			out[i] = b
 		}
+		return out, nil
 	}
-	return nil
+	if columns, err = read(md.Columns); err != nil {
+		return nil, nil, err
+	}
+	if labels, err = read(md.Labels); err != nil {
+		return nil, nil, err
+	}
+	return columns, labels, nil
 }
 
 // TrainOptions are the options the model's trees were fitted with
@@ -114,23 +132,15 @@ func (m *Model) Dataset() (*Dataset, error) {
 	}
 	md := m.Data
 	if md == nil {
-		md = &ModelData{}
 		d.Columns = make([]features.Bitset, len(m.Features))
 		d.Labels = make([]features.Bitset, len(m.Functions))
 		return d, nil
 	}
-	if err := md.check(m); err != nil {
+	var err error
+	if d.Columns, d.Labels, err = md.decode(m); err != nil {
 		return nil, err
 	}
 	d.Rows = md.Rows
-	for _, c := range md.Columns {
-		b, _ := bytesBitset(c, md.Rows) // checked
-		d.Columns = append(d.Columns, b)
-	}
-	for _, l := range md.Labels {
-		b, _ := bytesBitset(l, md.Rows)
-		d.Labels = append(d.Labels, b)
-	}
 	for _, name := range md.NeverCovered {
 		d.Functions = append(d.Functions, name)
 		d.Labels = append(d.Labels, features.NewBitset(d.Rows))

@@ -57,6 +57,11 @@ func (n *Node) Purity() float64 {
 	return float64(max(n.Neg, n.Pos)) / float64(n.Neg+n.Pos)
 }
 
+// Precision is the Laplace-smoothed share of positive rows,
+// (Pos+1)/(Pos+Neg+2): how likely an input that reaches the node is to
+// run the function, a node of few rows trusted less than one of many.
+func (n *Node) Precision() float64 { return smoothedPrecision(n.Pos, n.Neg) }
+
 // Tree is a decision tree; Nodes[0] is the root.
 type Tree struct {
 	Nodes []Node `json:"nodes"`

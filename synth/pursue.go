@@ -119,15 +119,14 @@ type PursuedInput struct {
 // while pursuing one function refine every later tree, and an input run
 // once is never run again. A Loop is not safe for concurrent use.
 type Loop struct {
-	p      *learn.Predictor
-	g      *grammar.Graph
-	data   *learn.Dataset
-	run    Runner
-	opts   learn.TrainOptions
-	ids    []int            // runner function id -> dataset function id, or -1
-	ran    map[string][]int // input text -> dataset functions it covered (nil: not a row)
-	trees  map[int]learn.FunctionModel
-	bounds SolveOptions
+	p     *learn.Predictor
+	g     *grammar.Graph
+	data  *learn.Dataset
+	run   Runner
+	opts  learn.TrainOptions
+	ids   []int            // runner function id -> dataset function id, or -1
+	ran   map[string][]int // input text -> dataset functions it covered (nil: not a row)
+	trees map[int]learn.FunctionModel
 }
 
 // NewLoop starts a loop on a model (through its predictor) that runs
@@ -359,8 +358,9 @@ func (ps *pursuer) execute(ctx context.Context, t *tried) (bool, error) {
 	}
 	t.covered = covered
 	ps.pool = append(ps.pool, t)
+	hit := slices.Contains(covered, ps.f)
 	if t.family == armRandom {
-		if slices.Contains(covered, ps.f) {
+		if hit {
 			ps.misses = 0
 		} else if ps.misses++; ps.misses >= climbAfter && ps.level+1 < len(ps.ladder) {
 			ps.level++
@@ -368,7 +368,6 @@ func (ps *pursuer) execute(ctx context.Context, t *tried) (bool, error) {
 			ps.mut.MaxNodes = ps.ladder[ps.level]
 		}
 	}
-	hit := slices.Contains(covered, ps.f)
 	if hit {
 		st.hits++
 		fam.hits++
@@ -455,15 +454,15 @@ func (ps *pursuer) propose(ctx context.Context, n int) []*tried {
 	}
 	all := ps.l.p.Model.Constraints(&ps.tree, ps.opts.MaxGini)
 	ps.res.Constraints = len(all)
-	var cons []*learn.Constraint
+	var cons []liveConstraint
 	for i := range all {
-		if !ps.dead[ps.key(all[i])] {
-			cons = append(cons, &all[i])
+		if k := constraintKey(all[i]); !ps.dead[k] {
+			cons = append(cons, liveConstraint{&all[i], k})
 		}
 	}
 	if ps.opts.NoLearn {
 		for tries := 0; len(out) < n && len(cons) > 0 && tries < 2*n && ctx.Err() == nil; tries++ {
-			c := cons[ps.rank%len(cons)]
+			c := &cons[ps.rank%len(cons)]
 			ps.rank++
 			add(ps.solve(ctx, c))
 		}
@@ -545,7 +544,7 @@ func (ps *pursuer) propose(ctx context.Context, n int) []*tried {
 				failed[name] = 3
 				continue
 			}
-			key = ps.key(*c)
+			key = c.key
 			if t = ps.solve(ctx, c); t == nil || ps.seen[t.text] {
 				failed[key]++
 			}
@@ -585,20 +584,26 @@ func (s sizeStats) mean() float64 { return float64(s.bytes) / float64(max(1, s.n
 
 // pick chooses one of the live constraints by Thompson sampling on its
 // own runs, with its leaf as a weak prior.
-func (ps *pursuer) pick(cons []*learn.Constraint, failed map[string]int) *learn.Constraint {
-	var best *learn.Constraint
+func (ps *pursuer) pick(cons []liveConstraint, failed map[string]int) *liveConstraint {
+	var best *liveConstraint
 	bestV := -1.0
-	for _, c := range cons {
-		k := ps.key(*c)
-		if ps.dead[k] || failed[k] >= solveTries {
+	for i := range cons {
+		c := &cons[i]
+		if ps.dead[c.key] || failed[c.key] >= solveTries {
 			continue
 		}
 		a, b := prior(c.Precision(), leafRuns)
-		if v := ps.stats[k].sample(a, b, ps.src); v > bestV {
+		if v := ps.stats[c.key].sample(a, b, ps.src); v > bestV {
 			best, bestV = c, v
 		}
 	}
 	return best
+}
+
+// liveConstraint is a constraint of the current tree with its key.
+type liveConstraint struct {
+	*learn.Constraint
+	key string
 }
 
 // baseRate is the pursued function's share of the training data's rows.
@@ -609,8 +614,8 @@ func (ps *pursuer) baseRate() float64 {
 	return float64(ps.l.data.Labels[ps.f].Count()) / float64(ps.l.data.Rows)
 }
 
-// key identifies a constraint by its literals, across refits.
-func (ps *pursuer) key(c learn.Constraint) string {
+// constraintKey identifies a constraint by its literals, across refits.
+func constraintKey(c learn.Constraint) string {
 	var b strings.Builder
 	for _, l := range c.Literals {
 		fmt.Fprintf(&b, "%d%v,", l.Feature, l.Present)
@@ -620,8 +625,8 @@ func (ps *pursuer) key(c learn.Constraint) string {
 
 // solve solves a constraint once more (a new seed, more exploration each
 // time) and checks the solution on its features.
-func (ps *pursuer) solve(ctx context.Context, c *learn.Constraint) *tried {
-	k := ps.key(*c)
+func (ps *pursuer) solve(ctx context.Context, c *liveConstraint) *tried {
+	k := c.key
 	a := ps.attempts[k]
 	ps.attempts[k]++
 	o := ps.opts.Solve
@@ -629,7 +634,7 @@ func (ps *pursuer) solve(ctx context.Context, c *learn.Constraint) *tried {
 	if a > 0 {
 		o.Explore = float64(min(a, 4))
 	}
-	sol := Solve(ctx, ps.l.g, FromModel(ps.l.p.Model, *c), o)
+	sol := Solve(ctx, ps.l.g, FromModel(ps.l.p.Model, *c.Constraint), o)
 	if !sol.Satisfied {
 		if a == 0 {
 			ps.dead[k] = true // no input at all: spend no more on it
@@ -637,7 +642,7 @@ func (ps *pursuer) solve(ctx context.Context, c *learn.Constraint) *tried {
 		return nil
 	}
 	t := ps.prepare(sol.Text, sol.Choices, "constraint")
-	if t == nil || !holds(*c, t.feats) {
+	if t == nil || !holds(*c.Constraint, t.feats) {
 		return nil
 	}
 	return t
@@ -755,7 +760,7 @@ func (ps *pursuer) closest() []*tried {
 	}
 	for _, t := range ps.pool {
 		leaf := &nodes[ps.tree.Tree.Leaf(func(f int) bool { _, ok := slices.BinarySearch(t.feats, f); return ok })]
-		t.closer = math.Round(100*float64(leaf.Pos+1)/float64(leaf.Pos+leaf.Neg+2)) / 100
+		t.closer = math.Round(100*leaf.Precision()) / 100
 		t.cooccur, t.rarity = 0, 0
 		for _, g := range t.covered {
 			t.cooccur = max(t.cooccur, co[g])

@@ -21,6 +21,16 @@ func runArbor(t *testing.T, stdin string, args ...string) (stdout, stderr string
 	return out.String(), errOut.String(), code
 }
 
+// jsonCorpus generates n random json inputs with a seed into dir/corpus.
+func jsonCorpus(t *testing.T, dir string, n int, seed uint64) string {
+	t.Helper()
+	corpus := filepath.Join(dir, "corpus")
+	if _, errOut, code := runArbor(t, "", "generate", "json", "-n", fmt.Sprint(n), "--seed", fmt.Sprint(seed), "--out", corpus); code != 0 {
+		t.Fatal(errOut)
+	}
+	return corpus
+}
+
 // cliCase is one run of arbor: its exit status and substrings its output must hold.
 type cliCase struct {
 	name   string
@@ -315,10 +325,7 @@ func TestLearnCommands(t *testing.T) {
 		t.Skip("records coverage")
 	}
 	dir := t.TempDir()
-	corpus := filepath.Join(dir, "corpus")
-	if _, errOut, code := runArbor(t, "", "generate", "json", "-n", "300", "--seed", "4", "--out", corpus); code != 0 {
-		t.Fatal(errOut)
-	}
+	corpus := jsonCorpus(t, dir, 300, 4)
 	cov := filepath.Join(dir, "cov.jsonl")
 	if _, errOut, code := runArbor(t, "", "record", "--subject", "json", "--inputs", corpus, "--out", cov); code != 0 {
 		t.Fatal(errOut)

@@ -21,10 +21,7 @@ func TestSIGTERM(t *testing.T) {
 		t.Skip("records coverage")
 	}
 	dir := t.TempDir()
-	corpus := filepath.Join(dir, "corpus")
-	if _, errOut, code := runArbor(t, "", "generate", "json", "-n", "2000", "--seed", "3", "--out", corpus); code != 0 {
-		t.Fatal(errOut)
-	}
+	corpus := jsonCorpus(t, dir, 2000, 3)
 	out := filepath.Join(dir, "cov.jsonl")
 	type result struct {
 		code int

@@ -241,22 +241,17 @@ func (s pursuitSummary) text() string {
 }
 
 // baseRate is a function's share of the model's training rows.
-func baseRate(m *learn.Model, name string) (float64, bool) {
-	for _, fn := range m.Functions {
-		if fn.Name == name {
-			return float64(fn.Positives) / float64(max(1, m.Stats.Rows)), true
-		}
-	}
-	return 0, false
+func baseRate(m *learn.Model, fn *learn.FunctionModel) float64 {
+	return float64(fn.Positives) / float64(max(1, m.Stats.Rows))
 }
 
 func targetLoop(cmd *cobra.Command, m *learn.Model, loop *synth.Loop, f targetFlags) error {
 	name := f.function
-	rate, ok := baseRate(m, name)
-	if !ok {
-		if _, err := m.Function(name); err != nil && !slices.Contains(loop.Functions(), name) {
-			return err
-		}
+	rate := 0.0 // a never-covered function's
+	if fn, err := m.Function(name); err == nil {
+		rate = baseRate(m, fn)
+	} else if !slices.Contains(loop.Functions(), name) {
+		return err
 	}
 	errw := cmd.ErrOrStderr()
 	pr, err := loop.Pursue(contextOf(cmd), name, f.pursueOptions(func(p *synth.Pursuit) {
@@ -291,9 +286,9 @@ func targetRare(cmd *cobra.Command, m *learn.Model, loop *synth.Loop, f targetFl
 		never bool
 	}
 	var picks []pick
-	for _, fn := range m.Functions {
-		if r, _ := baseRate(m, fn.Name); r < f.below {
-			picks = append(picks, pick{fn.Name, r, false})
+	for i := range m.Functions {
+		if r := baseRate(m, &m.Functions[i]); r < f.below {
+			picks = append(picks, pick{m.Functions[i].Name, r, false})
 		}
 	}
 	slices.SortStableFunc(picks, func(a, b pick) int {
