@@ -629,12 +629,7 @@ func (ps *pursuer) solve(ctx context.Context, c *liveConstraint) *tried {
 	k := c.key
 	a := ps.attempts[k]
 	ps.attempts[k]++
-	o := ps.opts.Solve
-	o.Seed = ps.opts.Seed + uint64(a)*7919 + uint64(len(k))
-	if a > 0 {
-		o.Explore = float64(min(a, 4))
-	}
-	sol := Solve(ctx, ps.l.g, FromModel(ps.l.p.Model, *c.Constraint), o)
+	sol := Solve(ctx, ps.l.g, FromModel(ps.l.p.Model, *c.Constraint), ps.opts.Solve.again(ps.opts.Seed, a, uint64(len(k))))
 	if !sol.Satisfied {
 		if a == 0 {
 			ps.dead[k] = true // no input at all: spend no more on it

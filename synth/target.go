@@ -65,6 +65,17 @@ func Satisfies(g *grammar.Graph, input string, c Constraint) bool {
 	return true
 }
 
+// again is o for solving one constraint for the n-th time (from 0): a
+// seed of its own, and, after the first, more exploration, so that
+// later attempts look further from the smallest input.
+func (o SolveOptions) again(seed uint64, n int, salt uint64) SolveOptions {
+	o.Seed = seed + uint64(n)*7919 + salt
+	if n > 0 {
+		o.Explore = float64(min(n, 4))
+	}
+	return o
+}
+
 // TargetInput is an input generated for one of a function's constraints.
 type TargetInput struct {
 	Text       string
@@ -102,12 +113,7 @@ func Target(ctx context.Context, g *grammar.Graph, m *learn.Model, fn *learn.Fun
 			if dead[i] || len(res.Inputs) >= n {
 				continue
 			}
-			o := opts
-			o.Seed = opts.Seed + uint64(round)*7919 + uint64(i)
-			if round > 0 {
-				o.Explore = float64(min(round, 4)) // later rounds look further from the smallest input
-			}
-			sol := Solve(ctx, g, c, o)
+			sol := Solve(ctx, g, c, opts.again(opts.Seed, round, uint64(i)))
 			res.SolveTimes = append(res.SolveTimes, sol.Elapsed)
 			if !sol.Satisfied || !Satisfies(g, sol.Text, c) {
 				if !solved[i] {
