@@ -1,7 +1,5 @@
 package grammar
 
-import "strings"
-
 type detOutcome uint8
 
 const (
@@ -11,12 +9,23 @@ const (
 	detTooDeep            // rule expansions nest deeper than MaxDepth
 )
 
+// detMode is what the deterministic parser makes of the input.
+type detMode uint8
+
+const (
+	detBuild detMode = iota // its tree
+	detCheck                // nothing: only whether it parses
+	detVisit                // the tree's nodes, told to a Visitor
+)
+
 // detParser is a predictive recursive-descent parser driven by the
 // graph's one-byte lookahead tables.
 type detParser struct {
 	ll    *ll1
+	mode  detMode
+	v     Visitor // detVisit
 	in    []byte
-	s     string
+	s     string // in as a string, for leaf values (detBuild, detVisit)
 	pos   int
 	depth int
 	a     *arena
@@ -27,15 +36,50 @@ type detParser struct {
 // in the language or needs the general parser. It returns errTooDeep for
 // input that nests deeper than MaxDepth.
 func (g *Graph) parseDeterministic(in []byte) (*Tree, error) {
-	p := &detParser{ll: g.ll, in: in, s: string(in), a: newArena(len(in))}
-	t, out := p.parse(g.Root)
-	if out == detTooDeep {
-		return nil, errTooDeep
-	}
-	if out != detOK || p.pos != len(in) {
-		return nil, nil
+	return g.buildDeterministic(in, string(in))
+}
+
+// buildDeterministic is parseDeterministic with the input also as a
+// string, which the tree's leaves share.
+func (g *Graph) buildDeterministic(in []byte, s string) (*Tree, error) {
+	p := &detParser{ll: g.ll, in: in, s: s, a: newArena(len(in))}
+	t, out := p.run(g.Root)
+	if out != detOK {
+		return nil, outcomeErr(out)
 	}
 	return t, nil
+}
+
+// checkDeterministic reports whether the deterministic parser parses the
+// input, without building anything. It returns errTooDeep for input that
+// nests deeper than MaxDepth.
+func (g *Graph) checkDeterministic(in []byte) (bool, error) {
+	p := &detParser{ll: g.ll, mode: detCheck, in: in}
+	_, out := p.run(g.Root)
+	return out == detOK, outcomeErr(out)
+}
+
+// visitDeterministic tells v the nodes of the tree of an input that
+// checkDeterministic accepted, without building it; s is in as a string.
+func (g *Graph) visitDeterministic(in []byte, s string, v Visitor) {
+	p := &detParser{ll: g.ll, mode: detVisit, v: v, in: in, s: s}
+	p.run(g.Root)
+}
+
+// run parses the whole input from n; detFail if input is left over.
+func (p *detParser) run(n *Node) (*Tree, detOutcome) {
+	t, out := p.parse(n)
+	if out == detOK && p.pos != len(p.in) {
+		return nil, detFail
+	}
+	return t, out
+}
+
+func outcomeErr(out detOutcome) error {
+	if out == detTooDeep {
+		return errTooDeep
+	}
+	return nil
 }
 
 func (p *detParser) look() int {
@@ -48,13 +92,12 @@ func (p *detParser) look() int {
 func (p *detParser) parse(n *Node) (*Tree, detOutcome) {
 	switch n.Kind {
 	case KindLit:
-		if !strings.HasPrefix(p.s[p.pos:], n.Name) {
+		end := p.pos + len(n.Name)
+		if end > len(p.in) || string(p.in[p.pos:end]) != n.Name {
 			return nil, detFail
 		}
-		p.pos += len(n.Name)
-		t := p.a.node()
-		t.Node, t.Value = n, n.Name
-		return t, detOK
+		p.pos = end
+		return p.leaf(n, n.Name), detOK
 
 	case KindRegex:
 		if !p.ll.regexDet[n.ID] {
@@ -64,22 +107,25 @@ func (p *detParser) parse(n *Node) (*Tree, detOutcome) {
 		if end < 0 {
 			return nil, detFail
 		}
-		t := p.a.node()
-		t.Node, t.Value = n, p.s[p.pos:end]
+		var text string
+		if p.mode != detCheck {
+			text = p.s[p.pos:end]
+		}
 		p.pos = end
-		return t, detOK
+		return p.leaf(n, text), detOK
 
 	case KindRef:
 		p.depth++
 		if p.depth > MaxDepth {
 			return nil, detTooDeep
 		}
+		p.enter(n)
 		c, out := p.parse(n.Children[0])
 		p.depth--
 		if out != detOK {
 			return nil, out
 		}
-		return p.a.wrap(n, c), detOK
+		return p.wrap(n, c), detOK
 
 	case KindAlt:
 		k := p.ll.table[n.ID][p.look()]
@@ -89,27 +135,36 @@ func (p *detParser) parse(n *Node) (*Tree, detOutcome) {
 		case llConflict:
 			return nil, detBail
 		}
+		p.enter(n)
 		c, out := p.parse(n.Children[k])
 		if out != detOK {
 			return nil, out
 		}
-		return p.a.wrap(n, c), detOK
+		return p.wrap(n, c), detOK
 
 	case KindCat:
-		t := p.a.node()
-		t.Node, t.Children = n, p.a.children(len(n.Children))
+		var t *Tree
+		if p.mode == detBuild {
+			t = p.a.node()
+			t.Node, t.Children = n, p.a.children(len(n.Children))
+		}
+		p.enter(n)
 		for i, c := range n.Children {
 			ct, out := p.parse(c)
 			if out != detOK {
 				return nil, out
 			}
-			t.Children[i] = ct
+			if t != nil {
+				t.Children[i] = ct
+			}
 		}
+		p.leave(n)
 		return t, detOK
 
 	case KindQuant:
 		base := len(p.stack)
 		table := p.ll.table[n.ID]
+		p.enter(n)
 		for count := 0; n.Max == Unbounded || count < n.Max; count++ {
 			if count >= n.Min {
 				switch table[p.look()] {
@@ -131,9 +186,15 @@ func (p *detParser) parse(n *Node) (*Tree, detOutcome) {
 				p.stack = p.stack[:base]
 				return nil, detBail
 			}
-			p.stack = append(p.stack, ct)
+			if p.mode == detBuild {
+				p.stack = append(p.stack, ct)
+			}
 		}
 	done:
+		if p.mode != detBuild {
+			p.leave(n)
+			return nil, detOK
+		}
 		t := p.a.node()
 		t.Node, t.Children = n, p.a.children(len(p.stack)-base)
 		copy(t.Children, p.stack[base:])
@@ -141,4 +202,45 @@ func (p *detParser) parse(n *Node) (*Tree, detOutcome) {
 		return t, detOK
 	}
 	return nil, detFail
+}
+
+// enter tells the visitor that n starts (detVisit).
+func (p *detParser) enter(n *Node) {
+	if p.mode == detVisit {
+		p.v.Enter(n, "")
+	}
+}
+
+// leave tells the visitor that n ends (detVisit).
+func (p *detParser) leave(n *Node) {
+	if p.mode == detVisit {
+		p.v.Leave(n)
+	}
+}
+
+// leaf returns the tree of a terminal (detBuild) or tells the visitor of
+// it (detVisit).
+func (p *detParser) leaf(n *Node, text string) *Tree {
+	switch p.mode {
+	case detBuild:
+		t := p.a.node()
+		t.Node, t.Value = n, text
+		return t
+	case detVisit:
+		p.v.Enter(n, text)
+		p.v.Leave(n)
+	}
+	return nil
+}
+
+// wrap returns the tree of a Ref or Alt n with child c (detBuild), or
+// tells the visitor that n ends (detVisit).
+func (p *detParser) wrap(n *Node, c *Tree) *Tree {
+	switch p.mode {
+	case detBuild:
+		return p.a.wrap(n, c)
+	case detVisit:
+		p.v.Leave(n)
+	}
+	return nil
 }

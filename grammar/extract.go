@@ -5,9 +5,25 @@ type extractor struct {
 	e       *earley
 	a       *arena
 	stack   []span // derivations being built, outermost first
-	depth   int
+	depth   int    // Refs among them: the nesting of rule expansions
 	tooDeep bool
+	// calls counts the calls of build under way. The enumerator passes
+	// each finished subtree on to a continuation that builds what follows
+	// it, so its calls nest as deep as the tree is large, not as deep as
+	// it is nested; past maxEnumerateCalls it stops (cut is set) rather
+	// than exhaust the goroutine stack.
+	calls int
+	cut   bool
+	// ambiguous is set by first where the chart offered it more than one
+	// way to go on: the tree it found may then not be the only one.
+	ambiguous bool
 }
+
+// maxEnumerateCalls bounds the calls of build under way, and so the stack
+// the enumerator takes: about 800 bytes a call, so 50 MB. An ambiguous
+// input whose first tree has more nodes than this gets that tree alone
+// (parseGeneral); an unambiguous one is never enumerated.
+const maxEnumerateCalls = 1 << 16
 
 // enter starts building a derivation of n over in[i:j]. It refuses one
 // that is already being built further up, which would make the tree
@@ -39,6 +55,15 @@ func (x *extractor) leave(n *Node) {
 	x.stack = x.stack[:len(x.stack)-1]
 }
 
+// resume undoes leave: the enumerator leaves a derivation while it hands
+// the finished tree on, and resumes it to look for its next tree.
+func (x *extractor) resume(n *Node, i, j int32) {
+	if n.Kind == KindRef {
+		x.depth++
+	}
+	x.stack = append(x.stack, span{int32(n.ID), i, j})
+}
+
 // leaf returns the tree of terminal n over in[i:j].
 func (x *extractor) leaf(n *Node, i, j int32) *Tree {
 	t := x.a.node()
@@ -55,14 +80,40 @@ func (x *extractor) leaf(n *Node, i, j int32) *Tree {
 // false; it returns false if enumeration was stopped. A derivation that
 // would contain itself over the same span is cut, so trees are finite.
 func (x *extractor) build(n *Node, i, j int32, yield func(*Tree) bool) bool {
+	if x.calls >= maxEnumerateCalls {
+		x.cut = true
+		return false
+	}
+	// No defers here: the enumerator's stack is deep, and the runtime
+	// adjusts every pending defer each time it grows the stack.
+	x.calls++
+	var ok bool
+	switch {
+	case n.Kind == KindLit || n.Kind == KindRegex:
+		ok = yield(x.leaf(n, i, j))
+	case !x.enter(n, i, j):
+		ok = !x.tooDeep
+	default:
+		// A finished tree of n is handed to yield, whose continuation
+		// builds what follows n (its siblings and theirs). n is no
+		// longer being built then: it must count neither towards the
+		// nesting depth (a long list is not deep) nor as a derivation
+		// that could contain itself.
+		ok = x.expand(n, i, j, func(t *Tree) bool {
+			x.leave(n)
+			more := yield(t)
+			x.resume(n, i, j)
+			return more
+		})
+		x.leave(n)
+	}
+	x.calls--
+	return ok
+}
+
+// expand is build for a node that enter has accepted.
+func (x *extractor) expand(n *Node, i, j int32, yield func(*Tree) bool) bool {
 	e := x.e
-	if n.Kind == KindLit || n.Kind == KindRegex {
-		return yield(x.leaf(n, i, j))
-	}
-	if !x.enter(n, i, j) {
-		return !x.tooDeep
-	}
-	defer x.leave(n)
 	id := int32(n.ID)
 
 	switch n.Kind {
@@ -168,6 +219,15 @@ func (x *extractor) first(n *Node, i, j int32) *Tree {
 
 	switch n.Kind {
 	case KindRef, KindAlt:
+		options := 0
+		for _, c := range n.Children {
+			if e.hasDone(int32(c.ID), i, j) {
+				options++
+			}
+		}
+		if options > 1 {
+			x.ambiguous = true
+		}
 		for _, c := range n.Children {
 			if !e.hasDone(int32(c.ID), i, j) {
 				continue
@@ -188,13 +248,24 @@ func (x *extractor) first(n *Node, i, j int32) *Tree {
 			c := n.Children[k-1]
 			var ct *Tree
 			var from int32
+			options := 0
 			e.origins(end, int32(c.ID), func(p int32) bool {
 				if p < i || !e.hasItem(p, item{id, int32(k - 1), i}) {
 					return true
 				}
-				ct, from = x.first(c, p, end), p
-				return ct == nil && !x.tooDeep
+				options++
+				if ct == nil {
+					if ct, from = x.first(c, p, end), p; x.tooDeep {
+						return false
+					}
+				}
+				// Once a child is found, go on only to see whether
+				// there was a second way to split.
+				return ct == nil || options < 2
 			})
+			if options > 1 {
+				x.ambiguous = true
+			}
 			if ct == nil {
 				return nil
 			}
@@ -208,6 +279,15 @@ func (x *extractor) first(n *Node, i, j int32) *Tree {
 		c := n.Children[0]
 		cid := int32(c.ID)
 		qcap := quantCap(n)
+		dots := 0
+		for d := int32(n.Min); d <= qcap; d++ {
+			if e.hasItem(j, item{id, d, i}) {
+				dots++
+			}
+		}
+		if dots > 1 {
+			x.ambiguous = true
+		}
 		for d := int32(n.Min); d <= qcap; d++ {
 			if !e.hasItem(j, item{id, d, i}) {
 				continue
@@ -216,22 +296,34 @@ func (x *extractor) first(n *Node, i, j int32) *Tree {
 			end, dot, ok := j, d, true
 			for ok && !(dot == 0 && end == i) {
 				ok = false
+				options := 0
+				var nextEnd, nextDot int32
 				for _, dp := range quantPreds(n, dot, qcap) {
 					e.origins(end, cid, func(p int32) bool {
 						if p < i || p == end && int(dp) >= n.Min || !e.hasItem(p, item{id, dp, i}) {
 							return true
 						}
-						if ct := x.first(c, p, end); ct != nil {
-							rev = append(rev, ct)
-							end, dot, ok = p, dp, true
-							return false
+						options++
+						if !ok {
+							if ct := x.first(c, p, end); ct != nil {
+								rev = append(rev, ct)
+								nextEnd, nextDot, ok = p, dp, true
+							} else if x.tooDeep {
+								return false
+							}
 						}
-						return !x.tooDeep
+						// Once a child is found, go on only to see
+						// whether there was a second way to take it.
+						return !ok || options < 2
 					})
-					if ok || x.tooDeep {
+					if ok && options > 1 || x.tooDeep {
 						break
 					}
 				}
+				if options > 1 {
+					x.ambiguous = true
+				}
+				end, dot = nextEnd, nextDot
 			}
 			if !ok {
 				continue
@@ -269,16 +361,17 @@ func (g *Graph) parseGeneral(in []byte, limit int) ([]*Tree, error) {
 		return nil, e.failure()
 	}
 	x := &extractor{e: e, a: newArena(len(in))}
-	if limit == 1 {
-		if t := x.first(g.Root, 0, int32(len(in))); t != nil {
-			return []*Tree{t}, nil
-		}
-		if x.tooDeep {
-			return nil, errTooDeep
-		}
-		// Only cycles stood in the way: the enumerator backtracks further.
-		x = &extractor{e: e, a: x.a}
+	t := x.first(g.Root, 0, int32(len(in)))
+	if x.tooDeep {
+		return nil, errTooDeep
 	}
+	if t != nil && (limit == 1 || !x.ambiguous) {
+		// first met no choice on its way, so the tree is the only one.
+		return []*Tree{t}, nil
+	}
+	// More trees are wanted, or only cycles stood in the way of the
+	// first: the enumerator backtracks further.
+	x = &extractor{e: e, a: x.a}
 	var trees []*Tree
 	x.build(g.Root, 0, int32(len(in)), func(t *Tree) bool {
 		trees = append(trees, t)
@@ -286,6 +379,10 @@ func (g *Graph) parseGeneral(in []byte, limit int) ([]*Tree, error) {
 	})
 	if x.tooDeep {
 		return nil, errTooDeep
+	}
+	if len(trees) == 0 && t != nil {
+		// The tree was too large to enumerate (x.cut): it stands alone.
+		return []*Tree{t}, nil
 	}
 	if len(trees) == 0 {
 		// The chart holds only cyclic derivations of the input, which

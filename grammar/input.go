@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -65,6 +66,83 @@ func (g *Graph) ParseAll(input []byte, limit int) ([]*Tree, error) {
 		return []*Tree{t}, nil
 	}
 	return g.parseGeneral(input, limit)
+}
+
+// Parsed is an input that parsed, with its derivation trees. It is not
+// safe for concurrent use. Where the
+// deterministic parser parses the input, its one tree is not kept: Visit
+// parses the input again to tell its nodes, and Trees builds it. Reading
+// features or writing the tree out then takes memory for the input and
+// its nesting only, where the tree takes about 130 bytes per input byte
+// of JSON.
+type Parsed struct {
+	g     *Graph
+	in    []byte
+	s     string  // in as a string, made on first use
+	trees []*Tree // nil for a deterministic parse
+}
+
+// ParseLazy parses an input as ParseAll does, but builds its trees only
+// if it needs the general parser. The input must not change while the
+// Parsed is in use.
+func (g *Graph) ParseLazy(input []byte, limit int) (*Parsed, error) {
+	if err := checkSize(input); err != nil {
+		return nil, err
+	}
+	ok, err := g.checkDeterministic(input)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		return &Parsed{g: g, in: input}, nil
+	}
+	trees, err := g.parseGeneral(input, max(limit, 1))
+	if err != nil {
+		return nil, err
+	}
+	return &Parsed{g: g, in: input, trees: trees}, nil
+}
+
+// Len is the number of trees.
+func (p *Parsed) Len() int {
+	if p.trees == nil {
+		return 1
+	}
+	return len(p.trees)
+}
+
+// Input is the input as a string: the text every tree derives.
+func (p *Parsed) Input() string {
+	if p.s == "" && len(p.in) > 0 {
+		p.s = string(p.in)
+	}
+	return p.s
+}
+
+// Visit tells v the nodes of tree i (0 <= i < Len) in pre-order.
+func (p *Parsed) Visit(i int, v Visitor) {
+	if p.trees != nil {
+		p.trees[i].Visit(v)
+		return
+	}
+	p.g.visitDeterministic(p.in, p.Input(), v)
+}
+
+// Trees returns the trees, building the deterministic parse's tree.
+func (p *Parsed) Trees() ([]*Tree, error) {
+	if p.trees != nil {
+		return p.trees, nil
+	}
+	t, err := p.g.buildDeterministic(p.in, p.Input())
+	if err == nil && t == nil {
+		// ParseLazy's check accepted the input; the same parser cannot
+		// refuse it now.
+		err = errors.New("the deterministic parser refused an input it had accepted")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return []*Tree{t}, nil
 }
 
 func checkSize(input []byte) error {

@@ -1,10 +1,8 @@
 package grammar
 
 import (
-	"encoding/json"
-	"fmt"
+	"bytes"
 	"io"
-	"strconv"
 	"strings"
 )
 
@@ -130,115 +128,83 @@ func (t *Tree) Complete() bool {
 	return complete
 }
 
-// jsonTree is the JSON form of a tree node.
-type jsonTree struct {
-	ID       int         `json:"id"`
-	Kind     string      `json:"kind"`
-	Label    string      `json:"label"`
-	Text     *string     `json:"text,omitempty"`
-	Children []*jsonTree `json:"children,omitempty"`
+// A Visitor is told the nodes of derivation trees in pre-order: Enter at
+// a node before its children, Leave after them. text is what a Lit or
+// Regex leaf derives, and empty for other nodes. An open slot of a
+// partial tree is told as Enter(nil, "") and Leave(nil).
+type Visitor interface {
+	Enter(n *Node, text string)
+	Leave(n *Node)
 }
 
-func toJSON(t *Tree) *jsonTree {
-	if t == nil {
-		return nil
+// Visit tells v the tree's nodes in pre-order. It keeps its own stack
+// rather than recursing, so a tree of any depth can be visited.
+func (t *Tree) Visit(v Visitor) {
+	type frame struct {
+		t    *Tree
+		next int // the next child to visit; -1 before the node is entered
 	}
-	j := &jsonTree{ID: t.Node.ID, Kind: t.Node.Kind.String(), Label: t.Node.Label()}
-	if t.Node.Kind == KindLit || t.Node.Kind == KindRegex {
-		v := t.Value
-		j.Text = &v
+	stack := []frame{{t, -1}}
+	for len(stack) > 0 {
+		f := &stack[len(stack)-1]
+		if f.t == nil {
+			v.Enter(nil, "")
+			v.Leave(nil)
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		if f.next < 0 {
+			v.Enter(f.t.Node, f.t.Value)
+			f.next = 0
+		}
+		if f.next < len(f.t.Children) {
+			c := f.t.Children[f.next]
+			f.next++
+			stack = append(stack, frame{c, -1})
+			continue
+		}
+		v.Leave(f.t.Node)
+		stack = stack[:len(stack)-1]
 	}
-	for _, c := range t.Children {
-		j.Children = append(j.Children, toJSON(c))
-	}
-	return j
 }
 
 // MarshalJSON renders the tree as nested objects
-// {"id":0,"kind":"Ref","label":"Expr","children":[...]}; leaves carry "text".
-func (t *Tree) MarshalJSON() ([]byte, error) { return json.Marshal(toJSON(t)) }
-
-// WriteText writes an indented outline of the tree, one node per line.
-// With symbolicOnly, synthetic nodes (Alt, Cat, Quant) are left out and
-// their children shown one level up.
-func (t *Tree) WriteText(w io.Writer, symbolicOnly bool) error {
-	var b strings.Builder
-	var rec func(t *Tree, indent int)
-	rec = func(t *Tree, indent int) {
-		if t == nil {
-			fmt.Fprintf(&b, "%s<open slot>\n", strings.Repeat("  ", indent))
-			return
-		}
-		show := !symbolicOnly || t.Node.Kind.Symbolic()
-		if show {
-			b.WriteString(strings.Repeat("  ", indent))
-			b.WriteString(t.Node.String())
-			if t.Node.Kind == KindRegex {
-				b.WriteString(" ")
-				b.WriteString(strconv.Quote(t.Value))
-			}
-			b.WriteByte('\n')
-			indent++
-		}
-		for _, c := range t.Children {
-			rec(c, indent)
-		}
+// {"id":0,"kind":"Ref","label":"Expr","children":[...]}; leaves carry
+// "text", and open slots are null. encoding/json checks what a
+// MarshalJSON method returns and refuses more than 10,000 levels of
+// nesting (a tree's JSON nests twice per tree level), so deep trees are
+// written with WriteJSON.
+func (t *Tree) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	if err := t.WriteJSON(&b); err != nil {
+		return nil, err
 	}
-	rec(t, 0)
-	_, err := io.WriteString(w, b.String())
-	return err
+	return b.Bytes(), nil
+}
+
+// WriteJSON writes the tree in MarshalJSON's form, at any depth, as it
+// walks it.
+func (t *Tree) WriteJSON(w io.Writer) error {
+	tw := NewJSONWriter(w)
+	t.Visit(tw)
+	return tw.Flush()
+}
+
+// WriteText writes an indented outline of the tree, one node per line:
+// its symbol (label_id) and, for a regex terminal, the text it matched.
+// With symbolicOnly, synthetic nodes (Alt, Cat, Quant) are left out and
+// their children shown one level up. Lines at depth MaxIndent or deeper
+// are not indented further but start with the depth, as in
+// "·[5123] Value_2", so the outline grows linearly with the tree.
+func (t *Tree) WriteText(w io.Writer, symbolicOnly bool) error {
+	tw := NewTextWriter(w, symbolicOnly)
+	t.Visit(tw)
+	return tw.Flush()
 }
 
 // WriteDOT writes the tree as a Graphviz digraph.
 func (t *Tree) WriteDOT(w io.Writer) error {
-	var b strings.Builder
-	b.WriteString("digraph tree {\n  node [fontname=\"Helvetica\"];\n")
-	n := 0
-	var rec func(t *Tree) int
-	rec = func(t *Tree) int {
-		id := n
-		n++
-		if t == nil {
-			fmt.Fprintf(&b, "  n%d [label=\"\" shape=box style=dashed];\n", id)
-			return id
-		}
-		label := t.Node.String()
-		attrs := ""
-		switch t.Node.Kind {
-		case KindLit, KindRegex:
-			label = strconv.Quote(t.Value)
-			attrs = " shape=box"
-		case KindAlt, KindCat, KindQuant:
-			attrs = " shape=point"
-			label = t.Node.String()
-		}
-		fmt.Fprintf(&b, "  n%d [label=%s%s tooltip=%s];\n", id, dotQuote(label), attrs, dotQuote(t.Node.String()))
-		for _, c := range t.Children {
-			cid := rec(c)
-			fmt.Fprintf(&b, "  n%d -> n%d;\n", id, cid)
-		}
-		return id
-	}
-	rec(t)
-	b.WriteString("}\n")
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-func dotQuote(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"', '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case '\n':
-			b.WriteString(`\n`)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
+	tw := NewDOTWriter(w)
+	t.Visit(tw)
+	return tw.Flush()
 }
