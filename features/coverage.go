@@ -35,16 +35,30 @@ func (c *Coverage) Add(trees ...*grammar.Tree) {
 	}
 }
 
+// AddParsed adds the k-paths of one parsed input, the union over its
+// trees, reading them off the parse without building a tree where it can.
+func (c *Coverage) AddParsed(p *grammar.Parsed) {
+	c.inputs++
+	var key []byte
+	f := forest{parsed: p}
+	for i := range f.len() {
+		f.visit(i, &pathWalker{f: func(stack []int) { c.addStack(stack, &key) }})
+	}
+}
+
 func (c *Coverage) add(t *grammar.Tree, key *[]byte) {
-	walkPaths(t, c.maxK, func(stack []int) {
-		for k := 1; k <= c.maxK && k <= len(stack); k++ {
-			p := Path(stack[len(stack)-k:])
-			*key = p.appendKey((*key)[:0])
-			if _, ok := c.covered[k-1][string(*key)]; !ok {
-				c.covered[k-1][string(*key)] = append(Path(nil), p...)
-			}
+	walkPaths(t, func(stack []int) { c.addStack(stack, key) })
+}
+
+// addStack adds the k-paths that end at the top of stack.
+func (c *Coverage) addStack(stack []int, key *[]byte) {
+	for k := 1; k <= c.maxK && k <= len(stack); k++ {
+		p := Path(stack[len(stack)-k:])
+		*key = p.appendKey((*key)[:0])
+		if _, ok := c.covered[k-1][string(*key)]; !ok {
+			c.covered[k-1][string(*key)] = append(Path(nil), p...)
 		}
-	})
+	}
 }
 
 // Inputs is the number of trees added.

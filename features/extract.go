@@ -17,7 +17,7 @@ func Extract(t *grammar.Tree, maxK int) [][]Path {
 	seen := map[string]struct{}{}
 	out := make([][]Path, maxK)
 	var buf []byte
-	walkPaths(t, maxK, func(stack []int) {
+	walkPaths(t, func(stack []int) {
 		for k := 1; k <= maxK && k <= len(stack); k++ {
 			p := Path(stack[len(stack)-k:])
 			buf = p.appendKey(buf[:0])
@@ -35,26 +35,62 @@ func Extract(t *grammar.Tree, maxK int) [][]Path {
 
 // walkPaths calls f at every symbolic node of t with the ids of the
 // symbolic nodes from the root down to it (the last maxK at most matter).
-func walkPaths(t *grammar.Tree, maxK int, f func(stack []int)) {
-	var stack []int
-	var walk func(*grammar.Tree)
-	walk = func(n *grammar.Tree) {
-		if n == nil {
-			return
-		}
-		sym := n.Node.Kind.Symbolic()
-		if sym {
-			stack = append(stack, n.Node.ID)
-			f(stack)
-		}
-		for _, c := range n.Children {
-			walk(c)
-		}
-		if sym {
-			stack = stack[:len(stack)-1]
-		}
+func walkPaths(t *grammar.Tree, f func(stack []int)) {
+	forest{trees: []*grammar.Tree{t}}.visit(0, &pathWalker{f: f})
+}
+
+// pathWalker is a grammar.Visitor that calls f at every symbolic node
+// with the ids of the symbolic nodes from the root down to it. It holds
+// the path, not the tree, so it reads the k-paths of a parse that is
+// never built (grammar.Parsed).
+type pathWalker struct {
+	stack []int
+	f     func(stack []int)
+}
+
+func (w *pathWalker) Enter(n *grammar.Node, _ string) {
+	if n != nil && n.Kind.Symbolic() {
+		w.stack = append(w.stack, n.ID)
+		w.f(w.stack)
 	}
-	walk(t)
+}
+
+func (w *pathWalker) Leave(n *grammar.Node) {
+	if n != nil && n.Kind.Symbolic() {
+		w.stack = w.stack[:len(w.stack)-1]
+	}
+}
+
+// forest is an input's trees: built, or a parse that tells their nodes
+// without building them.
+type forest struct {
+	trees  []*grammar.Tree
+	parsed *grammar.Parsed
+}
+
+func (f forest) len() int {
+	if f.parsed != nil {
+		return f.parsed.Len()
+	}
+	return len(f.trees)
+}
+
+// visit tells v the nodes of tree i; a nil tree has none.
+func (f forest) visit(i int, v grammar.Visitor) {
+	switch {
+	case f.parsed != nil:
+		f.parsed.Visit(i, v)
+	case f.trees[i] != nil:
+		f.trees[i].Visit(v)
+	}
+}
+
+// text is what tree i derives.
+func (f forest) text(i int) string {
+	if f.parsed != nil {
+		return f.parsed.Input()
+	}
+	return f.trees[i].String()
 }
 
 func sortPaths(ps []Path) {

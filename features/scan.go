@@ -27,6 +27,21 @@ type scanner struct {
 	numbers []bool
 	touched []*symStat
 	gen     int
+
+	// The input being scanned.
+	kinds               Kinds
+	needText, needStats bool
+	onFeature           func(Feature)
+	onStack             func([]int)
+	text                string       // what the tree derives, if needText
+	pos                 int          // bytes of text before the node
+	open                []openSymbol // per symbolic node on the path
+}
+
+// openSymbol is where a symbolic node on the scanner's path started: its
+// text's offset and its first child's place in kids.
+type openSymbol struct {
+	start, mark int
 }
 
 // init indexes the grammar's symbols by label, once.
@@ -84,96 +99,100 @@ func (st *symStat) value(k Kind) (float64, bool) {
 // suffixes; onFeature gets the Sibling, Value and Class features of the
 // kinds v extracts, repeated as often as they occur. Afterwards touched
 // holds the symbols' statistics.
-func (sc *scanner) scanInput(v *Vocabulary, trees []*grammar.Tree, onFeature func(Feature), onStack func([]int)) {
+func (sc *scanner) scanInput(v *Vocabulary, f forest, onFeature func(Feature), onStack func([]int)) {
 	sc.init(v.g)
 	sc.gen++
 	sc.touched = sc.touched[:0]
-	kinds := v.kinds
-	needText := kinds.Has(Value) || kinds.Has(Class) || kinds.Has(Number)
-	needStats := kinds.Has(Length) || kinds.Has(Occurrences) || kinds.Has(Number)
-	for _, t := range trees {
-		if t == nil {
+	sc.kinds, sc.onFeature, sc.onStack = v.kinds, onFeature, onStack
+	sc.needText = sc.kinds.Has(Value) || sc.kinds.Has(Class) || sc.kinds.Has(Number)
+	sc.needStats = sc.kinds.Has(Length) || sc.kinds.Has(Occurrences) || sc.kinds.Has(Number)
+	for i := range f.len() {
+		if f.parsed == nil && f.trees[i] == nil {
 			continue
 		}
 		for _, st := range sc.touched {
 			st.treeCount = 0
 		}
-		text := ""
-		if needText {
-			text = t.String()
+		sc.text = ""
+		if sc.needText {
+			sc.text = f.text(i)
 		}
-		pos := 0
-		sc.stack, sc.kids = sc.stack[:0], sc.kids[:0]
-		siblings := func(kids []int) {
-			if !kinds.Has(Sibling) || len(kids) == 0 {
-				return
-			}
-			pair := func(a, b int) {
-				sc.pair = [2]int{a, b}
-				onFeature(Feature{Kind: Sibling, Path: sc.pair[:]})
-			}
-			pair(Edge, kids[0])
-			for i := 0; i+1 < len(kids); i++ {
-				pair(kids[i], kids[i+1])
-			}
-			pair(kids[len(kids)-1], Edge)
-		}
-		var walk func(n *grammar.Tree)
-		walk = func(n *grammar.Tree) {
-			if n == nil {
-				return
-			}
-			node := n.Node
-			sym := node.Kind.Symbolic()
-			start, mark := pos, len(sc.kids)
-			if sym {
-				sc.stack = append(sc.stack, node.ID)
-				if kinds.Has(KPath) {
-					onStack(sc.stack)
-				}
-			}
-			if node.Kind == grammar.KindLit || node.Kind == grammar.KindRegex {
-				pos += len(n.Value)
-			}
-			for _, c := range n.Children {
-				walk(c)
-			}
-			if !sym {
-				return
-			}
-			sc.stack = sc.stack[:len(sc.stack)-1]
-			siblings(sc.kids[mark:])
-			sc.kids = append(sc.kids[:mark], node.ID)
-			if node.Kind == grammar.KindRegex && needText {
-				s := text[start:pos]
-				sc.pair[0] = node.ID
-				p := Path(sc.pair[:1])
-				if kinds.Has(Value) {
-					onFeature(Feature{Kind: Value, Path: p, Text: s})
-				}
-				if kinds.Has(Class) && s != "" {
-					sc.classes = classesOf(s, sc.classes[:0])
-					for _, c := range sc.classes {
-						onFeature(Feature{Kind: Class, Path: p, Text: c})
-					}
-					first, _ := utf8.DecodeRuneInString(s)
-					last, _ := utf8.DecodeLastRuneInString(s)
-					onFeature(Feature{Kind: Class, Path: p, Text: ClassOf(first), At: "first"})
-					onFeature(Feature{Kind: Class, Path: p, Text: ClassOf(last), At: "last"})
-				}
-			}
-			if needStats {
-				sc.count(node, text, start, pos)
-			}
-		}
-		walk(t)
+		sc.pos = 0
+		sc.stack, sc.kids, sc.open = sc.stack[:0], sc.kids[:0], sc.open[:0]
+		f.visit(i, sc)
 		// Symbols directly under the root (when the tree's root is a
 		// right-hand side rather than a symbol) are siblings too.
-		siblings(sc.kids)
+		sc.siblings(sc.kids)
 		for _, st := range sc.touched {
 			st.count = max(st.count, st.treeCount)
 		}
 	}
+	sc.onFeature, sc.onStack, sc.text = nil, nil, ""
+}
+
+// Enter and Leave make the scanner the grammar.Visitor of scanInput's
+// trees: it keeps the path to the node, not the tree.
+func (sc *scanner) Enter(n *grammar.Node, text string) {
+	if n == nil || !n.Kind.Symbolic() {
+		return
+	}
+	sc.open = append(sc.open, openSymbol{start: sc.pos, mark: len(sc.kids)})
+	sc.stack = append(sc.stack, n.ID)
+	if sc.kinds.Has(KPath) {
+		sc.onStack(sc.stack)
+	}
+	if n.Kind == grammar.KindLit || n.Kind == grammar.KindRegex {
+		sc.pos += len(text)
+	}
+}
+
+func (sc *scanner) Leave(node *grammar.Node) {
+	if node == nil || !node.Kind.Symbolic() {
+		return
+	}
+	o := sc.open[len(sc.open)-1]
+	sc.open = sc.open[:len(sc.open)-1]
+	start, pos := o.start, sc.pos
+	sc.stack = sc.stack[:len(sc.stack)-1]
+	sc.siblings(sc.kids[o.mark:])
+	sc.kids = append(sc.kids[:o.mark], node.ID)
+	if node.Kind == grammar.KindRegex && sc.needText {
+		s := sc.text[start:pos]
+		sc.pair[0] = node.ID
+		p := Path(sc.pair[:1])
+		if sc.kinds.Has(Value) {
+			sc.onFeature(Feature{Kind: Value, Path: p, Text: s})
+		}
+		if sc.kinds.Has(Class) && s != "" {
+			sc.classes = classesOf(s, sc.classes[:0])
+			for _, c := range sc.classes {
+				sc.onFeature(Feature{Kind: Class, Path: p, Text: c})
+			}
+			first, _ := utf8.DecodeRuneInString(s)
+			last, _ := utf8.DecodeLastRuneInString(s)
+			sc.onFeature(Feature{Kind: Class, Path: p, Text: ClassOf(first), At: "first"})
+			sc.onFeature(Feature{Kind: Class, Path: p, Text: ClassOf(last), At: "last"})
+		}
+	}
+	if sc.needStats {
+		sc.count(node, sc.text, start, pos)
+	}
+}
+
+// siblings reports the Sibling features of one parent's symbolic children.
+func (sc *scanner) siblings(kids []int) {
+	if !sc.kinds.Has(Sibling) || len(kids) == 0 {
+		return
+	}
+	pair := func(a, b int) {
+		sc.pair = [2]int{a, b}
+		sc.onFeature(Feature{Kind: Sibling, Path: sc.pair[:]})
+	}
+	pair(Edge, kids[0])
+	for i := 0; i+1 < len(kids); i++ {
+		pair(kids[i], kids[i+1])
+	}
+	pair(kids[len(kids)-1], Edge)
 }
 
 func (sc *scanner) count(node *grammar.Node, text string, start, end int) {

@@ -149,13 +149,26 @@ func thresholdKey(k Kind, symbol string) string { return string(rune('0'+k)) + s
 // appearance (k-paths, siblings, classes) and returns all its feature
 // ids, sorted. An ambiguous input may be given all its trees: its
 // features are their union. A Vocabulary is not safe for concurrent use.
-func (v *Vocabulary) Add(trees ...*grammar.Tree) []int { return v.collect(trees, true) }
+func (v *Vocabulary) Add(trees ...*grammar.Tree) []int { return v.collect(forest{trees: trees}, true) }
+
+// AddParsed is Add for a parsed input, whose features are read off the
+// parse without building a tree where it can.
+func (v *Vocabulary) AddParsed(p *grammar.Parsed) []int { return v.collect(forest{parsed: p}, true) }
 
 // Features returns the ids of an input's features that are in the
 // vocabulary, sorted, without adding new ones (as prediction needs).
-func (v *Vocabulary) Features(trees ...*grammar.Tree) []int { return v.collect(trees, false) }
+func (v *Vocabulary) Features(trees ...*grammar.Tree) []int {
+	return v.collect(forest{trees: trees}, false)
+}
 
-func (v *Vocabulary) collect(trees []*grammar.Tree, add bool) []int {
+// ParsedFeatures is Features for a parsed input, whose features are read
+// off the parse without building a tree where it can: the memory it
+// takes is then that of the input and its nesting, whatever its size.
+func (v *Vocabulary) ParsedFeatures(p *grammar.Parsed) []int {
+	return v.collect(forest{parsed: p}, false)
+}
+
+func (v *Vocabulary) collect(f forest, add bool) []int {
 	v.gen++
 	if v.gen == 0 { // wrapped: clear the stamps
 		clear(v.stamp)
@@ -165,8 +178,12 @@ func (v *Vocabulary) collect(trees []*grammar.Tree, add bool) []int {
 	if v.kinds == KPaths {
 		// The common case, kept to one walk without text or sibling
 		// bookkeeping.
-		for _, t := range trees {
-			out = v.collectPaths(t, add, out)
+		w := &pathWalker{f: func(stack []int) {
+			v.stackPaths(stack, add, func(id int) { out = v.mark(id, out) })
+		}}
+		for i := range f.len() {
+			w.stack = w.stack[:0]
+			f.visit(i, w)
 		}
 		slices.Sort(out)
 		return out
@@ -181,7 +198,7 @@ func (v *Vocabulary) collect(trees []*grammar.Tree, add bool) []int {
 		}
 	}
 	collect := func(id int) { out = v.mark(id, out) }
-	v.sc.scanInput(v, trees, func(f Feature) {
+	v.sc.scanInput(v, f, func(f Feature) {
 		id, ok := v.lookup(f)
 		if !ok {
 			// Values are chosen by Fit from the whole corpus.
@@ -278,13 +295,6 @@ func (v *Vocabulary) lookup(f Feature) (int, bool) {
 	return id, ok
 }
 
-func (v *Vocabulary) collectPaths(t *grammar.Tree, add bool, out []int) []int {
-	walkPaths(t, v.opts.MaxK, func(stack []int) {
-		v.stackPaths(stack, add, func(id int) { out = v.mark(id, out) })
-	})
-	return out
-}
-
 // Fit interns the features of a training corpus (one entry per input,
 // all its trees) and returns every input's feature ids. K-paths get the
 // lowest ids, in order of first appearance, so that a tree learner that
@@ -311,7 +321,7 @@ func (v *Vocabulary) Fit(inputs [][]*grammar.Tree) [][]int {
 	for _, trees := range inputs {
 		clear(inputValues)
 		v.sc.numbers = nil // every symbol's numbers, to find the thresholds
-		v.sc.scanInput(v, trees, func(f Feature) {
+		v.sc.scanInput(v, forest{trees: trees}, func(f Feature) {
 			if f.Kind == Value {
 				k := valueKey{f.Path[0], f.Text}
 				if !inputValues[k] {
