@@ -75,11 +75,13 @@ type Prediction struct {
 
 // Features returns the model's feature ids present in an input.
 func (p *Predictor) Features(input []byte) ([]int, error) {
-	trees, err := p.Graph.ParseAll(input, grammar.DefaultTreeLimit)
+	// The features are read off the parse: a large input's tree is not
+	// built where the deterministic parser takes it.
+	parsed, err := p.Graph.ParseLazy(input, grammar.DefaultTreeLimit)
 	if err != nil {
 		return nil, err
 	}
-	return p.vocab.Features(trees...), nil
+	return p.vocab.ParsedFeatures(parsed), nil
 }
 
 // PredictTrees evaluates every function's tree on an input given as its

@@ -70,14 +70,14 @@ With --json, one object per input and line:
 			out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
 			failed := 0
 			for _, file := range args[1:] {
-				trees, err := parseFile(g, file, stdin, treeLimit(first))
+				parsed, err := parseInput(g, file, stdin, treeLimit(first))
 				if err != nil {
 					failed++
 					fmt.Fprintln(errOut, err)
 					continue
 				}
 				cov := features.NewCoverage(g, k)
-				cov.Add(trees...)
+				cov.AddParsed(parsed)
 				paths := cov.CoveredPaths(k)
 				if asJSON {
 					rec := struct {
@@ -161,13 +161,13 @@ JSON numbers. Missing k-paths are listed in increasing order of node ids.`,
 			cov := features.NewCoverage(g, maxKFlag)
 			rejected := 0
 			for _, f := range files {
-				trees, err := parseFile(g, f, nil, treeLimit(first))
+				parsed, err := parseInput(g, f, nil, treeLimit(first))
 				if err != nil {
 					rejected++
 					fmt.Fprintln(errOut, err)
 					continue
 				}
-				cov.Add(trees...)
+				cov.AddParsed(parsed)
 			}
 			report := make(byK[*kCoverage], maxKFlag)
 			for k := 1; k <= maxKFlag; k++ {

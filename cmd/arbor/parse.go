@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,10 +26,15 @@ its derivation tree: an indented outline of grammar symbols by default
 (one object per input and line: {"file":...,"trees":[...]} or
 {"file":...,"error":...}), or a Graphviz digraph with --dot.
 
+The outline indents by two spaces a level down to level 64; deeper lines
+start with their level instead, as in "·[5123] Value_2", so that the
+outline of a deeply nested input stays proportional to its tree.
+
 An ambiguous input has several trees; --all N prints up to N of them.
 An input outside the language is reported with line:col, byte offset and
 the terminals expected there; the other inputs are still parsed, and the
-exit status is 1.`,
+exit status is 1. Inputs nested more than 50,000 rule expansions deep are
+refused.`,
 		Example: "  arbor parse expr input.txt\n  echo -n 'x+42' | arbor parse expr - --dot | dot -Tsvg > tree.svg",
 		Args:    minArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -42,11 +48,24 @@ exit status is 1.`,
 			if err != nil {
 				return err
 			}
-			out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
+			// Trees are written as they are walked, through one buffer;
+			// a large input's tree is never built where the deterministic
+			// parser takes it (grammar.Parsed).
+			out := bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10)
+			errOut := cmd.ErrOrStderr()
+			var tw *grammar.TreeWriter
+			switch {
+			case asJSON:
+				tw = grammar.NewJSONWriter(out)
+			case asDOT:
+				tw = grammar.NewDOTWriter(out)
+			default:
+				tw = grammar.NewTextWriter(out, !full)
+			}
 			failed := 0
 			files := args[1:]
 			for _, file := range files {
-				trees, err := parseFile(g, file, stdin, all)
+				parsed, err := parseInput(g, file, stdin, all)
 				if err != nil {
 					failed++
 					if asJSON {
@@ -54,34 +73,34 @@ exit status is 1.`,
 							return err
 						}
 					}
+					// Keep the error after what was printed before it.
+					if err := out.Flush(); err != nil {
+						return fmt.Errorf("write output: %w", err)
+					}
 					fmt.Fprintln(errOut, err)
 					continue
 				}
-				switch {
-				case asJSON:
-					err = json.NewEncoder(out).Encode(struct {
-						File  string          `json:"file"`
-						Trees []*grammar.Tree `json:"trees"`
-					}{file, trees})
-				case asDOT:
-					for _, t := range trees {
-						if err = t.WriteDOT(out); err != nil {
-							break
-						}
-					}
-				default:
-					for i, t := range trees {
-						if len(files) > 1 || len(trees) > 1 {
-							fmt.Fprintf(out, "== %s (tree %d of %d)\n", file, i+1, len(trees))
-						}
-						if err = t.WriteText(out, !full); err != nil {
-							break
-						}
-					}
+				if asJSON {
+					out.WriteString(`{"file":`)
+					name, _ := json.Marshal(file) // a string always marshals
+					out.Write(name)
+					out.WriteString(`,"trees":[`)
 				}
-				if err != nil {
-					return err
+				for i := range parsed.Len() {
+					switch {
+					case asJSON && i > 0:
+						out.WriteByte(',')
+					case !asJSON && !asDOT && (len(files) > 1 || parsed.Len() > 1):
+						fmt.Fprintf(out, "== %s (tree %d of %d)\n", file, i+1, parsed.Len())
+					}
+					parsed.Visit(i, tw)
 				}
+				if asJSON {
+					out.WriteString("]}\n")
+				}
+			}
+			if err := out.Flush(); err != nil {
+				return fmt.Errorf("write output: %w", err)
 			}
 			if failed > 0 {
 				fmt.Fprintf(errOut, "%d of %d inputs did not parse\n", failed, len(files))
@@ -97,7 +116,10 @@ exit status is 1.`,
 	return cmd
 }
 
-func parseFile(g *grammar.Graph, file string, stdin io.Reader, limit int) ([]*grammar.Tree, error) {
+// parseInput reads and parses one input ('-' for stdin), keeping up to
+// limit trees of an ambiguous input. Its trees are built only where the
+// general parser is needed: the others are read off the input again.
+func parseInput(g *grammar.Graph, file string, stdin io.Reader, limit int) (*grammar.Parsed, error) {
 	var data []byte
 	var err error
 	if file == "-" {
@@ -108,7 +130,7 @@ func parseFile(g *grammar.Graph, file string, stdin io.Reader, limit int) ([]*gr
 	if err != nil {
 		return nil, fmt.Errorf("read input: %w", err)
 	}
-	trees, err := g.ParseAll(data, limit)
+	parsed, err := g.ParseLazy(data, limit)
 	if err != nil {
 		var pe *grammar.ParseError
 		if errors.As(err, &pe) {
@@ -117,5 +139,5 @@ func parseFile(g *grammar.Graph, file string, stdin io.Reader, limit int) ([]*gr
 		}
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	return trees, nil
+	return parsed, nil
 }
