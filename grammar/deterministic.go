@@ -22,6 +22,7 @@ const (
 // graph's one-byte lookahead tables.
 type detParser struct {
 	ll    *ll1
+	chain []*Node // Refs and Alts entered by parseChain, outermost first
 	mode  detMode
 	v     Visitor // detVisit
 	in    []byte
@@ -114,94 +115,125 @@ func (p *detParser) parse(n *Node) (*Tree, detOutcome) {
 		p.pos = end
 		return p.leaf(n, text), detOK
 
-	case KindRef:
-		p.depth++
-		if p.depth > MaxDepth {
-			return nil, detTooDeep
-		}
-		p.enter(n)
-		c, out := p.parse(n.Children[0])
-		p.depth--
+	case KindRef, KindAlt:
+		return p.parseChain(n)
+
+	case KindCat:
+		return p.parseCat(n)
+
+	case KindQuant:
+		return p.parseQuant(n)
+	}
+	return nil, detFail
+}
+
+// parseCat parses the elements of a Cat in turn. It and parseQuant are
+// apart from parse so that parse, which every level of nesting calls, has
+// a small stack frame.
+func (p *detParser) parseCat(n *Node) (*Tree, detOutcome) {
+	var t *Tree
+	if p.mode == detBuild {
+		t = p.a.node()
+		t.Node, t.Children = n, p.a.children(len(n.Children))
+	}
+	p.enter(n)
+	for i, c := range n.Children {
+		ct, out := p.parse(c)
 		if out != detOK {
 			return nil, out
 		}
-		return p.wrap(n, c), detOK
+		if t != nil {
+			t.Children[i] = ct
+		}
+	}
+	p.leave(n)
+	return t, detOK
+}
 
-	case KindAlt:
+// parseQuant parses the repetitions of a Quant while the lookahead says
+// there is one more.
+func (p *detParser) parseQuant(n *Node) (*Tree, detOutcome) {
+	base := len(p.stack)
+	table := p.ll.table[n.ID]
+	p.enter(n)
+	for count := 0; n.Max == Unbounded || count < n.Max; count++ {
+		if count >= n.Min {
+			switch table[p.look()] {
+			case llConflict:
+				p.stack = p.stack[:base]
+				return nil, detBail
+			case 0, llFail:
+				goto done
+			}
+		}
+		start := p.pos
+		ct, out := p.parse(n.Children[0])
+		if out != detOK {
+			p.stack = p.stack[:base]
+			return nil, out
+		}
+		if p.pos == start && count >= n.Min {
+			// An empty repetition beyond the minimum: ambiguous.
+			p.stack = p.stack[:base]
+			return nil, detBail
+		}
+		if p.mode == detBuild {
+			p.stack = append(p.stack, ct)
+		}
+	}
+done:
+	if p.mode != detBuild {
+		p.leave(n)
+		return nil, detOK
+	}
+	t := p.a.node()
+	t.Node, t.Children = n, p.a.children(len(p.stack)-base)
+	copy(t.Children, p.stack[base:])
+	p.stack = p.stack[:base]
+	return t, detOK
+}
+
+// parseChain parses a chain of Refs and Alts (a rule expansion, the
+// alternative taken, the rule it refers to...) in a loop rather than by
+// recursion, down to the Cat, Quant or terminal it ends in. Such chains
+// are most of the nesting of a deep input, whose cost is the goroutine
+// stack the recursion takes.
+func (p *detParser) parseChain(n *Node) (*Tree, detOutcome) {
+	base, depth := len(p.chain), p.depth
+	fail := func(out detOutcome) (*Tree, detOutcome) {
+		p.chain, p.depth = p.chain[:base], depth
+		return nil, out
+	}
+	for n.Kind == KindRef || n.Kind == KindAlt {
+		if n.Kind == KindRef {
+			if p.depth++; p.depth > MaxDepth {
+				return fail(detTooDeep)
+			}
+			p.enter(n)
+			p.chain = append(p.chain, n)
+			n = n.Children[0]
+			continue
+		}
 		k := p.ll.table[n.ID][p.look()]
 		switch k {
 		case llFail:
-			return nil, detFail
+			return fail(detFail)
 		case llConflict:
-			return nil, detBail
+			return fail(detBail)
 		}
 		p.enter(n)
-		c, out := p.parse(n.Children[k])
-		if out != detOK {
-			return nil, out
-		}
-		return p.wrap(n, c), detOK
-
-	case KindCat:
-		var t *Tree
-		if p.mode == detBuild {
-			t = p.a.node()
-			t.Node, t.Children = n, p.a.children(len(n.Children))
-		}
-		p.enter(n)
-		for i, c := range n.Children {
-			ct, out := p.parse(c)
-			if out != detOK {
-				return nil, out
-			}
-			if t != nil {
-				t.Children[i] = ct
-			}
-		}
-		p.leave(n)
-		return t, detOK
-
-	case KindQuant:
-		base := len(p.stack)
-		table := p.ll.table[n.ID]
-		p.enter(n)
-		for count := 0; n.Max == Unbounded || count < n.Max; count++ {
-			if count >= n.Min {
-				switch table[p.look()] {
-				case llConflict:
-					p.stack = p.stack[:base]
-					return nil, detBail
-				case 0, llFail:
-					goto done
-				}
-			}
-			start := p.pos
-			ct, out := p.parse(n.Children[0])
-			if out != detOK {
-				p.stack = p.stack[:base]
-				return nil, out
-			}
-			if p.pos == start && count >= n.Min {
-				// An empty repetition beyond the minimum: ambiguous.
-				p.stack = p.stack[:base]
-				return nil, detBail
-			}
-			if p.mode == detBuild {
-				p.stack = append(p.stack, ct)
-			}
-		}
-	done:
-		if p.mode != detBuild {
-			p.leave(n)
-			return nil, detOK
-		}
-		t := p.a.node()
-		t.Node, t.Children = n, p.a.children(len(p.stack)-base)
-		copy(t.Children, p.stack[base:])
-		p.stack = p.stack[:base]
-		return t, detOK
+		p.chain = append(p.chain, n)
+		n = n.Children[k]
 	}
-	return nil, detFail
+	t, out := p.parse(n)
+	if out != detOK {
+		return fail(out)
+	}
+	for i := len(p.chain) - 1; i >= base; i-- {
+		t = p.wrap(p.chain[i], t)
+	}
+	p.chain, p.depth = p.chain[:base], depth
+	return t, detOK
 }
 
 // enter tells the visitor that n starts (detVisit).

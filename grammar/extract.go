@@ -207,135 +207,153 @@ func (x *extractor) expand(n *Node, i, j int32, yield func(*Tree) bool) bool {
 // cutting a cyclic derivation can leave a choice without a tree; first
 // then tries the next choice, and returns nil if there is none.
 func (x *extractor) first(n *Node, i, j int32) *Tree {
-	e := x.e
 	if n.Kind == KindLit || n.Kind == KindRegex {
 		return x.leaf(n, i, j)
 	}
 	if !x.enter(n, i, j) {
 		return nil
 	}
-	defer x.leave(n)
-	id := int32(n.ID)
-
+	// The kinds are read by functions of their own, so that the frame of
+	// first, which every level of a deep tree takes, stays small.
+	var t *Tree
 	switch n.Kind {
 	case KindRef, KindAlt:
-		options := 0
-		for _, c := range n.Children {
-			if e.hasDone(int32(c.ID), i, j) {
-				options++
-			}
+		t = x.firstChoice(n, i, j)
+	case KindCat:
+		t = x.firstCat(n, i, j)
+	case KindQuant:
+		t = x.firstQuant(n, i, j)
+	}
+	x.leave(n)
+	return t
+}
+
+// firstChoice is first for a Ref or an Alt.
+func (x *extractor) firstChoice(n *Node, i, j int32) *Tree {
+	e := x.e
+	options := 0
+	for _, c := range n.Children {
+		if e.hasDone(int32(c.ID), i, j) {
+			options++
 		}
+	}
+	if options > 1 {
+		x.ambiguous = true
+	}
+	for _, c := range n.Children {
+		if !e.hasDone(int32(c.ID), i, j) {
+			continue
+		}
+		if ct := x.first(c, i, j); ct != nil {
+			return x.a.wrap(n, ct)
+		}
+		if x.tooDeep {
+			return nil
+		}
+	}
+	return nil
+}
+
+// firstCat is first for a Cat.
+func (x *extractor) firstCat(n *Node, i, j int32) *Tree {
+	e := x.e
+	id := int32(n.ID)
+	kids := x.a.children(len(n.Children))
+	end := j
+	for k := len(n.Children); k > 0; k-- {
+		c := n.Children[k-1]
+		var ct *Tree
+		var from int32
+		options := 0
+		e.origins(end, int32(c.ID), func(p int32) bool {
+			if p < i || !e.hasItem(p, item{id, int32(k - 1), i}) {
+				return true
+			}
+			options++
+			if ct == nil {
+				if ct, from = x.first(c, p, end), p; x.tooDeep {
+					return false
+				}
+			}
+			// Once a child is found, go on only to see whether
+			// there was a second way to split.
+			return ct == nil || options < 2
+		})
 		if options > 1 {
 			x.ambiguous = true
 		}
-		for _, c := range n.Children {
-			if !e.hasDone(int32(c.ID), i, j) {
-				continue
-			}
-			if ct := x.first(c, i, j); ct != nil {
-				return x.a.wrap(n, ct)
-			}
-			if x.tooDeep {
-				return nil
-			}
+		if ct == nil {
+			return nil
 		}
-		return nil
+		kids[k-1], end = ct, from
+	}
+	t := x.a.node()
+	t.Node, t.Children = n, kids
+	return t
+}
 
-	case KindCat:
-		kids := x.a.children(len(n.Children))
-		end := j
-		for k := len(n.Children); k > 0; k-- {
-			c := n.Children[k-1]
-			var ct *Tree
-			var from int32
+// firstQuant is first for a Quant.
+func (x *extractor) firstQuant(n *Node, i, j int32) *Tree {
+	e := x.e
+	id := int32(n.ID)
+	c := n.Children[0]
+	cid := int32(c.ID)
+	qcap := quantCap(n)
+	dots := 0
+	for d := int32(n.Min); d <= qcap; d++ {
+		if e.hasItem(j, item{id, d, i}) {
+			dots++
+		}
+	}
+	if dots > 1 {
+		x.ambiguous = true
+	}
+	for d := int32(n.Min); d <= qcap; d++ {
+		if !e.hasItem(j, item{id, d, i}) {
+			continue
+		}
+		var rev []*Tree
+		end, dot, ok := j, d, true
+		for ok && !(dot == 0 && end == i) {
+			ok = false
 			options := 0
-			e.origins(end, int32(c.ID), func(p int32) bool {
-				if p < i || !e.hasItem(p, item{id, int32(k - 1), i}) {
-					return true
-				}
-				options++
-				if ct == nil {
-					if ct, from = x.first(c, p, end), p; x.tooDeep {
-						return false
+			var nextEnd, nextDot int32
+			for _, dp := range quantPreds(n, dot, qcap) {
+				e.origins(end, cid, func(p int32) bool {
+					if p < i || p == end && int(dp) >= n.Min || !e.hasItem(p, item{id, dp, i}) {
+						return true
 					}
+					options++
+					if !ok {
+						if ct := x.first(c, p, end); ct != nil {
+							rev = append(rev, ct)
+							nextEnd, nextDot, ok = p, dp, true
+						} else if x.tooDeep {
+							return false
+						}
+					}
+					// Once a child is found, go on only to see
+					// whether there was a second way to take it.
+					return !ok || options < 2
+				})
+				if ok && options > 1 || x.tooDeep {
+					break
 				}
-				// Once a child is found, go on only to see whether
-				// there was a second way to split.
-				return ct == nil || options < 2
-			})
+			}
 			if options > 1 {
 				x.ambiguous = true
 			}
-			if ct == nil {
-				return nil
-			}
-			kids[k-1], end = ct, from
+			end, dot = nextEnd, nextDot
+		}
+		if !ok {
+			continue
 		}
 		t := x.a.node()
-		t.Node, t.Children = n, kids
+		t.Node, t.Children = n, x.a.children(len(rev))
+		for k, ct := range rev {
+			t.Children[len(rev)-1-k] = ct
+		}
 		return t
-
-	case KindQuant:
-		c := n.Children[0]
-		cid := int32(c.ID)
-		qcap := quantCap(n)
-		dots := 0
-		for d := int32(n.Min); d <= qcap; d++ {
-			if e.hasItem(j, item{id, d, i}) {
-				dots++
-			}
-		}
-		if dots > 1 {
-			x.ambiguous = true
-		}
-		for d := int32(n.Min); d <= qcap; d++ {
-			if !e.hasItem(j, item{id, d, i}) {
-				continue
-			}
-			var rev []*Tree
-			end, dot, ok := j, d, true
-			for ok && !(dot == 0 && end == i) {
-				ok = false
-				options := 0
-				var nextEnd, nextDot int32
-				for _, dp := range quantPreds(n, dot, qcap) {
-					e.origins(end, cid, func(p int32) bool {
-						if p < i || p == end && int(dp) >= n.Min || !e.hasItem(p, item{id, dp, i}) {
-							return true
-						}
-						options++
-						if !ok {
-							if ct := x.first(c, p, end); ct != nil {
-								rev = append(rev, ct)
-								nextEnd, nextDot, ok = p, dp, true
-							} else if x.tooDeep {
-								return false
-							}
-						}
-						// Once a child is found, go on only to see
-						// whether there was a second way to take it.
-						return !ok || options < 2
-					})
-					if ok && options > 1 || x.tooDeep {
-						break
-					}
-				}
-				if options > 1 {
-					x.ambiguous = true
-				}
-				end, dot = nextEnd, nextDot
-			}
-			if !ok {
-				continue
-			}
-			t := x.a.node()
-			t.Node, t.Children = n, x.a.children(len(rev))
-			for k, ct := range rev {
-				t.Children[len(rev)-1-k] = ct
-			}
-			return t
-		}
-		return nil
 	}
 	return nil
 }
