@@ -3,13 +3,13 @@ package coverage
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -73,10 +73,11 @@ type Binary struct {
 	Cached bool // reused from an earlier build
 }
 
-// Build writes a harness main for the target into a temporary directory
-// inside the module at t.Dir (or a scratch module for the standard
-// library), builds it once with -cover -covermode=atomic and the target's
-// packages plus the harness in -coverpkg, and caches the binary under
+// Build builds a harness main for the target as a package of the module
+// at t.Dir (or of a scratch module for the standard library), given to
+// the go command as an overlay so that nothing is written into the
+// module, once, with -cover -covermode=atomic and the target's packages
+// in -coverpkg, and caches the binary under
 // cacheDir, keyed by everything the build reads: the Go version, the
 // target, the module's go.mod and go.sum, and the contents of the source
 // and embedded files of every non-standard package it depends on.
@@ -91,7 +92,7 @@ func Cached(ctx context.Context, t Target, cacheDir string) (*Binary, error) {
 }
 
 func build(ctx context.Context, t Target, cacheDir string, doBuild bool) (*Binary, error) {
-	src, err := harnessMain(t.ImportPath, t.Func)
+	src, err := harnessFiles(t.ImportPath, t.Func)
 	if err != nil {
 		return nil, err
 	}
@@ -133,42 +134,77 @@ func build(ctx context.Context, t Target, cacheDir string, doBuild bool) (*Binar
 	if !doBuild {
 		return nil, nil
 	}
-	if modDir == "" {
-		// The standard library needs some module to build in: a scratch one.
-		if modDir, err = os.MkdirTemp("", "arbor-module-"); err != nil {
-			return nil, err
-		}
-		defer os.RemoveAll(modDir)
-		modPath = "arborharness"
-		if err := os.WriteFile(filepath.Join(modDir, "go.mod"), []byte("module arborharness\n"), 0o644); err != nil {
-			return nil, err
-		}
-	}
-	// A directory starting with "_" is ignored by ./... patterns, so the
-	// module's own builds and tests never see the harness.
-	// The name carries this process's id, so that a later build can tell
-	// the leftovers of a build that was killed from a build under way.
-	sweep(modDir, harnessPrefix)
+	// The harness is a module of its own in a scratch folder, joined to
+	// the user's module (and the user's workspace, if any) by a go.work
+	// file there, so that nothing is ever written into the user's module,
+	// even by a build that is killed. Only a vendored module, which a
+	// workspace cannot use, gets the harness as a package inside it
+	// (named "_..." so that ./... patterns skip it), removed after the
+	// build. Names carry this process's id, so that a later build can
+	// tell the leftovers of a killed build from a build under way.
+	sweep(os.TempDir(), scratchPrefix)
 	sweep(filepath.Dir(bin), tmpPrefix)
-	suffix := make([]byte, 4)
-	rand.Read(suffix)
-	tag := fmt.Sprintf("%d_%s", os.Getpid(), hex.EncodeToString(suffix))
-	hdirName := harnessPrefix + tag
-	hdir := filepath.Join(modDir, hdirName)
+	if modDir != "" {
+		sweep(modDir, harnessPrefix)
+	}
+	scratch, err := os.MkdirTemp("", fmt.Sprintf("%s%d_", scratchPrefix, os.Getpid()))
+	if err != nil {
+		return nil, fmt.Errorf("harness directory: %w", err)
+	}
+	defer os.RemoveAll(scratch)
+	tag := filepath.Base(scratch)[len(scratchPrefix):]
+	hdir, buildDir, pkg := filepath.Join(scratch, "harness"), filepath.Join(scratch, "harness"), harnessModule
+	env := os.Environ()
+	version, err := goVersion(ctx, scratch)
+	if err != nil {
+		return nil, err
+	}
+	vendored := false
+	if modDir != "" {
+		_, err := os.Stat(filepath.Join(modDir, "vendor", "modules.txt"))
+		vendored = err == nil
+	}
+	if vendored {
+		hdir, buildDir = filepath.Join(modDir, harnessPrefix+tag), modDir
+		pkg = "./" + filepath.Base(hdir)
+		defer os.RemoveAll(hdir)
+	} else {
+		work, err := workspace(ctx, dir, scratch, hdir, modDir, version)
+		if err != nil {
+			return nil, err
+		}
+		env = append(env, "GOWORK="+work)
+	}
 	if err := os.Mkdir(hdir, 0o755); err != nil {
 		return nil, fmt.Errorf("harness directory: %w", err)
 	}
-	defer os.RemoveAll(hdir)
-	if err := os.WriteFile(filepath.Join(hdir, "main.go"), src, 0o644); err != nil {
-		return nil, err
+	for name, text := range src {
+		if err := os.WriteFile(filepath.Join(hdir, name), text, 0o644); err != nil {
+			return nil, err
+		}
+	}
+	if !vendored {
+		goMod := fmt.Sprintf("module %s\n\ngo %s\n", harnessModule, version)
+		if err := os.WriteFile(filepath.Join(hdir, "go.mod"), []byte(goMod), 0o644); err != nil {
+			return nil, err
+		}
 	}
 	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
 		return nil, err
 	}
 	tmp := filepath.Join(filepath.Dir(bin), tmpPrefix+tag)
-	coverpkg := strings.Join(append(t.coverPkgs(), modPath+"/"+hdirName), ",")
-	cmd := exec.CommandContext(ctx, "go", "build", "-cover", "-covermode=atomic", "-coverpkg="+coverpkg, "-o", tmp, "./"+hdirName)
-	cmd.Dir = modDir
+	// The harness's main package must be instrumented too: without it the
+	// runtime registers no coverage meta-data at all.
+	coverpkg := strings.Join(t.coverPkgs(), ",") + "," + pkg
+	if vendored {
+		coverpkg = strings.Join(t.coverPkgs(), ",") + "," + modPath + "/" + filepath.Base(hdir)
+	}
+	cmd := exec.CommandContext(ctx, "go", "build", "-cover", "-covermode=atomic", "-coverpkg="+coverpkg, "-o", tmp, pkg)
+	cmd.Dir = buildDir
+	cmd.Env = env
+	// The go command and the compilers it starts go when arbor does.
+	isolate(cmd)
+	cmd.Cancel = func() error { killGroup(cmd); return nil }
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
@@ -245,7 +281,12 @@ func inModule(ctx context.Context, dir string) bool {
 }
 
 func goList(ctx context.Context, dir string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "go", append([]string{"list"}, args...)...)
+	return goCmd(ctx, dir, append([]string{"list"}, args...)...)
+}
+
+// goCmd runs the go command in dir and returns its output, trimmed.
+func goCmd(ctx context.Context, dir string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = dir
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -264,7 +305,7 @@ func goList(ctx context.Context, dir string, args ...string) (string, error) {
 }
 
 // buildKey hashes the inputs of a harness build.
-func buildKey(ctx context.Context, dir string, t Target, src []byte, modDir string) (string, error) {
+func buildKey(ctx context.Context, dir string, t Target, src map[string][]byte, modDir string) (string, error) {
 	h := sha256.New()
 	version, err := exec.CommandContext(ctx, "go", "version").Output()
 	if err != nil {
@@ -273,8 +314,11 @@ func buildKey(ctx context.Context, dir string, t Target, src []byte, modDir stri
 		}
 		return "", fmt.Errorf("go version: %w", err)
 	}
-	fmt.Fprintf(h, "%s\n%s\n%s\n%q\n", version, t.ImportPath, t.Func, t.coverPkgs())
-	h.Write(src)
+	fmt.Fprintf(h, "%s\n%d\n%s\n%s\n%q\n", version, buildRecipe, t.ImportPath, t.Func, t.coverPkgs())
+	for _, name := range slices.Sorted(maps.Keys(src)) {
+		fmt.Fprintf(h, "%s %d\n", name, len(src[name]))
+		h.Write(src[name])
+	}
 	if modDir != "" {
 		for _, f := range []string{"go.mod", "go.sum"} {
 			if b, err := os.ReadFile(filepath.Join(modDir, f)); err == nil {
@@ -329,6 +373,11 @@ func DefaultCacheDir() string {
 const (
 	harnessPrefix = "_arbor_harness_"
 	tmpPrefix     = "harness.tmp"
+	scratchPrefix = "arbor-harness-"
+	// buildRecipe changes whenever the way a harness is built changes
+	// without its sources changing, so that no older build is reused.
+	buildRecipe   = 2
+	harnessModule = "arborharness"
 )
 
 // sweep removes what builds killed before they could clean up left in
@@ -357,4 +406,81 @@ func sweep(dir, prefix string) {
 			os.RemoveAll(filepath.Join(dir, e.Name()))
 		}
 	}
+}
+
+// workspace writes scratch/go.work, which joins the harness module at
+// hdir to the user's module at modDir (none for the standard library)
+// and to every module and replacement of the workspace the user's
+// directory dir is in, if any.
+func workspace(ctx context.Context, dir, scratch, hdir, modDir, version string) (string, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "go %s\n\nuse %s\n", version, strconv.Quote(hdir))
+	uses := map[string]bool{hdir: true}
+	use := func(d string) {
+		if d != "" && !uses[d] {
+			uses[d] = true
+			fmt.Fprintf(&b, "use %s\n", strconv.Quote(d))
+		}
+	}
+	use(modDir)
+	if work, err := goEnv(ctx, dir, "GOWORK"); err == nil && work != "" && work != "off" {
+		out, err := goCmd(ctx, dir, "work", "edit", "-json", work)
+		if err != nil {
+			return "", fmt.Errorf("read the workspace %s: %w", work, err)
+		}
+		var w struct {
+			Use     []struct{ DiskPath string }
+			Replace []struct {
+				Old, New struct{ Path, Version string }
+			}
+		}
+		if err := json.Unmarshal([]byte(out), &w); err != nil {
+			return "", fmt.Errorf("read the workspace %s: %w", work, err)
+		}
+		for _, u := range w.Use {
+			d := u.DiskPath
+			if !filepath.IsAbs(d) {
+				d = filepath.Join(filepath.Dir(work), d)
+			}
+			use(filepath.Clean(d))
+		}
+		for _, r := range w.Replace {
+			old, repl := strconv.Quote(r.Old.Path), strconv.Quote(r.New.Path)
+			if r.Old.Version != "" {
+				old += " " + r.Old.Version
+			}
+			if r.New.Version != "" {
+				repl += " " + r.New.Version
+			} else if !filepath.IsAbs(r.New.Path) && strings.HasPrefix(r.New.Path, ".") {
+				repl = strconv.Quote(filepath.Join(filepath.Dir(work), r.New.Path))
+			}
+			fmt.Fprintf(&b, "replace %s => %s\n", old, repl)
+		}
+	}
+	file := filepath.Join(scratch, "go.work")
+	return file, os.WriteFile(file, []byte(b.String()), 0o644)
+}
+
+// goVersion is the go command's language version, as go.mod and go.work
+// files write it: a workspace's must be at least its modules'. It is
+// asked in a folder outside any module, so that no module's toolchain
+// line switches toolchains.
+func goVersion(ctx context.Context, dir string) (string, error) {
+	v, err := goCmd(ctx, dir, "env", "GOVERSION")
+	if err != nil {
+		return "", fmt.Errorf("go env GOVERSION: %w", err)
+	}
+	v = strings.TrimPrefix(v, "go")
+	if i := strings.IndexAny(v, " -+"); i >= 0 {
+		v = v[:i]
+	}
+	if v == "" || v[0] < '0' || v[0] > '9' {
+		return "1.24", nil // a development toolchain
+	}
+	return v, nil
+}
+
+// goEnv is one variable of go env, as seen from dir.
+func goEnv(ctx context.Context, dir, name string) (string, error) {
+	return goCmd(ctx, dir, "env", name)
 }

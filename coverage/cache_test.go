@@ -31,7 +31,7 @@ func TestBuildCacheContents(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := Start(bin)
+		s, err := Start(bin, RunOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

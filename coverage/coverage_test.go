@@ -40,7 +40,7 @@ func testBinary(t *testing.T, fn string) *Binary {
 
 func TestSession(t *testing.T) {
 	bin := testBinary(t, "Parse")
-	s, err := Start(bin)
+	s, err := Start(bin, RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,10 +110,10 @@ func TestSession(t *testing.T) {
 }
 
 func TestSignatures(t *testing.T) {
-	if _, err := Start(testBinary(t, "Wrong")); err == nil || !strings.Contains(err.Error(), "has type func(string) bool; arbor needs func([]byte) error or func([]byte)") {
+	if _, err := Start(testBinary(t, "Wrong"), RunOptions{}); err == nil || !strings.Contains(err.Error(), "has type func(string) bool; arbor needs func([]byte) error or func([]byte)") {
 		t.Errorf("wrong signature: %v", err)
 	}
-	s, err := Start(testBinary(t, "NoError"))
+	s, err := Start(testBinary(t, "NoError"), RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -379,7 +379,7 @@ func TestIsolateAgrees(t *testing.T) {
 // so the unread replies of innocent inputs turned into panics: the rare
 // failure of TestIsolateAgrees.)
 func TestRepliesBeforeACrash(t *testing.T) {
-	s, err := Start(testBinary(t, "Parse"))
+	s, err := Start(testBinary(t, "Parse"), RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,7 +58,7 @@ func Run(b []byte) error {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := Start(bin)
+	s, err := Start(bin, RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

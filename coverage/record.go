@@ -26,6 +26,9 @@ type Options struct {
 	// Wait makes a recording whose coverage file another recording is
 	// writing wait for it to finish, instead of failing.
 	Wait bool
+	// RunOptions bound the harness (memory) and say where the subject's
+	// output goes.
+	RunOptions
 	// Progress, if set, is called after each input of a pass.
 	Progress func(pass string, done, total int)
 	// Warn, if set, receives problems that do not stop the recording,
@@ -46,6 +49,8 @@ type Summary struct {
 	// Time per input, means over this run: the subject's own calls, and
 	// the whole recorded run as the recorder saw it.
 	SubjectTime, RecordTime time.Duration
+	// OutputBytes is what the subject wrote to stdout and stderr.
+	OutputBytes int64
 }
 
 type pending struct {
@@ -71,7 +76,7 @@ func RecordInputs(ctx context.Context, bin *Binary, inputs []string, out string,
 	if warn == nil {
 		warn = func(error) {}
 	}
-	s, err := Start(bin)
+	s, err := Start(bin, opts.RunOptions)
 	if err != nil {
 		return nil, err
 	}
@@ -177,6 +182,7 @@ func RecordInputs(ctx context.Context, bin *Binary, inputs []string, out string,
 		}
 	}
 	total = time.Since(start)
+	sum.OutputBytes = s.OutputBytes()
 	if sum.Recorded > 0 {
 		sum.SubjectTime = subject / time.Duration(sum.Recorded)
 		sum.RecordTime = total / time.Duration(sum.Recorded)

@@ -39,6 +39,26 @@ type Result struct {
 	Blocks   []int         // with Session.Blocks set: the blocks that ran (ids from Functions.Block)
 }
 
+// DefaultMemory is the most memory a harness may allocate unless told
+// otherwise: as libFuzzer's default RSS limit, enough for any sane input
+// of a parser, and far below what would stall the machine.
+const DefaultMemory = 2 << 30
+
+// RunOptions bound the harness processes of a Session and say where the
+// subject's output goes.
+type RunOptions struct {
+	// Memory is the most memory (bytes) a harness may allocate; an input
+	// that needs more ends as a panic ("out of memory"). 0 means
+	// DefaultMemory; a negative value, no limit. It is enforced on Linux
+	// (a limit on the process's data) and is a soft limit elsewhere.
+	Memory int64
+	// Output, if set, receives what the subject writes to stdout and
+	// stderr, line by line, each line prefixed with the stream's name.
+	// Otherwise only the last 64 KB of stderr are kept, to describe
+	// crashes.
+	Output io.Writer
+}
+
 // Session runs inputs through a harness process and decodes their
 // coverage. It restarts the harness after a crash or a timeout. A
 // Session is not safe for concurrent use.
@@ -48,16 +68,20 @@ type Session struct {
 	Funcs *Functions
 	// Blocks asks for the covered blocks (basic blocks) of each input too.
 	Blocks bool
+	opts   RunOptions
 
-	cmd    *exec.Cmd
-	stdin  *bufio.Writer
-	stdout *bufio.Reader
+	cmd      *exec.Cmd
+	requests *os.File // the request pipe's write end
+	live     *os.File // the parent pipe's write end: closing it ends the harness
+	stdin    *bufio.Writer
+	stdout   *bufio.Reader
 	// pipe is the reply pipe's file, for read deadlines; mu guards it and
 	// stopped, which Interrupt sets from another goroutine.
 	pipe    *os.File
 	mu      sync.Mutex
 	stopped bool
 	stderr  *tailBuffer
+	output  *outputCapture
 	done    chan error // the process's exit
 	exit    error      // how the last process ended
 	blob    []byte
@@ -69,61 +93,77 @@ type Session struct {
 
 // Open builds the target's harness (or takes it from cacheDir) and
 // starts it.
-func Open(ctx context.Context, t Target, cacheDir string) (*Session, error) {
+func Open(ctx context.Context, t Target, cacheDir string, opts RunOptions) (*Session, error) {
 	bin, err := Build(ctx, t, cacheDir)
 	if err != nil {
 		return nil, err
 	}
-	return Start(bin)
+	return Start(bin, opts)
 }
 
 // Start starts a harness process and reads the program's meta-data.
-func Start(bin *Binary) (*Session, error) {
-	s := &Session{bin: bin}
+func Start(bin *Binary, opts RunOptions) (*Session, error) {
+	s := &Session{bin: bin, opts: opts, output: newOutputCapture(opts.Output)}
 	if err := s.start(); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
+// OutputBytes is how many bytes the subject has written to stdout and
+// stderr so far.
+func (s *Session) OutputBytes() int64 { return s.output.total() }
+
 func (s *Session) start() error {
 	cmd := exec.Command(s.bin.Path)
 	cmd.Args = []string{"h"} // argv is copied into every counter blob: keep it short
-	cmd.Env = append(os.Environ(), "GOCOVERDIR=")
+	cmd.Env = append(os.Environ(), "GOCOVERDIR=", "ARBOR_HARNESS_MEMORY=")
 	if s.Meta != nil {
 		cmd.Env = append(cmd.Env, "ARBOR_HARNESS_META=0")
 	}
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return err
+	switch m := s.opts.Memory; {
+	case m == 0:
+		cmd.Env = append(cmd.Env, fmt.Sprintf("ARBOR_HARNESS_MEMORY=%d", DefaultMemory))
+	case m > 0:
+		cmd.Env = append(cmd.Env, fmt.Sprintf("ARBOR_HARNESS_MEMORY=%d", m))
 	}
-	// Replies come through a pipe of our own rather than StdoutPipe:
-	// Wait, which runs as soon as the process starts, closes StdoutPipe's
-	// read end when the process exits, and the replies a crashing harness
-	// wrote before it died (unread yet, with requests pipelined) were
-	// lost. Our read end stays open until we close it, and reads what was
-	// written, then EOF.
-	stdout, w, err := os.Pipe()
-	if err != nil {
-		return err
+	// The protocol has pipes of its own (see harnessSource); the subject's
+	// stdin is empty and its stdout and stderr go to the capture. Replies
+	// come through a pipe whose read end is ours alone rather than
+	// StdoutPipe: Wait, which runs as soon as the process starts, closes
+	// StdoutPipe's read end when the process exits, and the replies a
+	// crashing harness wrote before it died (unread yet, with requests
+	// pipelined) were lost. Our read end stays open until we close it, and
+	// reads what was written, then EOF.
+	var pipes [6]*os.File // read and write ends: requests, replies, parent
+	for i := 0; i < 6; i += 2 {
+		r, w, err := os.Pipe()
+		if err != nil {
+			closeFiles(pipes[:i]...)
+			return err
+		}
+		pipes[i], pipes[i+1] = r, w
 	}
-	cmd.Stdout = w
+	cmd.ExtraFiles = []*os.File{pipes[0], pipes[3], pipes[4]}
 	s.stderr = &tailBuffer{max: 1 << 16}
-	cmd.Stderr = s.stderr
+	cmd.Stdout = s.output.writer("stdout", nil)
+	cmd.Stderr = s.output.writer("stderr", s.stderr)
 	isolate(cmd)
 	// Once the harness is gone, Wait waits this long for the copying of
-	// its stderr, which a child of the subject may hold open forever.
+	// its stdout and stderr, which a child of the subject may hold open
+	// forever.
 	cmd.WaitDelay = time.Second
-	err = cmd.Start()
-	w.Close() // the child has its own copy
+	err := cmd.Start()
+	closeFiles(pipes[0], pipes[3], pipes[4]) // the child has its own copies
 	if err != nil {
-		stdout.Close()
+		closeFiles(pipes[1], pipes[2], pipes[5])
 		return fmt.Errorf("start harness: %w", err)
 	}
 	s.starts++
-	s.cmd, s.stdin, s.stdout = cmd, bufio.NewWriterSize(stdin, 1<<16), bufio.NewReaderSize(stdout, 1<<16)
+	s.cmd, s.requests, s.live = cmd, pipes[1], pipes[5]
+	s.stdin, s.stdout = bufio.NewWriterSize(pipes[1], 1<<16), bufio.NewReaderSize(pipes[2], 1<<16)
 	s.mu.Lock()
-	s.pipe = stdout
+	s.pipe = pipes[2]
 	s.mu.Unlock()
 	s.done = make(chan error, 1)
 	go func() { s.done <- cmd.Wait() }()
@@ -178,6 +218,7 @@ func (s *Session) Close() error {
 	}
 	s.cmd = nil
 	s.closePipe()
+	s.output.flush()
 	return nil
 }
 
@@ -185,18 +226,29 @@ func (s *Session) kill() {
 	if s.cmd != nil && s.cmd.Process != nil {
 		killGroup(s.cmd)
 		s.exit = <-s.done
+		s.output.flush()
 	}
 	s.cmd = nil
 	s.closePipe()
 }
 
-// closePipe closes the reply pipe of a process that is gone.
+// closePipe closes the pipes of a process that is gone.
 func (s *Session) closePipe() {
+	closeFiles(s.requests, s.live)
+	s.requests, s.live = nil, nil
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.pipe != nil {
 		s.pipe.Close()
 		s.pipe = nil
+	}
+}
+
+func closeFiles(files ...*os.File) {
+	for _, f := range files {
+		if f != nil {
+			f.Close()
+		}
 	}
 }
 
@@ -307,7 +359,7 @@ func (s *Session) crashText() string {
 	if s.exit != nil {
 		return "the program exited: " + s.exit.Error()
 	}
-	return "the program exited without a message"
+	return "the program exited: exit status 0"
 }
 
 func (s *Session) readReply(kind byte) (*Result, error) {

@@ -236,7 +236,7 @@ func Targeted(ctx context.Context, cfg TargetConfig) (*TargetResult, error) {
 	}
 	var session *coverage.Session
 	if !cfg.Offline {
-		if session, err = coverage.Start(bin); err != nil {
+		if session, err = coverage.Start(bin, coverage.RunOptions{}); err != nil {
 			return nil, err
 		}
 		defer session.Close()

@@ -24,7 +24,7 @@ type runner struct {
 }
 
 func newRunner(ctx context.Context, target coverage.Target, cacheDir string) (*runner, error) {
-	s, err := coverage.Open(ctx, target, cacheDir)
+	s, err := coverage.Open(ctx, target, cacheDir, coverage.RunOptions{})
 	if err != nil {
 		return nil, err
 	}

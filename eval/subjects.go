@@ -132,7 +132,7 @@ func E6Benchmarks(ctx context.Context, seed uint64, bstTrials, trials int, cache
 	if err != nil {
 		return nil, nil, err
 	}
-	sess, err := coverage.Open(ctx, xml.Target, cacheDir)
+	sess, err := coverage.Open(ctx, xml.Target, cacheDir, coverage.RunOptions{})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -212,7 +212,7 @@ func countFunctions(cmd *cobra.Command, s datasets.Subject, build bool) (string,
 	if err != nil || bin == nil {
 		return "-", err
 	}
-	sess, err := coverage.Start(bin)
+	sess, err := coverage.Start(bin, coverage.RunOptions{})
 	if err != nil {
 		return "", err
 	}

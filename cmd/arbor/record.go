@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -17,9 +18,9 @@ import (
 
 type recordFlags struct {
 	subjectFlags
-	inputs, out, shard, cacheDir string
-	isolate, wait                bool
-	timeout                      time.Duration
+	inputs, out, shard, cacheDir, memory string
+	isolate, wait, showOutput            bool
+	timeout                              time.Duration
 }
 
 func newRecordCmd() *cobra.Command {
@@ -51,7 +52,17 @@ the inputs of shard i of n; 'arbor record merge' combines shard files.
 One recording at a time writes a coverage file: a second one on the same
 --out fails at once, naming the process that holds it, or, with --wait,
 waits for it. To record shards in parallel, give each its own --out and
-merge them.`,
+merge them.
+
+The harness speaks to arbor over pipes of its own, so whatever the
+program reads from stdin (nothing) or writes to stdout and stderr cannot
+disturb the recording. That output is counted and dropped (stderr's
+last 64 KB describe crashes); --show-output copies it to arbor's stderr
+line by line, each line prefixed with "stdout| " or "stderr| ". An
+input that makes the program allocate more than --memory ends as a
+panic ("out of memory"): the limit is on the harness process's data
+(enforced on Linux); 0 means none. A harness also ends when arbor does,
+however arbor ends.`,
 		Example: "  arbor record --subject json --inputs corpus/ --out cov.jsonl\n  arbor record --go encoding/json.Valid --inputs corpus/ --out valid.jsonl --isolate",
 		Args:    exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -65,6 +76,8 @@ merge them.`,
 	fl.BoolVar(&f.isolate, "isolate", false, "one process per input")
 	fl.BoolVar(&f.wait, "wait", false, "if another recording is writing --out, wait for it instead of failing")
 	fl.DurationVar(&f.timeout, "timeout", time.Second, "time limit per input")
+	fl.StringVar(&f.memory, "memory", "2GiB", "memory limit of the program under test (like 512MiB, 4GB; 0: none)")
+	fl.BoolVar(&f.showOutput, "show-output", false, "copy what the program writes to stdout and stderr to arbor's stderr")
 	fl.StringVar(&f.shard, "shard", "", "record only shard `i/n` of the inputs")
 	fl.StringVar(&f.cacheDir, "cache", coverage.DefaultCacheDir(), "folder for built harnesses")
 	cmd.AddCommand(newRecordMergeCmd())
@@ -81,7 +94,15 @@ func runRecord(cmd *cobra.Command, f recordFlags) error {
 	if f.timeout <= 0 {
 		return usageError{errors.New("--timeout must be positive")}
 	}
+	memory, err := parseSize(f.memory)
+	if err != nil {
+		return usageError{fmt.Errorf("--memory: %w", err)}
+	}
 	opts := coverage.Options{Timeout: f.timeout, Isolate: f.isolate, Wait: f.wait}
+	opts.Memory = memory
+	if memory == 0 {
+		opts.Memory = -1
+	}
 	if f.shard != "" {
 		var err error
 		if opts.Shard, opts.Shards, err = parseShard(f.shard); err != nil {
@@ -108,6 +129,9 @@ func runRecord(cmd *cobra.Command, f recordFlags) error {
 		return err
 	}
 	opts.Warn = func(err error) { fmt.Fprintln(errOut, "arbor:", err) }
+	if f.showOutput {
+		opts.Output = &lockedWriter{w: errOut}
+	}
 	if isTerminal(errOut) {
 		last := time.Time{}
 		opts.Progress = func(pass string, done, total int) {
@@ -126,6 +150,9 @@ func runRecord(cmd *cobra.Command, f recordFlags) error {
 	sum, err := coverage.RecordInputs(ctx, bin, files, f.out, opts)
 	if sum != nil {
 		printSummary(cmd.OutOrStdout(), f.out, sum)
+		if sum.OutputBytes > 0 && !f.showOutput {
+			fmt.Fprintf(errOut, "arbor: the program wrote %d bytes to stdout and stderr; --show-output shows them\n", sum.OutputBytes)
+		}
 		warnFewFunctions(errOut, bin.Target, sum.Functions)
 	}
 	return err
@@ -217,4 +244,41 @@ func parseShard(s string) (i, n int, err error) {
 		return 0, 0, fmt.Errorf("--shard must be i/n with 1 <= i <= n, not %q", s)
 	}
 	return i, n, nil
+}
+
+// parseSize reads a number of bytes such as 512MiB, 4GB, 1.5G or 1000000.
+func parseSize(s string) (int64, error) {
+	text := strings.TrimSpace(s)
+	units := []struct {
+		suffix string
+		scale  float64
+	}{
+		{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40},
+		{"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12},
+		{"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"T", 1 << 40}, {"B", 1},
+	}
+	scale := 1.0
+	for _, u := range units {
+		if rest, ok := strings.CutSuffix(text, u.suffix); ok {
+			text, scale = strings.TrimSpace(rest), u.scale
+			break
+		}
+	}
+	n, err := strconv.ParseFloat(text, 64)
+	if err != nil || n < 0 || n*scale >= 1<<62 {
+		return 0, fmt.Errorf("%q is not a size (such as 512MiB or 4GB)", s)
+	}
+	return int64(n * scale), nil
+}
+
+// lockedWriter serializes writes from several goroutines.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

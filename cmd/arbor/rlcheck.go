@@ -176,7 +176,7 @@ func (f *rlcheckFlags) benchmark(cmd *cobra.Command, st synth.StateKind) (eval.B
 		if err != nil {
 			return eval.Benchmark{}, nothing, err
 		}
-		s, err := coverage.Open(contextOf(cmd), target, coverage.DefaultCacheDir())
+		s, err := coverage.Open(contextOf(cmd), target, coverage.DefaultCacheDir(), coverage.RunOptions{})
 		if err != nil {
 			return eval.Benchmark{}, nothing, err
 		}

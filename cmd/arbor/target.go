@@ -187,7 +187,7 @@ func modelRunner(cmd *cobra.Command, m *learn.Model) (*synth.SessionRunner, erro
 	if err != nil {
 		return nil, fmt.Errorf("the model's subject %s cannot be built here: %w", target, err)
 	}
-	s, err := coverage.Start(bin)
+	s, err := coverage.Start(bin, coverage.RunOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("the model's subject %s: %w", target, err)
 	}
