@@ -3,8 +3,11 @@ package coverage
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -131,4 +134,83 @@ func writeModule(t *testing.T, files map[string]string) string {
 		}
 	}
 	return mod
+}
+
+// TestBuildModuleLayouts (issue 14, item 6): the harness builds beside
+// modules laid out as users lay them out, and leaves nothing in them: a
+// module that needs its workspace (a go.work naming a sibling module it
+// imports, which its go.mod cannot find alone), and a vendored module (a
+// workspace cannot use vendor folders, so there the harness is a package
+// inside the module for the build's duration).
+func TestBuildModuleLayouts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds harnesses")
+	}
+	lib := "package lib\n\nimport (\n\t\"errors\"\n\n\t\"example.com/dep\"\n)\n\nfunc Run(b []byte) error {\n\tif dep.Bad(b) {\n\t\treturn errors.New(\"bad\")\n\t}\n\treturn nil\n}\n"
+	dep := "package dep\n\nfunc Bad(b []byte) bool { return len(b) > 2 }\n"
+	tests := []struct {
+		name  string
+		files map[string]string
+		dir   string // of the main module, in the folder
+		setup []string
+	}{
+		{"workspace", map[string]string{
+			"go.work":        "go 1.24\n\nuse ./app\nuse ./dep\n",
+			"app/go.mod":     "module example.com/app\n\ngo 1.24\n\nrequire example.com/dep v0.0.0\n",
+			"app/lib/lib.go": lib,
+			"dep/go.mod":     "module example.com/dep\n\ngo 1.24\n",
+			"dep/dep.go":     dep,
+		}, "app", nil},
+		{"vendored", map[string]string{
+			"app/go.mod":     "module example.com/app\n\ngo 1.24\n\nrequire example.com/dep v0.0.0\n\nreplace example.com/dep => ../dep\n",
+			"app/lib/lib.go": lib,
+			"dep/go.mod":     "module example.com/dep\n\ngo 1.24\n",
+			"dep/dep.go":     dep,
+		}, "app", []string{"mod", "vendor"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := writeModule(t, tt.files)
+			dir := filepath.Join(root, tt.dir)
+			if tt.setup != nil {
+				cmd := exec.Command("go", tt.setup...)
+				cmd.Dir = dir
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("go %v: %v\n%s", tt.setup, err, out)
+				}
+			}
+			before := listTree(t, root)
+			bin, err := Build(context.Background(), Target{ImportPath: "example.com/app/lib", Func: "Run", Dir: dir}, t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := Start(bin, RunOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			for input, want := range map[string]Outcome{"ab": OK, "abc": Error} {
+				if r, err := s.Record([]byte(input), 5*time.Second); err != nil || r.Outcome != want {
+					t.Errorf("%q: %v %+v, want %s", input, err, r, want)
+				}
+			}
+			if after := listTree(t, root); !slices.Equal(before, after) {
+				t.Errorf("the build left files:\nbefore %q\nafter  %q", before, after)
+			}
+		})
+	}
+}
+
+// listTree lists the paths below dir.
+func listTree(t *testing.T, dir string) []string {
+	t.Helper()
+	var paths []string
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		paths = append(paths, path)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return paths
 }
