@@ -55,10 +55,53 @@ type earley struct {
 	waits   []entry // wait chains of the current set
 	scans   []scanEntry
 
-	itemOff []int32 // frozen sets: items of set i are items[itemOff[i]:itemOff[i+1]]
-	items   []item  // sorted by (node, dot, origin) within a set
-	doneOff []int32
-	done    []item // sorted by (node, origin) within a set
+	items setStore // frozen sets: items sorted by (node, dot, origin)
+	done  setStore // frozen sets: completion facts sorted by (node, origin)
+}
+
+// setStore holds the frozen sets of the chart, one per input position,
+// in blocks that are never moved: one growing array would hold its old
+// and its new copy while it grows, and up to twice what it needs after,
+// which made the chart of a large input take several times its size.
+type setStore struct {
+	sets   [][]item // per position
+	blocks [][]item // filled in turn; kept for the next parse
+	cur    int      // the block being filled
+}
+
+// storeBlock is how many items a block holds at most (768 KB); blocks
+// start small and double up to it, for small inputs are the most common.
+// A larger set gets a block of its own size.
+const storeBlock = 1 << 16
+
+// reset empties the store for an input of n bytes (n+1 sets).
+func (s *setStore) reset(n int) {
+	s.sets = slices.Grow(s.sets[:0], n+1)
+	s.cur = 0
+	for i := range s.blocks {
+		s.blocks[i] = s.blocks[i][:0]
+	}
+}
+
+// add appends a copy of items as the next set and returns it.
+func (s *setStore) add(items []item) []item {
+	for s.cur < len(s.blocks) && cap(s.blocks[s.cur])-len(s.blocks[s.cur]) < len(items) {
+		s.cur++
+	}
+	if s.cur == len(s.blocks) {
+		size := 256
+		if s.cur > 0 {
+			size = min(2*cap(s.blocks[s.cur-1]), storeBlock)
+		}
+		s.blocks = append(s.blocks, make([]item, 0, max(size, len(items))))
+	}
+	b := s.blocks[s.cur]
+	start := len(b)
+	b = append(b, items...)
+	s.blocks[s.cur] = b
+	set := b[start:len(b):len(b)]
+	s.sets = append(s.sets, set)
+	return set
 }
 
 type scanEntry struct {
@@ -81,9 +124,8 @@ func newEarley(g *Graph, in []byte) *earley {
 		e.pendHead[i] = -1
 	}
 	e.pend = e.pend[:0]
-	e.itemOff = append(e.itemOff[:0], 0)
-	e.doneOff = append(e.doneOff[:0], 0)
-	e.items, e.done = e.items[:0], e.done[:0]
+	e.items.reset(n)
+	e.done.reset(n)
 	return e
 }
 
@@ -314,7 +356,7 @@ func (e *earley) completeAt(done item, pos int32) {
 	if n == nil {
 		return
 	}
-	set := e.items[e.itemOff[done.origin]:e.itemOff[done.origin+1]]
+	set := e.items.sets[done.origin]
 	if n.Parent == nil {
 		waiters := e.refs[n.ID]
 		if n == e.g.Root {
@@ -368,32 +410,26 @@ func cmpItem(a, b item) int {
 	return int(a.origin - b.origin)
 }
 
-// freeze appends the current set, sorted, to the frozen arrays.
+// freeze appends the current set, sorted, to the frozen sets.
 func (e *earley) freeze() {
-	from := len(e.items)
-	e.items = append(e.items, e.work...)
-	slices.SortFunc(e.items[from:], cmpItem)
-	e.itemOff = append(e.itemOff, int32(len(e.items)))
-	from = len(e.done)
-	e.done = append(e.done, e.curDone...)
-	slices.SortFunc(e.done[from:], cmpItem)
-	e.doneOff = append(e.doneOff, int32(len(e.done)))
+	slices.SortFunc(e.items.add(e.work), cmpItem)
+	slices.SortFunc(e.done.add(e.curDone), cmpItem)
 }
 
 func (e *earley) hasItem(pos int32, it item) bool {
-	_, ok := slices.BinarySearchFunc(e.items[e.itemOff[pos]:e.itemOff[pos+1]], it, cmpItem)
+	_, ok := slices.BinarySearchFunc(e.items.sets[pos], it, cmpItem)
 	return ok
 }
 
 func (e *earley) hasDone(node, from, to int32) bool {
-	_, ok := slices.BinarySearchFunc(e.done[e.doneOff[to]:e.doneOff[to+1]], item{node, doneDot, from}, cmpItem)
+	_, ok := slices.BinarySearchFunc(e.done.sets[to], item{node, doneDot, from}, cmpItem)
 	return ok
 }
 
 // origins calls f with the origin of each completed derivation of node
 // that ends at end, until f returns false.
 func (e *earley) origins(end, node int32, f func(origin int32) bool) bool {
-	for _, d := range itemsOf(e.done[e.doneOff[end]:e.doneOff[end+1]], node) {
+	for _, d := range itemsOf(e.done.sets[end], node) {
 		if !f(d.origin) {
 			return false
 		}
@@ -405,8 +441,8 @@ func (e *earley) origins(end, node int32, f func(origin int32) bool) bool {
 // item reached and the terminals expected there.
 func (e *earley) failure() *ParseError {
 	far := 0
-	for i := len(e.itemOff) - 2; i >= 0; i-- {
-		if e.itemOff[i+1] > e.itemOff[i] {
+	for i := len(e.items.sets) - 1; i >= 0; i-- {
+		if len(e.items.sets[i]) > 0 {
 			far = i
 			break
 		}
@@ -415,7 +451,7 @@ func (e *earley) failure() *ParseError {
 	// match would have reached further), so it is not what was missing.
 	exp := map[string]bool{}
 	var kids []*Node
-	for _, it := range e.items[e.itemOff[far]:e.itemOff[far+1]] {
+	for _, it := range e.items.sets[far] {
 		for _, c := range e.expected(it, kids[:0]) {
 			if (c.Kind == KindLit || c.Kind == KindRegex) && len(c.matchEnds(e.in, far)) == 0 {
 				exp[c.Label()] = true

@@ -14,9 +14,10 @@ type extractor struct {
 	// than exhaust the goroutine stack.
 	calls int
 	cut   bool
-	// ambiguous is set by first where the chart offered it more than one
-	// way to go on: the tree it found may then not be the only one.
-	ambiguous bool
+	// With countOptions, first sets ambiguous where the chart offered it
+	// more than one way to go on: the tree it found may then not be the
+	// only one. (Counting costs a parse that wants one tree a third more.)
+	countOptions, ambiguous bool
 }
 
 // maxEnumerateCalls bounds the calls of build under way, and so the stack
@@ -231,14 +232,16 @@ func (x *extractor) first(n *Node, i, j int32) *Tree {
 // firstChoice is first for a Ref or an Alt.
 func (x *extractor) firstChoice(n *Node, i, j int32) *Tree {
 	e := x.e
-	options := 0
-	for _, c := range n.Children {
-		if e.hasDone(int32(c.ID), i, j) {
-			options++
+	if x.countOptions && len(n.Children) > 1 {
+		options := 0
+		for _, c := range n.Children {
+			if e.hasDone(int32(c.ID), i, j) {
+				options++
+			}
 		}
-	}
-	if options > 1 {
-		x.ambiguous = true
+		if options > 1 {
+			x.ambiguous = true
+		}
 	}
 	for _, c := range n.Children {
 		if !e.hasDone(int32(c.ID), i, j) {
@@ -299,14 +302,16 @@ func (x *extractor) firstQuant(n *Node, i, j int32) *Tree {
 	c := n.Children[0]
 	cid := int32(c.ID)
 	qcap := quantCap(n)
-	dots := 0
-	for d := int32(n.Min); d <= qcap; d++ {
-		if e.hasItem(j, item{id, d, i}) {
-			dots++
+	if x.countOptions {
+		dots := 0
+		for d := int32(n.Min); d <= qcap; d++ {
+			if e.hasItem(j, item{id, d, i}) {
+				dots++
+			}
 		}
-	}
-	if dots > 1 {
-		x.ambiguous = true
+		if dots > 1 {
+			x.ambiguous = true
+		}
 	}
 	for d := int32(n.Min); d <= qcap; d++ {
 		if !e.hasItem(j, item{id, d, i}) {
@@ -378,7 +383,7 @@ func (g *Graph) parseGeneral(in []byte, limit int) ([]*Tree, error) {
 	if !e.run() {
 		return nil, e.failure()
 	}
-	x := &extractor{e: e, a: newArena(len(in))}
+	x := &extractor{e: e, a: newArena(len(in)), countOptions: limit > 1}
 	t := x.first(g.Root, 0, int32(len(in)))
 	if x.tooDeep {
 		return nil, errTooDeep

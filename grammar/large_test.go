@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -234,4 +236,68 @@ func TestWriteJSONFormat(t *testing.T) {
 			t.Fatalf("tree %d: json.Marshal gave %s, %v", i, got, err)
 		}
 	}
+}
+
+// BenchmarkLargeParseMemory measures what parsing one large input and
+// writing its outline allocates, per input byte ("B/input-byte"): with
+// the tree built (Parse, WriteText) and without it (ParseLazy,
+// Parsed.Visit), for a wide JSON of 4 MB and a deep one of 12,000
+// nested arrays, and with the general parser for a wide XML of 600 KB.
+// docs/limits.md quotes the results.
+func BenchmarkLargeParseMemory(b *testing.B) {
+	var xml strings.Builder
+	xml.WriteString("<r>")
+	for i := 0; xml.Len() < 600<<10; i++ {
+		fmt.Fprintf(&xml, "<item id=\"%d\" name=\"n%d\">text %d &amp; more<b/></item>\n", i, i, i)
+	}
+	xml.WriteString("</r>")
+	inputs := []struct {
+		name, grammar string
+		in            []byte
+	}{
+		{"json-wide-4MB", "json", realisticJSON(4<<20, 9)},
+		{"json-deep-12000", "json", []byte(strings.Repeat("[", 12000) + strings.Repeat("]", 12000))},
+		{"xml-wide-600KB", "xml", []byte(xml.String())},
+	}
+	for _, in := range inputs {
+		g := bundled(b, in.grammar)
+		b.Run(in.name+"/tree", func(b *testing.B) {
+			measureAlloc(b, len(in.in), func() {
+				t, err := g.Parse(in.in)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := t.WriteText(io.Discard, true); err != nil {
+					b.Fatal(err)
+				}
+			})
+		})
+		b.Run(in.name+"/lazy", func(b *testing.B) {
+			measureAlloc(b, len(in.in), func() {
+				p, err := g.ParseLazy(in.in, 1)
+				if err != nil {
+					b.Fatal(err)
+				}
+				tw := NewTextWriter(io.Discard, true)
+				p.Visit(0, tw)
+				if err := tw.Flush(); err != nil {
+					b.Fatal(err)
+				}
+			})
+		})
+	}
+}
+
+// measureAlloc runs f b.N times and reports the bytes it allocated per
+// run and input byte.
+func measureAlloc(b *testing.B, size int, f func()) {
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for b.Loop() {
+		f()
+	}
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(b.N)/float64(size), "B/input-byte")
 }
