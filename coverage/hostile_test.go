@@ -5,9 +5,6 @@ package coverage
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/arbor-fuzz/arbor/internal/proctest"
 )
 
 // hostileBinary builds the harness of testdata/hostile, the subject that
@@ -30,80 +29,6 @@ func hostileBinary(t *testing.T) (*Binary, string) {
 		t.Fatal(err)
 	}
 	return bin, mod
-}
-
-// markProcesses marks every process this test starts from now on (they
-// inherit the environment), so that leftovers can be found.
-func markProcesses(t *testing.T) string {
-	b := make([]byte, 8)
-	rand.Read(b)
-	mark := "ARBOR_TEST_MARK=" + hex.EncodeToString(b)
-	name, value, _ := strings.Cut(mark, "=")
-	t.Setenv(name, value)
-	return mark
-}
-
-// marked lists the processes, other than this one, whose environment
-// holds mark.
-func marked(mark string) []int {
-	entries, _ := os.ReadDir("/proc")
-	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-		if err == nil && slices.ContainsFunc(bytes.Split(env, []byte{0}), func(v []byte) bool { return string(v) == mark }) {
-			if stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && strings.Contains(string(stat), ") Z ") {
-				continue // a zombie: gone, but for its parent's wait
-			}
-			pids = append(pids, pid)
-		}
-	}
-	return pids
-}
-
-// waitUnmarked waits up to d for the marked processes to end and reports
-// those that did not (killing them, so that they do not outlive the test).
-func waitUnmarked(t *testing.T, mark string, d time.Duration) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		pids := marked(mark)
-		if len(pids) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			for _, pid := range pids {
-				cmdline, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
-				t.Errorf("process %d (%s) outlives what started it", pid, bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '}))
-				if p, err := os.FindProcess(pid); err == nil {
-					p.Kill()
-				}
-			}
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-// tree lists the files below dir with their sizes and times.
-func tree(t *testing.T, dir string) []string {
-	t.Helper()
-	var files []string
-	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		files = append(files, path+" "+strconv.FormatInt(info.Size(), 10)+" "+info.ModTime().String())
-		return nil
-	})
-	return files
 }
 
 // hostileInputs are inputs of testdata/hostile with the outcome each
@@ -146,8 +71,10 @@ var hostileInputs = []struct {
 // them were mislabelled.
 func TestHostileSubject(t *testing.T) {
 	bin, mod := hostileBinary(t)
-	before := tree(t, mod)
-	mark := markProcesses(t)
+	before, _ := proctest.Tree(mod)
+	mark := proctest.NewMark()
+	name, value, _ := strings.Cut(mark, "=")
+	t.Setenv(name, value) // the harnesses inherit it
 	dir := t.TempDir()
 	var files []string
 	for i, in := range hostileInputs {
@@ -199,10 +126,12 @@ func TestHostileSubject(t *testing.T) {
 			if sum.OutputBytes < int64(len("a line of the subject's own\n")) {
 				t.Errorf("output counted: %d bytes", sum.OutputBytes)
 			}
-			waitUnmarked(t, mark, 5*time.Second)
+			if left := proctest.WaitGone(mark, 5*time.Second); len(left) > 0 {
+				t.Errorf("processes outlive the recording: %v", left)
+			}
 		})
 	}
-	if after := tree(t, mod); !slices.Equal(before, after) {
+	if after, _ := proctest.Tree(mod); !slices.Equal(before, after) {
 		t.Errorf("the module changed:\nbefore %q\nafter  %q", before, after)
 	}
 }
