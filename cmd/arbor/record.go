@@ -265,7 +265,7 @@ func parseSize(s string) (int64, error) {
 		}
 	}
 	n, err := strconv.ParseFloat(text, 64)
-	if err != nil || n < 0 || n*scale >= 1<<62 {
+	if err != nil || !(n >= 0 && n*scale < 1<<62) { // NaN fails every comparison
 		return 0, fmt.Errorf("%q is not a size (such as 512MiB or 4GB)", s)
 	}
 	return int64(n * scale), nil

@@ -118,3 +118,20 @@ func TestParseShard(t *testing.T) {
 		}
 	}
 }
+
+func TestParseSize(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"0", 0, true}, {"1000", 1000, true}, {"512MiB", 512 << 20, true}, {"2GiB", 2 << 30, true},
+		{"4GB", 4e9, true}, {"1.5G", 3 << 29, true}, {"64K", 64 << 10, true}, {" 3 MB ", 3e6, true}, {"7B", 7, true},
+		{"", 0, false}, {"GiB", 0, false}, {"-1GiB", 0, false}, {"2 GiBs", 0, false}, {"1e30", 0, false}, {"NaN", 0, false}, {"Inf", 0, false},
+	} {
+		got, err := parseSize(tt.in)
+		if (err == nil) != tt.ok || got != tt.want {
+			t.Errorf("parseSize(%q) = %d, %v; want %d (ok %v)", tt.in, got, err, tt.want, tt.ok)
+		}
+	}
+}
