@@ -68,13 +68,12 @@ func (g *Graph) ParseAll(input []byte, limit int) ([]*Tree, error) {
 	return g.parseGeneral(input, limit)
 }
 
-// Parsed is an input that parsed, with its derivation trees. It is not
-// safe for concurrent use. Where the
+// Parsed is an input that parsed, with its derivation trees. Where the
 // deterministic parser parses the input, its one tree is not kept: Visit
 // parses the input again to tell its nodes, and Trees builds it. Reading
 // features or writing the tree out then takes memory for the input and
-// its nesting only, where the tree takes about 130 bytes per input byte
-// of JSON.
+// its nesting only, where the tree of a JSON input takes 75 to 160 bytes
+// per input byte. A Parsed is not safe for concurrent use.
 type Parsed struct {
 	g     *Graph
 	in    []byte
