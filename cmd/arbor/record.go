@@ -18,9 +18,10 @@ import (
 
 type recordFlags struct {
 	subjectFlags
-	inputs, out, shard, cacheDir, memory string
-	isolate, wait, showOutput            bool
-	timeout                              time.Duration
+	memoryFlag
+	inputs, out, shard, cacheDir string
+	isolate, wait, showOutput    bool
+	timeout                      time.Duration
 }
 
 func newRecordCmd() *cobra.Command {
@@ -70,13 +71,13 @@ however arbor ends.`,
 		},
 	}
 	fl := cmd.Flags()
-	f.register(fl, false)
+	f.subjectFlags.register(fl, false)
 	fl.StringVar(&f.inputs, "inputs", "", "folder (or file) of inputs")
 	fl.StringVar(&f.out, "out", "cov.jsonl", "coverage file to append to")
 	fl.BoolVar(&f.isolate, "isolate", false, "one process per input")
 	fl.BoolVar(&f.wait, "wait", false, "if another recording is writing --out, wait for it instead of failing")
 	fl.DurationVar(&f.timeout, "timeout", time.Second, "time limit per input")
-	fl.StringVar(&f.memory, "memory", "2GiB", "memory limit of the program under test (like 512MiB, 4GB; 0: none)")
+	f.memoryFlag.register(fl)
 	fl.BoolVar(&f.showOutput, "show-output", false, "copy what the program writes to stdout and stderr to arbor's stderr")
 	fl.StringVar(&f.shard, "shard", "", "record only shard `i/n` of the inputs")
 	fl.StringVar(&f.cacheDir, "cache", coverage.DefaultCacheDir(), "folder for built harnesses")
@@ -94,15 +95,11 @@ func runRecord(cmd *cobra.Command, f recordFlags) error {
 	if f.timeout <= 0 {
 		return usageError{errors.New("--timeout must be positive")}
 	}
-	memory, err := parseSize(f.memory)
+	run, err := f.runOptions()
 	if err != nil {
-		return usageError{fmt.Errorf("--memory: %w", err)}
+		return err
 	}
-	opts := coverage.Options{Timeout: f.timeout, Isolate: f.isolate, Wait: f.wait}
-	opts.Memory = memory
-	if memory == 0 {
-		opts.Memory = -1
-	}
+	opts := coverage.Options{Timeout: f.timeout, Isolate: f.isolate, Wait: f.wait, RunOptions: run}
 	if f.shard != "" {
 		var err error
 		if opts.Shard, opts.Shards, err = parseShard(f.shard); err != nil {

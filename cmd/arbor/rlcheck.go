@@ -19,6 +19,7 @@ import (
 
 type rlcheckFlags struct {
 	subjectFlags
+	memoryFlag
 	oracleCmd, example, guide, state, out string
 	trials, maxDepth                      int
 	duration                              time.Duration
@@ -127,7 +128,8 @@ writes the unique valid inputs.
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.example, "example", "", "a built-in generator: bst")
-	f.register(fl, true) // the subject's outcome is the validity
+	f.subjectFlags.register(fl, true) // the subject's outcome is the validity
+	f.memoryFlag.register(fl)
 	fl.StringVar(&f.oracleCmd, "oracle-cmd", "", "shell command judging the input on stdin (exit 0 = valid)")
 	fl.IntVar(&f.trials, "trials", 0, "inputs to generate")
 	fl.DurationVar(&f.duration, "time", 0, "or generate for this long")
@@ -176,7 +178,11 @@ func (f *rlcheckFlags) benchmark(cmd *cobra.Command, st synth.StateKind) (eval.B
 		if err != nil {
 			return eval.Benchmark{}, nothing, err
 		}
-		s, err := coverage.Open(contextOf(cmd), target, coverage.DefaultCacheDir(), coverage.RunOptions{})
+		run, err := f.runOptions()
+		if err != nil {
+			return eval.Benchmark{}, nothing, err
+		}
+		s, err := coverage.Open(contextOf(cmd), target, coverage.DefaultCacheDir(), run)
 		if err != nil {
 			return eval.Benchmark{}, nothing, err
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/spf13/pflag"
 
@@ -66,4 +67,25 @@ func (f *subjectFlags) setup() (eval.SubjectSetup, error) {
 		return eval.SubjectSetup{}, usageError{errors.New("--grammar is required with --go")}
 	}
 	return eval.ResolveSubject(f.spec())
+}
+
+// memoryFlag is --memory: the memory limit of the program under test,
+// with the same meaning in every command that runs a user's program
+// (record, target, rlcheck).
+type memoryFlag struct{ size string }
+
+func (m *memoryFlag) register(fl *pflag.FlagSet) {
+	fl.StringVar(&m.size, "memory", "2GiB", "memory limit of the program under test (like 512MiB, 4GB; 0: none); an input needing more ends as a panic")
+}
+
+// runOptions turns the flag into the session's options.
+func (m *memoryFlag) runOptions() (coverage.RunOptions, error) {
+	n, err := parseSize(m.size)
+	if err != nil {
+		return coverage.RunOptions{}, usageError{fmt.Errorf("--memory: %w", err)}
+	}
+	if n == 0 {
+		return coverage.RunOptions{Memory: -1}, nil
+	}
+	return coverage.RunOptions{Memory: n}, nil
 }

@@ -22,6 +22,7 @@ import (
 
 // targetFlags are target's flags.
 type targetFlags struct {
+	memoryFlag
 	model, function, out, saveModel string
 	n, budget, maxDepth, maxNodes   int
 	seed                            uint64
@@ -100,6 +101,9 @@ input, {"file":..,"source":..,"round":..,"execution":..} with the loop,
 			if f.n < 1 || f.budget < 1 || f.maxDepth < 1 || f.maxNodes < 1 {
 				return usageError{errors.New("-n, --budget, --max-depth and --max-nodes must be at least 1")}
 			}
+			if _, err := f.runOptions(); err != nil {
+				return err
+			}
 			if f.below <= 0 || f.below > 1 {
 				return usageError{fmt.Errorf("--below must lie in (0, 1], not %v", f.below)}
 			}
@@ -117,7 +121,7 @@ input, {"file":..,"source":..,"round":..,"execution":..} with the loop,
 			}
 			var runner *synth.SessionRunner
 			if !f.noRun {
-				runner, err = modelRunner(cmd, p.Model)
+				runner, err = modelRunner(cmd, p.Model, f.memoryFlag)
 				if err != nil {
 					if f.rare {
 						return err
@@ -166,6 +170,7 @@ input, {"file":..,"source":..,"round":..,"execution":..} with the loop,
 	fl.DurationVar(&f.timeout, "timeout", time.Second, "search time per constraint")
 	fl.IntVar(&f.maxDepth, "max-depth", synth.DefaultMaxDepth, "depth bound of targeted inputs, in rule expansions")
 	targetingFlags(cmd, &f.maxGini, &f.maxNodes)
+	f.memoryFlag.register(cmd.Flags())
 	return cmd
 }
 
@@ -178,7 +183,11 @@ func (f targetFlags) pursueOptions(progress func(*synth.Pursuit)) synth.PursueOp
 }
 
 // modelRunner builds the model's subject and starts a recording session.
-func modelRunner(cmd *cobra.Command, m *learn.Model) (*synth.SessionRunner, error) {
+func modelRunner(cmd *cobra.Command, m *learn.Model, memory memoryFlag) (*synth.SessionRunner, error) {
+	run, err := memory.runOptions()
+	if err != nil {
+		return nil, err
+	}
 	target, err := eval.ModelTarget(m)
 	if err != nil {
 		return nil, err
@@ -187,7 +196,7 @@ func modelRunner(cmd *cobra.Command, m *learn.Model) (*synth.SessionRunner, erro
 	if err != nil {
 		return nil, fmt.Errorf("the model's subject %s cannot be built here: %w", target, err)
 	}
-	s, err := coverage.Start(bin, coverage.RunOptions{})
+	s, err := coverage.Start(bin, run)
 	if err != nil {
 		return nil, fmt.Errorf("the model's subject %s: %w", target, err)
 	}

@@ -135,3 +135,18 @@ func TestParseSize(t *testing.T) {
 		}
 	}
 }
+
+// TestMemoryFlag: --memory means the same in every command that runs a
+// user's program, and a size it cannot read is a usage error before any
+// work.
+func TestMemoryFlag(t *testing.T) {
+	var tests []cliCase
+	for _, args := range [][]string{
+		{"record", "--subject", "json", "--inputs", "nowhere"},
+		{"target", "--model", "nowhere.json.gz", "--function", "f", "--out", "x"},
+		{"rlcheck", "--subject", "json", "--trials", "1"},
+	} {
+		tests = append(tests, cliCase{name: args[0], args: append(args, "--memory", "lots"), code: exitUsage, stderr: []string{`--memory: "lots" is not a size`}})
+	}
+	runCases(t, tests)
+}
