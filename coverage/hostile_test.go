@@ -91,9 +91,15 @@ func TestHostileSubject(t *testing.T) {
 			opts := Options{Subject: "hostile", Timeout: time.Second, Isolate: isolate}
 			opts.Memory = 256 << 20
 			opts.Output = &shown
+			fds := openFiles(t)
 			sum, err := RecordInputs(context.Background(), bin, files, out, opts)
 			if err != nil {
 				t.Fatal(err)
+			}
+			// Every process started (one per crash, timeout or isolated
+			// input) had three pipes: none may stay open.
+			if now := openFiles(t); now > fds {
+				t.Errorf("%d files open after the recording, %d before", now, fds)
 			}
 			f, err := ReadFile(out)
 			if err != nil {
@@ -167,4 +173,14 @@ func TestHarnessEndsWithParent(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the harness goes on after its parent pipe closed")
 	}
+}
+
+// openFiles counts this process's open file descriptors.
+func openFiles(t *testing.T) int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(entries)
 }
