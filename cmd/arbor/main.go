@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -49,6 +50,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
+	// Cobra reports an unknown command of the root as a plain error.
+	if strings.HasPrefix(err.Error(), "unknown command ") {
+		err = usageError{err}
+	}
 	if !errors.Is(err, errReported) {
 		fmt.Fprintln(stderr, "arbor:", err)
 	}
@@ -79,8 +84,50 @@ A GRAMMAR argument is a .grammar file or the name of a bundled grammar
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newGrammarCmd(), newParseCmd(stdin), newKPathsCmd(stdin), newCoverageCmd(), newGenerateCmd(), newRecordCmd(), newTrainCmd(), newPredictCmd(stdin), newExplainCmd(), newTargetCmd(), newEvalCmd(), newRLCheckCmd(), newDemoCmd(), newSubjectsCmd())
+	root.AddCommand(newGrammarCmd(), newParseCmd(stdin), newKPathsCmd(stdin), newCoverageCmd(), newGenerateCmd(), newRecordCmd(), newTrainCmd(), newPredictCmd(stdin), newExplainCmd(), newTargetCmd(), newEvalCmd(), newRLCheckCmd(), newDemoCmd(), newSubjectsCmd(), newVersionCmd())
+	root.Version = version()
+	root.SetVersionTemplate("{{.Version}}\n")
+	strictGroups(root)
+	completions(root)
 	return root
+}
+
+// strictGroups makes every command that only groups others (arbor eval,
+// arbor grammar, ...) refuse an argument that names no subcommand, as a
+// usage error, instead of printing its help and exiting 0.
+func strictGroups(cmd *cobra.Command) {
+	for _, sub := range cmd.Commands() {
+		strictGroups(sub)
+	}
+	if !cmd.HasSubCommands() || cmd.Runnable() {
+		return
+	}
+	cmd.Args = cobra.ArbitraryArgs
+	cmd.SuggestionsMinimumDistance = 2 // cobra's own default, which it applies only itself
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return usageError{unknownCommand(cmd, args[0])}
+		}
+		return cmd.Help()
+	}
+}
+
+func unknownCommand(cmd *cobra.Command, name string) error {
+	var names []string
+	for _, sub := range cmd.Commands() {
+		if sub.IsAvailableCommand() {
+			names = append(names, sub.Name())
+		}
+	}
+	for _, n := range names {
+		if strings.EqualFold(n, name) {
+			return fmt.Errorf("unknown command %q for %q; did you mean %s?", name, cmd.CommandPath(), n)
+		}
+	}
+	if guesses := cmd.SuggestionsFor(name); len(guesses) > 0 {
+		return fmt.Errorf("unknown command %q for %q; did you mean %s?", name, cmd.CommandPath(), strings.Join(guesses, " or "))
+	}
+	return fmt.Errorf("unknown command %q for %q (there are: %s)", name, cmd.CommandPath(), strings.Join(names, ", "))
 }
 
 // exactArgs and minArgs are cobra's argument checks, reporting usage errors.

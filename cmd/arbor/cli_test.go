@@ -1,0 +1,70 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestUnknownCommands (issue 15, item 3): a command or subcommand that
+// does not exist is bad usage (exit 2) with a suggestion, at every level;
+// before, "arbor eval E7" printed eval's help and exited 0, and an
+// unknown command of arbor exited 1.
+func TestUnknownCommands(t *testing.T) {
+	runCases(t, []cliCase{
+		{name: "root", args: []string{"frobnicate"}, code: exitUsage, stderr: []string{`unknown command "frobnicate" for "arbor"`, "there are: completion, coverage"}},
+		{name: "root typo", args: []string{"trian"}, code: exitUsage, stderr: []string{"did you mean train?"}},
+		{name: "eval E7", args: []string{"eval", "E7"}, code: exitUsage, stderr: []string{`unknown command "E7" for "arbor eval"`}},
+		{name: "eval case", args: []string{"eval", "e4"}, code: exitUsage, stderr: []string{"did you mean E4?"}},
+		{name: "grammar", args: []string{"grammar", "frob"}, code: exitUsage, stderr: []string{`unknown command "frob" for "arbor grammar"`}},
+		{name: "record merge", args: []string{"record", "merge"}, code: exitUsage},
+		{name: "group alone", args: []string{"eval"}, code: 0, stdout: []string{"Available Commands:"}},
+		{name: "arbor alone", args: nil, code: 0, stdout: []string{"Available Commands:"}},
+	})
+}
+
+func TestVersion(t *testing.T) {
+	runCases(t, []cliCase{
+		{name: "flag", args: []string{"--version"}, code: 0, stdout: []string{"arbor ", "go1."}},
+		{name: "command", args: []string{"version"}, code: 0, stdout: []string{"arbor ", "go1."}},
+	})
+	out, errOut, code := runArbor(t, "", "version", "--json")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	var b buildInfo
+	if err := json.Unmarshal([]byte(out), &b); err != nil {
+		t.Fatalf("version --json: %v\n%s", err, out)
+	}
+	if b.Module != "github.com/arbor-fuzz/arbor" || b.Version == "" || !strings.HasPrefix(b.Go, "go") || b.Libraries["github.com/spf13/cobra"] == "" {
+		t.Errorf("version --json: %+v", b)
+	}
+}
+
+// TestCompletion: the shell completion names bundled grammars for a
+// GRAMMAR argument and --grammar, bundled subjects for --subject, and the
+// model's functions for --function once --model is given.
+func TestCompletion(t *testing.T) {
+	dir := t.TempDir()
+	model := trainTinyModel(t, dir) // functions f.array and f.any
+	tests := []struct {
+		name string
+		args []string
+		want string
+		not  string // no completion starts so
+	}{
+		{"grammar argument", []string{"parse", "js"}, "json\t", "url"},
+		{"grammar flag", []string{"train", "--grammar", "ur"}, "url\t", "json"},
+		{"subject flag", []string{"record", "--subject", "gj"}, "gjson\t", "json"},
+		{"function without model", []string{"explain", "--function", ""}, "give --model first", ""},
+		{"function", []string{"explain", "--model", model, "--function", "f.ar"}, "f.array", "f.any"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, code := runArbor(t, "", append([]string{"__complete"}, tt.args...)...)
+			if code != 0 || !strings.Contains(out, tt.want) || (tt.not != "" && strings.Contains("\n"+out, "\n"+tt.not)) {
+				t.Errorf("exit %d; completions %q, want %q and not %q\n%s", code, out, tt.want, tt.not, errOut)
+			}
+		})
+	}
+}
