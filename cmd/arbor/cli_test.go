@@ -68,3 +68,19 @@ func TestCompletion(t *testing.T) {
 		})
 	}
 }
+
+// TestRenamedFlags (issue 15, item 3): one flag name, one meaning. The
+// depth of each decision tree is --tree-depth (--max-depth is the depth
+// of generated inputs), and k-paths for k = 1..K are --max-k wherever
+// they are features; the old names still work, with a warning.
+func TestRenamedFlags(t *testing.T) {
+	out := t.TempDir()
+	runCases(t, []cliCase{
+		{name: "train --max-depth", args: []string{"train", "--max-depth", "3", "--grammar", "json", "--inputs", out, "--coverage", "none.jsonl", "--out", out + "/m.gz"},
+			code: exitFailure, stderr: []string{"--max-depth is now --tree-depth"}},
+		{name: "train --tree-depth 0", args: []string{"train", "--tree-depth", "0", "--grammar", "json", "--inputs", out, "--coverage", "none.jsonl", "--out", out + "/m.gz"},
+			code: exitUsage, stderr: []string{"--tree-depth"}},
+		{name: "eval --k", args: []string{"eval", "E3", "--subject", "nosuch", "--k", "2"},
+			code: exitFailure, stderr: []string{"--k is now --max-k"}},
+	})
+}

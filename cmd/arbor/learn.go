@@ -34,9 +34,27 @@ func contextOf(cmd *cobra.Command) context.Context {
 }
 
 func learnFlags(cmd *cobra.Command, o *learn.Options) {
-	cmd.Flags().IntVar(&o.MaxDepth, "max-depth", 5, "depth of each tree")
+	cmd.Flags().IntVar(&o.MaxDepth, "tree-depth", 5, "depth of each decision tree")
+	// --max-depth was this flag's name, but it means the depth of
+	// generated inputs in generate, target and rlcheck: one name, one
+	// meaning. The old name still works here, with a warning.
+	cmd.Flags().IntVar(&o.MaxDepth, "max-depth", 5, "")
+	renamedFlag(cmd, "max-depth", "tree-depth", "--max-depth is the depth of generated inputs")
 	cmd.Flags().IntVar(&o.MinSamplesLeaf, "min-samples-leaf", 1, "fewest training rows in a leaf")
 	cmd.Flags().Float64Var(&o.MinImpurityDec, "min-impurity-decrease", 0, "smallest weighted gini decrease a split must bring")
+}
+
+// checkLearnOptions reports learnFlags' values that cannot be used.
+func checkLearnOptions(o learn.Options) error {
+	switch {
+	case o.MaxDepth < 1:
+		return usageError{fmt.Errorf("--tree-depth must be at least 1, not %d", o.MaxDepth)}
+	case o.MinSamplesLeaf < 1:
+		return usageError{fmt.Errorf("--min-samples-leaf must be at least 1, not %d", o.MinSamplesLeaf)}
+	case o.MinImpurityDec < 0:
+		return usageError{fmt.Errorf("--min-impurity-decrease must not be negative, not %v", o.MinImpurityDec)}
+	}
+	return nil
 }
 
 // featuresFlag registers --features, which means the same wherever a
@@ -100,6 +118,9 @@ statistics.`,
 				return usageError{errors.New("--grammar, --inputs and --coverage are required")}
 			}
 			if err := checkK("--max-k", maxK); err != nil {
+				return err
+			}
+			if err := checkLearnOptions(opts); err != nil {
 				return err
 			}
 			fk, err := parseFeatures(kinds)
@@ -574,7 +595,11 @@ func (f *experimentFlags) register(cmd *cobra.Command, train int) {
 	f.subjectFlags.register(cmd.Flags(), true)
 	cmd.Flags().IntVar(&f.train, "train", train, "training inputs")
 	cmd.Flags().IntVar(&f.test, "test", 1000, "test inputs")
-	cmd.Flags().IntVar(&f.k, "k", 4, "k-paths for k = 1..`K` are the features")
+	cmd.Flags().IntVar(&f.k, "max-k", 4, "k-paths for k = 1..`K` are the features")
+	// --k was this flag's name, but --k is one path length (generate,
+	// kpaths) and --max-k "k = 1..K" (train, grammar stats, coverage).
+	cmd.Flags().IntVar(&f.k, "k", 4, "")
+	renamedFlag(cmd, "k", "max-k", "as in train")
 	cmd.Flags().IntVar(&f.maxRepeat, "max-repeat", synth.DefaultMaxRepeat, "most repetitions of an unbounded quantifier in generated inputs")
 	cmd.Flags().Uint64Var(&f.seed, "seed", 1, "random `seed`")
 	cmd.Flags().StringVar(&f.work, "work", "", "folder for inputs, coverage files and the model")
@@ -609,6 +634,9 @@ func (f *experimentFlags) config(cmd *cobra.Command) (eval.E3Config, func(), err
 	nothing := func() {}
 	if f.train < 1 || f.test < 1 {
 		return eval.E3Config{}, nothing, usageError{errors.New("--train and --test must be at least 1")}
+	}
+	if err := checkLearnOptions(f.opts); err != nil {
+		return eval.E3Config{}, nothing, err
 	}
 	kinds, err := parseFeatures(f.kinds)
 	if err != nil {

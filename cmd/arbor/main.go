@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // Exit statuses: 0 success, 1 failure, 2 bad usage.
@@ -85,6 +86,7 @@ A GRAMMAR argument is a .grammar file or the name of a bundled grammar
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newGrammarCmd(), newParseCmd(stdin), newKPathsCmd(stdin), newCoverageCmd(), newGenerateCmd(), newRecordCmd(), newTrainCmd(), newPredictCmd(stdin), newExplainCmd(), newTargetCmd(), newEvalCmd(), newRLCheckCmd(), newDemoCmd(), newSubjectsCmd(), newVersionCmd())
+	root.PersistentPreRun = func(cmd *cobra.Command, args []string) { warnRenamed(cmd) }
 	root.Version = version()
 	root.SetVersionTemplate("{{.Version}}\n")
 	strictGroups(root)
@@ -147,4 +149,20 @@ func minArgs(n int) cobra.PositionalArgs {
 		}
 		return nil
 	}
+}
+
+// renamedFlag marks an old flag name, kept so that scripts still work,
+// as hidden and renamed: using it prints a warning (on stderr, so that
+// no output meant for programs is changed).
+func renamedFlag(cmd *cobra.Command, old, new, why string) {
+	cmd.Flags().MarkHidden(old)
+	cmd.Flags().SetAnnotation(old, "renamed", []string{new, why})
+}
+
+func warnRenamed(cmd *cobra.Command) {
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		if r := f.Annotations["renamed"]; len(r) == 2 {
+			fmt.Fprintf(cmd.ErrOrStderr(), "arbor: warning: --%s is now --%s (%s); the old name will go\n", f.Name, r[0], r[1])
+		}
+	})
 }
