@@ -84,3 +84,12 @@ func TestRenamedFlags(t *testing.T) {
 			code: exitFailure, stderr: []string{"--k is now --max-k"}},
 	})
 }
+
+// TestTrainLeftOut: train says which inputs it left out in words, not as
+// a Go map (it printed "left out: map[does not parse:2]").
+func TestTrainLeftOut(t *testing.T) {
+	_, out := trainTiny(t, t.TempDir(), []string{`[1]`, `{"a": 1}`, `[[]]`, `null`, `{`, `[}`, `{"b": [2]}`, `"s"`, `[]`, `7`})
+	if want := "left out: 2 inputs: does not parse\n"; !strings.Contains(out, want) || strings.Contains(out, "map[") {
+		t.Errorf("train printed\n%s\nwant %q", out, want)
+	}
+}

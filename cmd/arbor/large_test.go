@@ -191,7 +191,15 @@ func TestLargeInputMemory(t *testing.T) {
 // recording a subject.
 func trainTinyModel(t *testing.T, dir string) string {
 	t.Helper()
-	inputs := []string{`[1]`, `{"a": 1}`, `[{"b": [2]}]`, `"s"`, `{"c": [true]}`, `null`, `[[]]`, `{"d": {"e": 3}}`, `[]`, `12`}
+	model, _ := trainTiny(t, dir, []string{`[1]`, `{"a": 1}`, `[{"b": [2]}]`, `"s"`, `{"c": [true]}`, `null`, `[[]]`, `{"d": {"e": 3}}`, `[]`, `12`})
+	return model
+}
+
+// trainTiny trains a json model on the inputs with made-up coverage (a
+// function f.array runs when the input has a "[", f.any always) and
+// returns the model's path and what train printed.
+func trainTiny(t *testing.T, dir string, inputs []string) (model, stdout string) {
+	t.Helper()
 	var cov bytes.Buffer
 	line := func(v any) {
 		b, err := json.Marshal(v)
@@ -212,11 +220,12 @@ func trainTinyModel(t *testing.T, dir string) string {
 		line(coverage.Record{Input: name, SHA256: hex.EncodeToString(sum[:]), Covered: covered, Outcome: "ok"})
 	}
 	covFile := writeInput(t, dir, "tiny.cov.jsonl", cov.Bytes())
-	model := filepath.Join(dir, "tiny.model.gz")
-	if _, errOut, code := runArbor(t, "", "train", "--grammar", "json", "--inputs", filepath.Join(dir, "tiny"), "--coverage", covFile, "--out", model, "--cv", "0"); code != 0 {
+	model = filepath.Join(dir, "tiny.model.gz")
+	out, errOut, code := runArbor(t, "", "train", "--grammar", "json", "--inputs", filepath.Join(dir, "tiny"), "--coverage", covFile, "--out", model, "--cv", "0")
+	if code != 0 {
 		t.Fatalf("train: exit %d: %s", code, errOut)
 	}
-	return model
+	return model, out
 }
 
 // checkJSONSyntax checks that data is one JSON value followed by a

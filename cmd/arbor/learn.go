@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"sort"
@@ -42,6 +43,21 @@ func learnFlags(cmd *cobra.Command, o *learn.Options) {
 	renamedFlag(cmd, "max-depth", "tree-depth", "--max-depth is the depth of generated inputs")
 	cmd.Flags().IntVar(&o.MinSamplesLeaf, "min-samples-leaf", 1, "fewest training rows in a leaf")
 	cmd.Flags().Float64Var(&o.MinImpurityDec, "min-impurity-decrease", 0, "smallest weighted gini decrease a split must bring")
+}
+
+// countsText writes counts by reason as "2 inputs: does not parse; 1
+// input: timeout", reasons in order.
+func countsText(counts map[string]int, noun string) string {
+	var parts []string
+	for _, reason := range slices.Sorted(maps.Keys(counts)) {
+		n := counts[reason]
+		word := noun
+		if n != 1 {
+			word += "s"
+		}
+		parts = append(parts, fmt.Sprintf("%d %s: %s", n, word, reason))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // checkLearnOptions reports learnFlags' values that cannot be used.
@@ -179,7 +195,7 @@ statistics.`,
 			fmt.Fprintf(w, "%s: %d functions trained in %v on %d inputs (%d features)\n", out, len(fns), time.Since(start).Round(time.Millisecond), d.Rows, d.Vocab.Len())
 			fmt.Fprintf(w, "functions: %d observed, %d trainable, %d always covered\n", m.Stats.Observed, m.Stats.Trainable, len(m.Stats.AlwaysCovered))
 			if len(d.Skipped) > 0 {
-				fmt.Fprintf(w, "left out: %v\n", d.Skipped)
+				fmt.Fprintf(w, "left out: %s\n", countsText(d.Skipped, "input"))
 			}
 			if n := d.Vocab.CappedTerminals(); n > 0 {
 				fmt.Fprintf(w, "value features: %d terminals have more than %d frequent texts; each keeps its %d most frequent\n",
