@@ -8,6 +8,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io"
 	"maps"
 	"os"
@@ -211,6 +214,11 @@ func build(ctx context.Context, t Target, cacheDir string, doBuild bool) (*Binar
 		os.Remove(tmp)
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("build harness for %s: %w", t, ctx.Err())
+		}
+		if strings.Contains(out.String(), "undefined: subject."+t.Func) {
+			// The compiler's words name a temporary file; say it in the
+			// user's terms, with the functions that would do.
+			return nil, noSuchFunc(ctx, dir, t)
 		}
 		return nil, fmt.Errorf("build harness for %s: %w\n%s", t, err, strings.TrimSpace(out.String()))
 	}
@@ -483,4 +491,60 @@ func goVersion(ctx context.Context, dir string) (string, error) {
 // goEnv is one variable of go env, as seen from dir.
 func goEnv(ctx context.Context, dir, name string) (string, error) {
 	return goCmd(ctx, dir, "env", name)
+}
+
+// noSuchFunc is the error for a target whose package has no exported
+// function of its name; it lists the package's functions arbor could
+// record instead (func([]byte) error or func([]byte)).
+func noSuchFunc(ctx context.Context, dir string, t Target) error {
+	msg := fmt.Sprintf("package %s has no exported function %s", t.ImportPath, t.Func)
+	listing, err := goList(ctx, dir, "-f", "{{.Dir}}\n{{range .GoFiles}}{{.}}\n{{end}}", t.ImportPath)
+	if err != nil {
+		return errors.New(msg)
+	}
+	lines := strings.Split(listing, "\n")
+	fset := token.NewFileSet()
+	var fits []string
+	for _, name := range lines[1:] {
+		f, err := parser.ParseFile(fset, filepath.Join(lines[0], name), nil, parser.SkipObjectResolution)
+		if err != nil {
+			continue
+		}
+		for _, d := range f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if ok && fn.Recv == nil && fn.Name.IsExported() && takesBytes(fn.Type) {
+				fits = append(fits, fn.Name.Name)
+			}
+		}
+	}
+	slices.Sort(fits)
+	switch len(fits) {
+	case 0:
+		return fmt.Errorf("%s (and none of type func([]byte) error or func([]byte))", msg)
+	default:
+		return fmt.Errorf("%s; of type func([]byte) error or func([]byte) it has: %s", msg, strings.Join(fits, ", "))
+	}
+}
+
+// takesBytes reports whether a function type is func([]byte) error or
+// func([]byte), as written (an alias of []byte is not seen through).
+func takesBytes(ft *ast.FuncType) bool {
+	if ft.TypeParams != nil || ft.Params == nil || len(ft.Params.List) != 1 || len(ft.Params.List[0].Names) > 1 {
+		return false
+	}
+	arr, ok := ft.Params.List[0].Type.(*ast.ArrayType)
+	if !ok || arr.Len != nil {
+		return false
+	}
+	if elem, ok := arr.Elt.(*ast.Ident); !ok || elem.Name != "byte" {
+		return false
+	}
+	if ft.Results == nil || len(ft.Results.List) == 0 {
+		return true
+	}
+	if len(ft.Results.List) != 1 || len(ft.Results.List[0].Names) > 1 {
+		return false
+	}
+	res, ok := ft.Results.List[0].Type.(*ast.Ident)
+	return ok && res.Name == "error"
 }

@@ -214,3 +214,19 @@ func listTree(t *testing.T, dir string) []string {
 	}
 	return paths
 }
+
+// TestNoSuchFunction (issue 15, item 3): a function the package does not
+// have is named in arbor's words, with the functions that would do,
+// instead of the compiler's "undefined: subject.Runn" about a temporary
+// file.
+func TestNoSuchFunction(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the go command")
+	}
+	mod, _ := filepath.Abs("testdata/hostile")
+	_, err := Build(context.Background(), Target{ImportPath: "example.com/hostile", Func: "Runn", Dir: mod}, t.TempDir())
+	want := "package example.com/hostile has no exported function Runn; of type func([]byte) error or func([]byte) it has: Run"
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+}
