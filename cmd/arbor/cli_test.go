@@ -93,3 +93,62 @@ func TestTrainLeftOut(t *testing.T) {
 		t.Errorf("train printed\n%s\nwant %q", out, want)
 	}
 }
+
+// TestJSONResults (issue 15, item 3): commands that print a result print
+// it as JSON with --json, in the fields docs/json.md lists, and nothing
+// else on stdout.
+func TestJSONResults(t *testing.T) {
+	dir := t.TempDir()
+	model, _ := trainTiny(t, dir, []string{`[1]`, `{"a": 1}`, `[[]]`, `null`, `{`, `{"b": [2]}`, `"s"`, `[]`, `7`, `[{}]`})
+	decode := func(t *testing.T, args ...string) map[string]any {
+		t.Helper()
+		out, errOut, code := runArbor(t, "", args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		var v map[string]any
+		if err := json.Unmarshal([]byte(out), &v); err != nil {
+			t.Fatalf("%v: not one JSON object: %v\n%s", args, err, out)
+		}
+		return v
+	}
+	t.Run("train", func(t *testing.T) {
+		v := decode(t, "train", "--grammar", "json", "--inputs", dir+"/tiny", "--coverage", dir+"/tiny.cov.jsonl", "--out", dir+"/again.gz", "--cv", "3", "--json")
+		if v["inputs"] != 9.0 || v["functions_trainable"] != 1.0 || v["functions_always_covered"] != 1.0 || v["cv_folds"] != 3.0 {
+			t.Errorf("train --json: %v", v)
+		}
+		if lo, _ := v["left_out"].(map[string]any); lo["does not parse"] != 1.0 {
+			t.Errorf("left_out: %v", v["left_out"])
+		}
+	})
+	t.Run("explain", func(t *testing.T) {
+		v := decode(t, "explain", "--model", model, "--json")
+		fns, _ := v["functions"].([]any)
+		if v["grammar"] != "json" || len(fns) != 1 {
+			t.Fatalf("explain --json: %v", v)
+		}
+		if f := fns[0].(map[string]any); f["name"] != "f.array" || f["positives"] != 5.0 || f["trusted"] != true {
+			t.Errorf("function: %v", f)
+		}
+	})
+	if testing.Short() {
+		return
+	}
+	t.Run("record", func(t *testing.T) {
+		corpus := jsonCorpus(t, dir, 20, 4)
+		v := decode(t, "record", "--subject", "json", "--inputs", corpus, "--out", dir+"/cov.jsonl", "--json")
+		outcomes, _ := v["outcomes"].(map[string]any)
+		recorded, _ := v["recorded"].(float64)
+		if recorded < 15 || v["inputs_in_file"] != recorded || len(outcomes) != 4 || v["functions"].(float64) < 20 {
+			t.Errorf("record --json: %v", v)
+		}
+	})
+	t.Run("demo", func(t *testing.T) {
+		v := decode(t, "demo", "--out", dir+"/demo", "--train", "200", "--test", "50", "--json")
+		pred, _ := v["prediction"].(map[string]any)
+		cmp, _ := v["comparison"].(map[string]any)
+		if v["out"] != dir+"/demo" || v["function"] == "" || pred["accuracy"] == nil || cmp["absolute"] == nil {
+			t.Errorf("demo --json: %v", v)
+		}
+	})
+}

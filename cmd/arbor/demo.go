@@ -30,6 +30,7 @@ func newDemoCmd() *cobra.Command {
 	var subject subjectFlags
 	var train, test int
 	var seed uint64
+	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Run the whole pipeline on a subject (the bundled encoding/json by default)",
@@ -39,8 +40,11 @@ one decision tree per function, reports how well the trees predict the
 test inputs' coverage, explains one function's calling condition as
 grammar patterns, generates inputs aimed at it without running the
 program, runs them to verify, and compares targeted with random inputs
-over every function. Everything it writes goes to one folder, named at
-the end. It takes a few seconds (the first run also builds the harness).
+over every function. Everything it writes goes to one folder (--out; by
+default arbor-demo-<date>-<time> in the current folder), named at the
+end. It takes a few seconds (the first run also builds the harness).
+With --json the story goes to stderr and stdout gets the numbers
+(docs/json.md).
 
 The subject is a bundled one (--subject, json by default) or any Go
 function with a grammar of its inputs (--go importpath.Func --grammar G).`,
@@ -49,6 +53,10 @@ function with a grammar of its inputs (--go importpath.Func --grammar G).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			start := time.Now()
 			w := cmd.OutOrStdout()
+			if asJSON {
+				w = cmd.ErrOrStderr()
+			}
+			var result demoResult
 			if out == "" {
 				out = "arbor-demo-" + time.Now().Format("20060102-150405")
 			}
@@ -129,6 +137,13 @@ function with a grammar of its inputs (--go importpath.Func --grammar G).`,
 				return err
 			}
 			fmt.Fprintf(w, "      %d of %d targeted inputs ran %s\n", ran, total, fn.Name)
+			result.Function, result.Targeted.Dir, result.Targeted.Ran, result.Targeted.Total = fn.Name, dir, ran, total
+			for _, c := range covering {
+				result.Constraints = append(result.Constraints, m.Text(c, false))
+			}
+			for _, in := range res.Inputs {
+				result.Targeted.Inputs = append(result.Targeted.Inputs, in.Text)
+			}
 
 			say("Targeted against grammar-random inputs, over every function (E4)")
 			cfg.Progress = progress
@@ -144,6 +159,11 @@ function with a grammar of its inputs (--go importpath.Func --grammar G).`,
 			}); err != nil {
 				return err
 			}
+			if asJSON {
+				result.Out, result.Seconds, result.Prediction, result.Comparison = out, time.Since(start).Seconds(), e3, tr
+				result.Subject = what
+				return writeJSON(cmd.OutOrStdout(), result)
+			}
 			fmt.Fprintf(w, "\nDone in %.1fs. Everything is in %s: train/ and test/ inputs, their coverage files, the model (model.json.gz), targeted/ inputs with manifest.jsonl.\n",
 				time.Since(start).Seconds(), out)
 			fmt.Fprintf(w, "Try: arbor explain --model %s\n", filepath.Join(out, "model.json.gz"))
@@ -157,7 +177,27 @@ function with a grammar of its inputs (--go importpath.Func --grammar G).`,
 	cmd.Flags().IntVar(&train, "train", learn.DefaultTrainInputs, "training inputs")
 	cmd.Flags().IntVar(&test, "test", 500, "test inputs")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "random seed")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the results as JSON on stdout, the story on stderr")
 	return cmd
+}
+
+// demoResult is what demo found, as --json prints it.
+type demoResult struct {
+	Out         string             `json:"out"` // the folder everything was written to
+	Subject     string             `json:"subject"`
+	Seconds     float64            `json:"seconds"`
+	Prediction  *eval.E3Result     `json:"prediction"` // trees against the recorded coverage of new inputs
+	Function    string             `json:"function"`   // the function explained and targeted
+	Constraints []string           `json:"covering_constraints"`
+	Targeted    demoTargeted       `json:"targeted"`
+	Comparison  *eval.TargetResult `json:"comparison"` // targeted against random inputs over every function (E4)
+}
+
+type demoTargeted struct {
+	Dir    string   `json:"dir"`
+	Inputs []string `json:"inputs"`
+	Ran    int      `json:"ran"`   // inputs that, run, ran the function
+	Total  int      `json:"total"` // inputs run
 }
 
 // pickDemoFunction prefers a well-known function, else the function whose

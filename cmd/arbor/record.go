@@ -21,6 +21,7 @@ type recordFlags struct {
 	memoryFlag
 	inputs, out, shard, cacheDir string
 	isolate, wait, showOutput    bool
+	asJSON                       bool
 	timeout                      time.Duration
 }
 
@@ -79,6 +80,7 @@ however arbor ends.`,
 	fl.DurationVar(&f.timeout, "timeout", time.Second, "time limit per input")
 	f.memoryFlag.register(fl)
 	fl.BoolVar(&f.showOutput, "show-output", false, "copy what the program writes to stdout and stderr to arbor's stderr")
+	fl.BoolVar(&f.asJSON, "json", false, "print the summary as JSON (docs/json.md), also after an interruption")
 	fl.StringVar(&f.shard, "shard", "", "record only shard `i/n` of the inputs")
 	fl.StringVar(&f.cacheDir, "cache", coverage.DefaultCacheDir(), "folder for built harnesses")
 	cmd.AddCommand(newRecordMergeCmd())
@@ -145,7 +147,11 @@ func runRecord(cmd *cobra.Command, f recordFlags) error {
 		fmt.Fprintf(errOut, "recording the functions of %s\n", strings.Join(bin.Target.CoverPkgs, ", "))
 	}
 	sum, err := coverage.RecordInputs(ctx, bin, files, f.out, opts)
-	if sum != nil {
+	if sum != nil && f.asJSON {
+		if jerr := writeJSON(cmd.OutOrStdout(), recordSummary(f.out, sum)); jerr != nil && err == nil {
+			err = jerr
+		}
+	} else if sum != nil {
 		printSummary(cmd.OutOrStdout(), f.out, sum)
 		if sum.OutputBytes > 0 && !f.showOutput {
 			fmt.Fprintf(errOut, "arbor: the program wrote %d bytes to stdout and stderr; --show-output shows them\n", sum.OutputBytes)
@@ -170,6 +176,35 @@ func warnFewFunctions(w io.Writer, t coverage.Target, n int) {
 		fmt.Fprintf(w, "arbor: warning: only %d %s instrumented (packages %s); name the packages that do the work with --coverpkg\n",
 			n, noun, strings.Join(t.CoverPkgs, ", "))
 	}
+}
+
+// recordResult is record's summary, as --json prints it.
+type recordResult struct {
+	Out         string                   `json:"out"`
+	Recorded    int                      `json:"recorded"`         // inputs recorded by this run
+	Skipped     int                      `json:"already_there"`    // inputs the file already held
+	Duplicates  int                      `json:"duplicates"`       // inputs repeating an earlier one of this run
+	OtherShard  int                      `json:"other_shards"`     // inputs left to other shards
+	Unreadable  int                      `json:"unreadable"`       // input files that could not be read
+	Outcomes    map[coverage.Outcome]int `json:"outcomes"`         // of the inputs recorded by this run
+	SubjectUS   float64                  `json:"subject_us"`       // mean time per input in the function, microseconds
+	RecordUS    float64                  `json:"record_us"`        // mean time per input recorded, microseconds
+	OutputBytes int64                    `json:"output_bytes"`     // written by the program to stdout and stderr
+	Inputs      int                      `json:"inputs_in_file"`   // over the whole file:
+	Functions   int                      `json:"functions"`        // instrumented
+	Ever        int                      `json:"functions_ever"`   // covered by some input
+	Always      int                      `json:"functions_always"` // covered by every input
+	Never       int                      `json:"functions_never"`  // covered by none
+}
+
+func recordSummary(out string, s *coverage.Summary) recordResult {
+	outcomes := map[coverage.Outcome]int{coverage.OK: 0, coverage.Error: 0, coverage.Panic: 0, coverage.Timeout: 0}
+	for o, n := range s.Outcomes {
+		outcomes[o] = n
+	}
+	return recordResult{out, s.Recorded, s.Skipped, s.Duplicates, s.OtherShard, s.Unreadable, outcomes,
+		float64(s.SubjectTime.Nanoseconds()) / 1e3, float64(s.RecordTime.Nanoseconds()) / 1e3, s.OutputBytes,
+		s.Inputs, s.Functions, s.EverCovered, s.AlwaysCovered, s.NeverCovered}
 }
 
 func printSummary(w io.Writer, out string, s *coverage.Summary) {
