@@ -6,8 +6,9 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"time"
+
+	"github.com/arbor-fuzz/arbor/corpus"
 )
 
 // Options configure a recording.
@@ -97,7 +98,7 @@ func RecordInputs(ctx context.Context, bin *Binary, inputs []string, out string,
 	var todo []pending
 	queued := map[string]bool{}
 	for _, name := range inputs {
-		data, err := os.ReadFile(name)
+		data, err := corpus.Read(name)
 		if err != nil {
 			sum.Unreadable++
 			warn(fmt.Errorf("input: %w", err))

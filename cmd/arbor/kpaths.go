@@ -4,15 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/arbor-fuzz/arbor/corpus"
 	"github.com/arbor-fuzz/arbor/datasets"
 	"github.com/arbor-fuzz/arbor/features"
 	"github.com/arbor-fuzz/arbor/grammar"
@@ -215,63 +211,5 @@ JSON numbers. Missing k-paths are listed in increasing order of node ids.`,
 	return cmd
 }
 
-// listFiles returns the regular files below dir (or dir itself if it is a
-// file), sorted, skipping hidden files and folders.
-// listFiles lists the inputs a path names: the file itself, or every
-// regular file below a folder, sorted. Below a folder it leaves out
-// hidden files and folders, and the files arbor writes beside inputs
-// (manifest.jsonl, choices.jsonl, *.cov.jsonl), which are not inputs. A symbolic link
-// to a file is an input; the folder given may itself be a link; a link
-// to a folder inside it is refused, since following links may loop.
-func listFiles(dir string) ([]string, error) {
-	info, err := os.Stat(dir)
-	if err != nil {
-		return nil, fmt.Errorf("corpus: %w", err)
-	}
-	if !info.IsDir() {
-		return []string{dir}, nil
-	}
-	root := dir
-	if resolved, err := filepath.EvalSymlinks(dir); err == nil {
-		root = resolved
-	}
-	var files []string
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		if path != root && len(name) > 0 && name[0] == '.' {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !d.IsDir() && (name == "manifest.jsonl" || name == "choices.jsonl" || strings.HasSuffix(name, ".cov.jsonl")) {
-			return nil
-		}
-		// Report paths under the folder as the user named it.
-		shown := filepath.Join(dir, strings.TrimPrefix(path, root))
-		switch {
-		case d.Type().IsRegular():
-			files = append(files, shown)
-		case d.Type()&fs.ModeSymlink != 0:
-			target, err := os.Stat(path)
-			if err != nil {
-				return fmt.Errorf("%s: %w", shown, err)
-			}
-			if target.IsDir() {
-				return fmt.Errorf("%s is a link to a folder, which arbor does not follow (links may loop): name the folder itself", shown)
-			}
-			if target.Mode().IsRegular() {
-				files = append(files, shown)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("corpus: %w", err)
-	}
-	sort.Strings(files)
-	return files, nil
-}
+// listFiles lists the inputs a path names: corpus.List.
+func listFiles(path string) ([]string, error) { return corpus.List(path) }

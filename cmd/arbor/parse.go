@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/arbor-fuzz/arbor/corpus"
 	"github.com/arbor-fuzz/arbor/datasets"
 	"github.com/arbor-fuzz/arbor/grammar"
 )
@@ -125,7 +125,7 @@ func parseInput(g *grammar.Graph, file string, stdin io.Reader, limit int) (*gra
 	if file == "-" {
 		data, err = io.ReadAll(stdin)
 	} else {
-		data, err = os.ReadFile(file)
+		data, err = corpus.Read(file)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read input: %w", err)

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -54,51 +51,6 @@ func TestFolderName(t *testing.T) {
 	}
 	if got := folderName(strings.Repeat("a", 300)); len(got) != 100 {
 		t.Errorf("a long name gives a folder name of %d bytes", len(got))
-	}
-}
-
-// TestListFiles: a corpus folder's inputs leave out what arbor writes
-// beside them (issue 14, item 9: manifest.jsonl was read as an input),
-// follow a link to a file and a linked folder given as the corpus (it
-// was silently empty), and refuse a link to a folder inside it.
-func TestListFiles(t *testing.T) {
-	dir := t.TempDir()
-	corpus := filepath.Join(dir, "corpus")
-	for name, text := range map[string]string{
-		"a": "1", "sub/b": "2", ".hidden": "3", "manifest.jsonl": "{}", "verify.cov.jsonl": "{}", "sub/manifest.jsonl": "{}",
-	} {
-		p := filepath.Join(corpus, name)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	outside := filepath.Join(dir, "outside")
-	os.WriteFile(outside, []byte("4"), 0o644)
-	if err := os.Symlink(outside, filepath.Join(corpus, "linked")); err != nil {
-		t.Skip("no symbolic links here")
-	}
-	want := []string{filepath.Join(corpus, "a"), filepath.Join(corpus, "linked"), filepath.Join(corpus, "sub", "b")}
-	got, err := listFiles(corpus)
-	if err != nil || !slices.Equal(got, want) {
-		t.Errorf("listFiles(corpus) = %v, %v; want %v", got, err, want)
-	}
-	// The corpus given as a link to the folder.
-	alias := filepath.Join(dir, "alias")
-	os.Symlink(corpus, alias)
-	got, err = listFiles(alias)
-	wantAlias := []string{filepath.Join(alias, "a"), filepath.Join(alias, "linked"), filepath.Join(alias, "sub", "b")}
-	if err != nil || !slices.Equal(got, wantAlias) {
-		t.Errorf("listFiles(alias) = %v, %v; want %v", got, err, wantAlias)
-	}
-	// A named file is an input whatever its name.
-	if got, err := listFiles(filepath.Join(corpus, "manifest.jsonl")); err != nil || len(got) != 1 {
-		t.Errorf("a named file: %v, %v", got, err)
-	}
-	// A link to a folder inside the corpus may loop: refused.
-	os.Symlink(corpus, filepath.Join(corpus, "sub", "loop"))
-	if _, err := listFiles(corpus); err == nil || !strings.Contains(err.Error(), "is a link to a folder") {
-		t.Errorf("a link to a folder inside: %v", err)
 	}
 }
 
