@@ -97,6 +97,7 @@ func newTrainCmd() *cobra.Command {
 	var folds int
 	var curve []int
 	var opts learn.Options
+	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "train --grammar G --inputs DIR --coverage cov.jsonl --out model.json",
 		Short: "Learn one decision tree per function from recorded coverage",
@@ -192,37 +193,28 @@ statistics.`,
 			if err := m.Save(out); err != nil {
 				return err
 			}
-			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "%s: %d functions trained in %v on %d inputs (%d features)\n", out, len(fns), time.Since(start).Round(time.Millisecond), d.Rows, d.Vocab.Len())
-			fmt.Fprintf(w, "functions: %d observed, %d trainable, %d always covered\n", m.Stats.Observed, m.Stats.Trainable, len(m.Stats.AlwaysCovered))
-			if len(d.Skipped) > 0 {
-				fmt.Fprintf(w, "left out: %s\n", countsText(d.Skipped, "input"))
-			}
-			if n := d.Vocab.CappedTerminals(); n > 0 {
-				fmt.Fprintf(w, "value features: %d terminals have more than %d frequent texts; each keeps its %d most frequent\n",
-					n, features.DefaultMaxValues, features.DefaultMaxValues)
-			}
+			res := trainResult{Model: out, Subject: m.Subject, Grammar: m.Grammar.Name, Inputs: d.Rows, Features: d.Vocab.Len(),
+				Seconds: time.Since(start).Seconds(), Observed: m.Stats.Observed, Trainable: m.Stats.Trainable,
+				AlwaysCovered: len(m.Stats.AlwaysCovered), LeftOut: d.Skipped, CappedTerminals: d.Vocab.CappedTerminals()}
 			if folds > 0 {
-				var weak []string
+				res.Folds = folds
 				for _, fn := range fns {
 					if !fn.CV.Beats() {
-						weak = append(weak, fmt.Sprintf("%s (%.3f vs %.3f)", fn.Name, fn.CV.Accuracy, fn.CV.Baseline))
+						res.Untrusted = append(res.Untrusted, untrustedTree{fn.Name, fn.CV.Accuracy, fn.CV.Baseline})
 					}
-				}
-				fmt.Fprintf(w, "under %d-fold cross-validation, %d of %d trees predict better than always guessing the majority class\n",
-					folds, len(fns)-len(weak), len(fns))
-				for i, s := range weak {
-					if i == 10 {
-						fmt.Fprintf(w, "  ... and %d more ('arbor explain' marks them all)\n", len(weak)-i)
-						break
-					}
-					fmt.Fprintf(w, "  not better: %s\n", s)
 				}
 			}
 			if len(curve) > 0 {
-				return printCurve(cmd, d, topts, max(folds, 2), curve)
+				points, err := learn.Curve(contextOf(cmd), d, topts, max(folds, 2), slices.Sorted(slices.Values(curve)))
+				if err != nil {
+					return err
+				}
+				res.CurveFolds, res.Curve = max(folds, 2), points
 			}
-			return nil
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), res)
+			}
+			return res.print(cmd.OutOrStdout(), len(fns))
 		},
 	}
 	cmd.Flags().StringVar(&grammarArg, "grammar", "", "grammar of the inputs")
@@ -236,6 +228,7 @@ statistics.`,
 	cmd.Flags().IntSliceVar(&curve, "curve", nil, "print the cross-validated learning curve at these training `SIZES` (e.g. 250,500,1000,2000)")
 	featuresFlag(cmd, &kinds)
 	learnFlags(cmd, &opts)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print what was trained as JSON (docs/json.md)")
 	return cmd
 }
 
@@ -408,7 +401,8 @@ node, then its covering constraints: every root-to-leaf path that ends in
 a covered leaf with gini <= 0.3, as a conjunction of ∃ (present) and ∄
 (absent) patterns, infeasible ones left out. --dot prints the tree for
 Graphviz, --json the tree and constraints. Without --function it lists
-all functions with their tree size and training accuracy.`,
+all functions with their tree size and training accuracy (--json: the
+model and its functions, docs/json.md).`,
 		Example: "  arbor explain --model json.model.gz\n  arbor explain --model json.model.gz --function 'encoding/json.unquote'",
 		Args:    exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -433,6 +427,9 @@ all functions with their tree size and training accuracy.`,
 				kinds := m.Kinds
 				if kinds == "" {
 					kinds = "kpath"
+				}
+				if asJSON {
+					return writeJSON(out, modelSummary(modelPath, m, kinds))
 				}
 				fmt.Fprintf(out, "%s (subject %s, grammar %s, k ≤ %d, features %s): %d functions with trees, trained on %d inputs\n",
 					modelPath, m.Subject, m.Grammar.Name, m.K, kinds, len(m.Functions), m.Stats.Rows)
@@ -498,13 +495,57 @@ all functions with their tree size and training accuracy.`,
 }
 
 // printCurve prints the learning curve of the training corpus.
-func printCurve(cmd *cobra.Command, d *learn.Dataset, opts learn.TrainOptions, folds int, sizes []int) error {
-	points, err := learn.Curve(contextOf(cmd), d, opts, folds, slices.Sorted(slices.Values(sizes)))
-	if err != nil {
-		return err
+// trainResult is what train did, as --json prints it.
+type trainResult struct {
+	Model           string             `json:"model"`
+	Subject         string             `json:"subject"`
+	Grammar         string             `json:"grammar"`
+	Inputs          int                `json:"inputs"`   // training rows
+	Features        int                `json:"features"` // columns offered to the learner
+	Seconds         float64            `json:"seconds"`
+	Observed        int                `json:"functions_observed"`       // in the coverage file
+	Trainable       int                `json:"functions_trainable"`      // covered by some inputs, not all: one tree each
+	AlwaysCovered   int                `json:"functions_always_covered"` // covered by every input: no tree
+	LeftOut         map[string]int     `json:"left_out,omitempty"`       // inputs not trained on, by reason
+	CappedTerminals int                `json:"capped_terminals,omitempty"`
+	Folds           int                `json:"cv_folds,omitempty"`
+	Untrusted       []untrustedTree    `json:"untrusted,omitempty"` // trees that do not beat the majority class held out
+	CurveFolds      int                `json:"curve_folds,omitempty"`
+	Curve           []learn.CurvePoint `json:"curve,omitempty"`
+}
+
+type untrustedTree struct {
+	Function string  `json:"function"`
+	Accuracy float64 `json:"cv_accuracy"`
+	Majority float64 `json:"cv_majority"`
+}
+
+func (r *trainResult) print(w io.Writer, trees int) error {
+	fmt.Fprintf(w, "%s: %d functions trained in %v on %d inputs (%d features)\n", r.Model, trees, time.Duration(r.Seconds*float64(time.Second)).Round(time.Millisecond), r.Inputs, r.Features)
+	fmt.Fprintf(w, "functions: %d observed, %d trainable, %d always covered\n", r.Observed, r.Trainable, r.AlwaysCovered)
+	if len(r.LeftOut) > 0 {
+		fmt.Fprintf(w, "left out: %s\n", countsText(r.LeftOut, "input"))
 	}
-	w := cmd.OutOrStdout()
-	fmt.Fprintf(w, "\nlearning curve (%d-fold cross-validation; means over mid-rate functions, base rate in [%.2f, %.2f]):\n", folds, learn.MidRateLow, learn.MidRateHigh)
+	if r.CappedTerminals > 0 {
+		fmt.Fprintf(w, "value features: %d terminals have more than %d frequent texts; each keeps its %d most frequent\n",
+			r.CappedTerminals, features.DefaultMaxValues, features.DefaultMaxValues)
+	}
+	if r.Folds > 0 {
+		fmt.Fprintf(w, "under %d-fold cross-validation, %d of %d trees predict better than always guessing the majority class\n",
+			r.Folds, trees-len(r.Untrusted), trees)
+		for i, u := range r.Untrusted {
+			if i == 10 {
+				fmt.Fprintf(w, "  ... and %d more ('arbor explain' marks them all)\n", len(r.Untrusted)-i)
+				break
+			}
+			fmt.Fprintf(w, "  not better: %s (%.3f vs %.3f)\n", u.Function, u.Accuracy, u.Majority)
+		}
+	}
+	if len(r.Curve) == 0 {
+		return nil
+	}
+	points := r.Curve
+	fmt.Fprintf(w, "\nlearning curve (%d-fold cross-validation; means over mid-rate functions, base rate in [%.2f, %.2f]):\n", r.CurveFolds, learn.MidRateLow, learn.MidRateHigh)
 	var rows [][]string
 	for _, p := range points {
 		rows = append(rows, []string{strconv.Itoa(p.Train), strconv.Itoa(p.Functions), fmt.Sprintf("%.3f / %.3f", p.Accuracy, p.Baseline),
@@ -523,6 +564,44 @@ func printCurve(cmd *cobra.Command, d *learn.Dataset, opts learn.TrainOptions, f
 		}
 	}
 	return nil
+}
+
+// modelListing is explain's JSON without --function: the model and its
+// functions.
+type modelListing struct {
+	Model     string            `json:"model"`
+	Subject   string            `json:"subject"`
+	Grammar   string            `json:"grammar"`
+	K         int               `json:"k"`
+	Features  string            `json:"features"`
+	Inputs    int               `json:"inputs"`
+	Functions []functionListing `json:"functions"`
+}
+
+type functionListing struct {
+	Name          string         `json:"name"`
+	Nodes         int            `json:"nodes"`
+	Depth         int            `json:"depth"`
+	Positives     int            `json:"positives"` // training inputs that ran it
+	TrainAccuracy float64        `json:"training_accuracy"`
+	CV            *learn.CVScore `json:"cv,omitempty"` // absent when trained without cross-validation
+	Trusted       bool           `json:"trusted"`      // its tree beat the majority class held out (true without cv)
+}
+
+func modelSummary(path string, m *learn.Model, kinds string) modelListing {
+	l := modelListing{Model: path, Subject: m.Subject, Grammar: m.Grammar.Name, K: m.K, Features: kinds, Inputs: m.Stats.Rows}
+	for _, f := range m.Functions {
+		l.Functions = append(l.Functions, functionListing{f.Name, len(f.Tree.Nodes), f.Depth, f.Positives, f.TrainAccuracy, f.CV, f.CV == nil || f.CV.Beats()})
+	}
+	sort.Slice(l.Functions, func(i, j int) bool { return l.Functions[i].Name < l.Functions[j].Name })
+	return l
+}
+
+// writeJSON prints v as indented JSON, the form every --json result takes.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 // cvCell shows a cross-validated score, starred when the tree does not
