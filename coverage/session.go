@@ -197,7 +197,7 @@ func (s *Session) start() error {
 		s.counts = make([]uint32, len(s.Funcs.Names))
 		if len(s.Funcs.Names) == 0 {
 			s.kill()
-			return fmt.Errorf("no functions of %v are instrumented", s.bin.Target.coverPkgs())
+			return fmt.Errorf("no functions of %s are instrumented", strings.Join(s.bin.Target.coverPkgs(), ", "))
 		}
 	}
 	return nil
