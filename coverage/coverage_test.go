@@ -127,7 +127,7 @@ func TestSignatures(t *testing.T) {
 		t.Errorf("unknown package: %v", err)
 	}
 	_, err = Build(context.Background(), Target{ImportPath: "example.com/covtest/lib", Func: "Missing", Dir: dir}, t.TempDir())
-	if err == nil || !strings.Contains(err.Error(), "undefined: subject.Missing") {
+	if err == nil || !strings.Contains(err.Error(), "has no exported function Missing; of type func([]byte) error or func([]byte) it has: NoError, Parse") {
 		t.Errorf("unknown function: %v", err)
 	}
 }

@@ -1,5 +1,5 @@
 // Package coverage records which functions of a Go program each input
-// makes run (DESIGN.md §6).
+// makes run (docs/recording.md).
 //
 // A target is a function func([]byte) error or func([]byte) in any
 // package. Build writes a harness main around it inside the module,

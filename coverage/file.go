@@ -15,7 +15,7 @@ import (
 	"github.com/arbor-fuzz/arbor/features"
 )
 
-// Header is the first line of a coverage file (DESIGN.md §6).
+// Header is the first line of a coverage file (docs/formats.md).
 type Header struct {
 	Arbor     string   `json:"arbor"`   // always "coverage"
 	Version   int      `json:"version"` // 1

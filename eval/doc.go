@@ -1,4 +1,4 @@
-// Package eval runs arbor's experiments (DESIGN.md §9), computes their
+// Package eval runs arbor's experiments (docs/evaluation.md), computes their
 // statistics and writes their reports.
 //
 //   - E1 runs k-path covering sets against grammar-random sets of the same

@@ -56,7 +56,7 @@ type E1Result struct {
 }
 
 // E1 compares k-path covering sets with grammar-random sets of the same
-// size (DESIGN.md §9): for each k and repetition, a k-path covering set
+// size (docs/evaluation.md): for each k and repetition, a k-path covering set
 // (seeded per repetition) and a random set (depth MaxDepth) are run on
 // the subject; function and block coverage of each set are averaged over
 // repetitions and compared with a Mann–Whitney U test; the panics each

@@ -43,7 +43,7 @@ type E2Result struct {
 }
 
 // E2 correlates k-path coverage with block coverage over forestation sets
-// (DESIGN.md §9): sets of 1..MaxSize inputs, each grown towards k-paths
+// (docs/evaluation.md): sets of 1..MaxSize inputs, each grown towards k-paths
 // drawn at random (k = MaxK), span the range of k-path coverage; for each
 // set and each k, k-path coverage is measured by features and block
 // coverage by running the subject; Spearman's ρ per k.

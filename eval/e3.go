@@ -102,7 +102,7 @@ type E3Result struct {
 	Model          string  `json:"model"` // path of the saved model
 }
 
-// E3 measures association quality (DESIGN.md §9): generate grammar-random
+// E3 measures association quality (docs/evaluation.md): generate grammar-random
 // training and test inputs, record their coverage, train one tree per
 // trainable function, predict the test inputs' coverage without running
 // them, and compare with the recorded coverage.

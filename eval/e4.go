@@ -146,7 +146,7 @@ type TargetResult struct {
 	PerFunction           []TargetFunction `json:"per_function"`
 }
 
-// Targeted runs E4 and E5 (DESIGN.md §9, with equal budgets, and the
+// Targeted runs E4 and E5 (docs/evaluation.md, with equal budgets, and the
 // targeting loop of docs/targeting.md): every trainable function of the
 // model asks targeting for Inputs inputs, which the loop pursues until
 // that many verifiably run it or Budget executions are spent. The

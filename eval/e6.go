@@ -37,7 +37,7 @@ type E6Benchmark struct {
 	CSV  string  `json:"csv,omitempty"`
 }
 
-// E6 compares guides on each benchmark (DESIGN.md §9): uniformly random
+// E6 compares guides on each benchmark (docs/evaluation.md): uniformly random
 // choices, the bandit guide with RLCheck's published settings, and with
 // the improved settings (count bonus, decaying ε). Each run's valid,
 // unique valid and diverse valid counts over trials are written as CSV

@@ -2,7 +2,7 @@
 //
 // A k-path is a path of k symbolic nodes (Ref, Lit, Regex) in the grammar
 // graph or in a derivation tree; the synthetic nodes in between are not
-// counted (DESIGN.md §4). The k-paths of a grammar grow exponentially in
+// counted (docs/algorithms.md). The k-paths of a grammar grow exponentially in
 // k, so they are counted without being listed, and listed lazily:
 //
 //	n := features.Count(g, 5)              // |paths_5(G)|

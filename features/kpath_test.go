@@ -19,7 +19,7 @@ func mustGrammar(t testing.TB, name string) *grammar.Graph {
 	return g
 }
 
-// TestTwoPathsOfExample pins the 12 2-paths of x+42 listed in DESIGN.md §2.
+// TestTwoPathsOfExample pins the 12 2-paths of x+42 listed in docs/notation.md.
 func TestTwoPathsOfExample(t *testing.T) {
 	g := mustGrammar(t, "expr")
 	tree, err := g.Parse([]byte("x+42"))

@@ -8,8 +8,8 @@ import (
 	"github.com/arbor-fuzz/arbor/grammar"
 )
 
-// Pattern renders a k-path as grammar text a person can read (DESIGN.md
-// §4): each element is substituted into the production alternative it
+// Pattern renders a k-path as grammar text a person can read
+// (docs/algorithms.md): each element is substituted into the production alternative it
 // occurs in, from the last element up to the first, which is shown in the
 // alternative of its own rule; node ids and literal quotes are dropped,
 // and of an alternation on the path only the branch taken is kept. For the

@@ -1,7 +1,7 @@
 // Package grammar reads context-free grammars, builds their grammar graph,
 // and parses inputs into derivation trees.
 //
-// A grammar in arbor's notation (DESIGN.md §1) is parsed into syntax by
+// A grammar in arbor's notation (docs/notation.md) is parsed into syntax by
 // Parse, and Build resolves it into a Graph: one node per occurrence of a
 // symbol (Ref, Lit, Regex) or construct (Alt, Cat, Quant), right-hand sides
 // shared between the Refs to them, ids assigned breadth-first from the

@@ -69,7 +69,7 @@ func (n *Node) Label() string {
 // String is the label with the id, as in AddExpr_0 or "x"_39.
 func (n *Node) String() string { return n.Label() + "_" + strconv.Itoa(n.ID) }
 
-// Graph is the grammar graph of DESIGN.md §2 together with its static
+// Graph is the grammar graph of docs/notation.md together with its static
 // analyses. It is immutable once built and safe for concurrent use.
 type Graph struct {
 	Nodes    []*Node          // indexed by ID

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// TestExprIDs pins the breadth-first node ids of DESIGN.md §2.
+// TestExprIDs pins the breadth-first node ids of docs/notation.md.
 func TestExprIDs(t *testing.T) {
 	g := bundled(t, "expr")
 	if len(g.Nodes) != 54 {

@@ -7,7 +7,7 @@ import (
 )
 
 // MaxConstraintGini is the impurity up to which a covered leaf made a
-// covering constraint in the design (DESIGN.md §7). Targeting no longer
+// covering constraint in the design (docs/algorithms.md). Targeting no longer
 // stops there: a rare function's leaves are seldom that pure, and an
 // impure leaf is still the best place the tree knows to aim at. It
 // remains the strict choice (target --max-gini 0.3) and what explain
@@ -78,7 +78,7 @@ func (m *Model) Constraints(fn *FunctionModel, maxGini float64) []Constraint {
 	return out
 }
 
-// Covering returns the strict covering constraints of DESIGN.md §7
+// Covering returns the strict covering constraints of docs/algorithms.md
 // (gini at most MaxConstraintGini), as explanations show them.
 func (m *Model) Covering(fn *FunctionModel) []Constraint {
 	return m.Constraints(fn, MaxConstraintGini)

@@ -1,7 +1,14 @@
-// Package learn fits one decision tree per function on k-path features
-// (DESIGN.md §7): bitset CART, per-function training, model files,
-// prediction and covering constraints.
+// Package learn fits one decision tree per function on the features of
+// inputs (docs/algorithms.md): bitset CART trees, per-function training
+// with class balancing, cross-validation against the majority class,
+// model files that keep their grammar and training data, prediction with
+// reasons, and the constraints targeted generation solves.
 //
-// The package is laid out now so that the pipeline's folders exist from the
-// start; the learner is the subject of its own issue.
+//	d := learn.NewDataset(g, features.Options{MaxK: 4}, covFile, inputs)
+//	fns, err := learn.Train(ctx, d, learn.TrainOptions{Seed: 1})
+//	m := learn.NewModel("json", "json", g, d, fns, learn.TrainOptions{Seed: 1})
+//	err = m.Save("json.model.gz")
+//
+//	p, err := learn.NewPredictor(m, g)
+//	preds, err := p.Predict([]byte(`{"a": [1]}`)) // one Prediction per function
 package learn

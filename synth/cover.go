@@ -198,7 +198,7 @@ type CoverResult struct {
 	Coverage float64 // k-path coverage of the set, by features.Coverage
 }
 
-// Cover generates a k-path covering set (DESIGN.md §5, after Tribble): the
+// Cover generates a k-path covering set (docs/algorithms.md, after Tribble): the
 // agenda holds every k-path in seeded random order; for each one not yet
 // covered, a tree is grown to contain it and closed off, and every k-path
 // of the finished tree leaves the agenda.

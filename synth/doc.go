@@ -1,4 +1,4 @@
-// Package synth holds arbor's input generators (DESIGN.md §5). Every
+// Package synth holds arbor's input generators (docs/algorithms.md). Every
 // decision a generator makes, down to the characters of a regex draw, goes
 // through one Chooser, so any generated input can be replayed from its
 // recorded choice sequence.

@@ -8,7 +8,7 @@ import (
 // State is an abstraction of the context of a choice (a hash).
 type State uint64
 
-// Rewards of the bandit guide (RLCheck, DESIGN.md §8).
+// Rewards of the bandit guide (RLCheck, docs/algorithms.md).
 type Rewards struct {
 	New     float64 // valid, and its characteristic is new
 	Seen    float64 // valid, characteristic seen before

@@ -49,7 +49,7 @@ type Solution struct {
 	Elapsed     time.Duration
 }
 
-// Solve searches for a tree that satisfies a constraint (DESIGN.md §7).
+// Solve searches for a tree that satisfies a constraint (docs/algorithms.md).
 //
 // The inner search completes a partial tree greedily: at each decision it
 // takes the option that continues a required k-path whose beginning ends
