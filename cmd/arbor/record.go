@@ -82,7 +82,7 @@ however arbor ends.`,
 	fl.BoolVar(&f.showOutput, "show-output", false, "copy what the program writes to stdout and stderr to arbor's stderr")
 	fl.BoolVar(&f.asJSON, "json", false, "print the summary as JSON (docs/json.md), also after an interruption")
 	fl.StringVar(&f.shard, "shard", "", "record only shard `i/n` of the inputs")
-	fl.StringVar(&f.cacheDir, "cache", coverage.DefaultCacheDir(), "folder for built harnesses")
+	fl.StringVar(&f.cacheDir, "cache", "", "folder for built harnesses (default: arbor/harness in the user's cache folder)")
 	cmd.AddCommand(newRecordMergeCmd())
 	return cmd
 }
@@ -121,6 +121,9 @@ func runRecord(cmd *cobra.Command, f recordFlags) error {
 	ctx := cmd.Context()
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if f.cacheDir == "" {
+		f.cacheDir = coverage.DefaultCacheDir()
 	}
 	fmt.Fprintf(errOut, "building the harness for %s ...\n", target)
 	bin, err := coverage.Build(ctx, target, f.cacheDir)
