@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // TestUnknownCommands (issue 15, item 3): a command or subcommand that
@@ -151,4 +154,37 @@ func TestJSONResults(t *testing.T) {
 			t.Errorf("demo --json: %v", v)
 		}
 	})
+}
+
+// TestOneMeaningPerFlag: a flag name means one thing in every command
+// (the flags whose names were taken by two meanings are renamed, the old
+// names kept hidden). Each listed name must have one usage text
+// everywhere, so a new command cannot quietly give it a second meaning.
+func TestOneMeaningPerFlag(t *testing.T) {
+	root := newRoot(strings.NewReader(""))
+	usage := map[string]map[string]string{} // flag → usage → a command
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.LocalFlags().VisitAll(func(f *pflag.Flag) {
+			if f.Hidden {
+				return
+			}
+			if usage[f.Name] == nil {
+				usage[f.Name] = map[string]string{}
+			}
+			usage[f.Name][f.Usage] = c.CommandPath()
+		})
+		for _, s := range c.Commands() {
+			walk(s)
+		}
+	}
+	walk(root)
+	for _, name := range []string{"tree-depth", "trees", "memory", "subject", "go", "dir", "coverpkg", "features", "max-gini", "max-nodes", "min-samples-leaf"} {
+		if len(usage[name]) != 1 {
+			t.Errorf("--%s has %d meanings: %v", name, len(usage[name]), usage[name])
+		}
+	}
+	if u := usage["all"]; len(u) != 1 {
+		t.Errorf("--all has %d meanings: %v", len(u), u)
+	}
 }

@@ -111,7 +111,7 @@ func TestLargeInputs(t *testing.T) {
 				t.Errorf("coverage output: %.300s", out)
 			}
 		}},
-		{"parse of flat xml, all trees", []string{"parse", "xml", flat, "--all", "2"}, 0, "", func(t *testing.T, out string) {
+		{"parse of flat xml, all trees", []string{"parse", "xml", flat, "--trees", "2"}, 0, "", func(t *testing.T, out string) {
 			if strings.Count(out, "EmptyElement_") != 20000 {
 				t.Errorf("want 20000 EmptyElement lines, got %d", strings.Count(out, "EmptyElement_"))
 			}

@@ -126,7 +126,7 @@ func TestParseAll(t *testing.T) {
 	dir := t.TempDir()
 	g := filepath.Join(dir, "amb.grammar")
 	os.WriteFile(g, []byte(`E := E "+" E | "1" ;`), 0o644)
-	out, errOut, code := runArbor(t, "1+1+1", "parse", g, "-", "--all", "5")
+	out, errOut, code := runArbor(t, "1+1+1", "parse", g, "-", "--trees", "5")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}

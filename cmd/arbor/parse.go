@@ -30,7 +30,7 @@ The outline indents by two spaces a level down to level 64; deeper lines
 start with their level instead, as in "·[5123] Value_2", so that the
 outline of a deeply nested input stays proportional to its tree.
 
-An ambiguous input has several trees; --all N prints up to N of them.
+An ambiguous input has several trees; --trees N prints up to N of them.
 An input outside the language is reported with line:col, byte offset and
 the terminals expected there; the other inputs are still parsed, and the
 exit status is 1. Inputs nested more than 50,000 rule expansions deep are
@@ -42,7 +42,7 @@ refused.`,
 				return usageError{errors.New("--json and --dot exclude each other")}
 			}
 			if all < 1 {
-				return usageError{fmt.Errorf("--all must be at least 1, not %d", all)}
+				return usageError{fmt.Errorf("--trees must be at least 1, not %d", all)}
 			}
 			g, err := datasets.LoadGrammar(args[0])
 			if err != nil {
@@ -112,7 +112,10 @@ refused.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print trees as JSON, one line per input")
 	cmd.Flags().BoolVar(&asDOT, "dot", false, "print trees as Graphviz digraphs")
 	cmd.Flags().BoolVar(&full, "full", false, "show synthetic nodes (Alt, Cat, Quant) in the text outline")
-	cmd.Flags().IntVar(&all, "all", 1, "print up to `N` trees of an ambiguous input")
+	cmd.Flags().IntVar(&all, "trees", 1, "print up to `N` trees of an ambiguous input")
+	// --all was this flag's name; in predict --all lists every function.
+	cmd.Flags().IntVar(&all, "all", 1, "")
+	renamedFlag(cmd, "all", "trees", "--all lists every function in predict")
 	return cmd
 }
 
