@@ -139,8 +139,17 @@ func (x *Generator) shortest() bool {
 	if limit <= 0 {
 		limit = DefaultMaxNodes
 	}
-	return x.Policy == ShortestPolicy || x.nodes > limit
+	if x.Policy == ShortestPolicy || x.nodes > limit {
+		return true
+	}
+	c, ok := x.Chooser.(closer)
+	return ok && c.closing()
 }
+
+// A closer is a chooser that can ask for the shortest completion: while
+// closing reports true, every decision is offered only its shortest
+// choices (ByteGenerator's chooser, once its bytes have run out).
+type closer interface{ closing() bool }
 
 func (x *Generator) maxRepeat() int {
 	if x.MaxRepeat > 0 {
