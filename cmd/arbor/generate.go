@@ -3,10 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"time"
 	"unicode/utf8"
 
@@ -19,6 +19,7 @@ import (
 )
 
 type generateFlags struct {
+	outputFormat
 	mode, closeOff, out string
 	k, n, maxDepth      int
 	maxRepeat           int
@@ -55,9 +56,12 @@ already holds files is refused, since two corpora would mix, unless
 or {"bytes":"<base64>"} for an input that is not UTF-8, so that every
 byte comes through. --choices adds each input's
 recorded choice sequence (to DIR/choices.jsonl, or to each JSON line).
-For kpath a summary with the k-path coverage goes to standard error.`,
-		Example: "  arbor generate json --mode random -n 1000 --seed 1 --out corpus/\n  arbor generate url --mode kpath --k 3 --out -",
-		Args:    exactArgs(1),
+For kpath a summary with the k-path coverage goes to standard error.
+
+` + formatHelp,
+		Example: "  arbor generate json --mode random -n 1000 --seed 1 --out corpus/\n  arbor generate url --mode kpath --k 3 --out -\n" +
+			"  arbor generate json --mode kpath --k 2 --format gofuzz --fuzz-target FuzzDecode --out ./decoder",
+		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runGenerate(cmd, args[0], f)
 		},
@@ -74,6 +78,7 @@ For kpath a summary with the k-path coverage goes to standard error.`,
 	fl.BoolVar(&f.absence, "absence", false, "kpath and forest: make the absence of optional parts a target")
 	fl.BoolVar(&f.choices, "choices", false, "also write each input's choice sequence")
 	fl.BoolVar(&f.force, "force", false, "write into an --out folder that already holds files")
+	f.outputFormat.register(fl)
 	return cmd
 }
 
@@ -91,7 +96,13 @@ func runGenerate(cmd *cobra.Command, grammarArg string, f generateFlags) error {
 	if err := checkK("--k", f.k); err != nil {
 		return err
 	}
-	if f.out != "-" && !f.force {
+	if err := f.outputFormat.check(); err != nil {
+		return err
+	}
+	if f.gofuzz() && f.out == "-" {
+		return usageError{errors.New("--format gofuzz writes files: give --out the Go package's folder")}
+	}
+	if f.out != "-" && !f.force && !f.gofuzz() {
 		if entries, err := os.ReadDir(f.out); err == nil && len(entries) > 0 {
 			return usageError{fmt.Errorf("--out %s already holds %d files: generating into it would mix two corpora; give a new or empty folder, or --force", f.out, len(entries))}
 		}
@@ -143,6 +154,9 @@ func runGenerate(cmd *cobra.Command, grammarArg string, f generateFlags) error {
 	elapsed := time.Since(start)
 	if err := writeInputs(cmd.OutOrStdout(), f, grammarArg, inputs); err != nil {
 		return err
+	}
+	if f.gofuzz() {
+		fmt.Fprintf(cmd.ErrOrStderr(), "%d inputs in %s\n", len(inputs), f.inputDir(f.out))
 	}
 	if f.mode == "kpath" || f.mode == "forest" {
 		return reportSetCoverage(cmd.ErrOrStderr(), g, f, inputs, elapsed)
@@ -203,7 +217,8 @@ func writeInputs(stdout io.Writer, f generateFlags, grammarArg string, inputs []
 		}
 		return nil
 	}
-	if err := os.MkdirAll(f.out, 0o755); err != nil {
+	dir := f.inputDir(f.out)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("output folder: %w", err)
 	}
 	ext := extensions[grammarArg]
@@ -212,7 +227,7 @@ func writeInputs(stdout io.Writer, f generateFlags, grammarArg string, inputs []
 	}
 	var manifest *json.Encoder
 	if f.choices {
-		mf, err := os.Create(filepath.Join(f.out, "choices.jsonl"))
+		mf, err := f.openSide(f.sideFile(f.out, "choices.jsonl"))
 		if err != nil {
 			return err
 		}
@@ -221,9 +236,9 @@ func writeInputs(stdout io.Writer, f generateFlags, grammarArg string, inputs []
 	}
 	width := len(fmt.Sprint(len(inputs)))
 	for i, in := range inputs {
-		name := fmt.Sprintf("%0*d%s", max(width, 5), i+1, ext)
-		if err := os.WriteFile(filepath.Join(f.out, name), []byte(in.Text), 0o644); err != nil {
-			return fmt.Errorf("write input: %w", err)
+		name, err := f.write(dir, fmt.Sprintf("%0*d%s", max(width, 5), i+1, ext), []byte(in.Text))
+		if err != nil {
+			return err
 		}
 		if manifest != nil {
 			if err := manifest.Encode(struct {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"time"
 
@@ -20,6 +19,7 @@ import (
 type rlcheckFlags struct {
 	subjectFlags
 	memoryFlag
+	outputFormat
 	oracleCmd, example, guide, state, out string
 	trials, maxDepth                      int
 	duration                              time.Duration
@@ -63,13 +63,22 @@ decaying ε), --guide rl --published RLCheck's (ε = 0.25 throughout),
 from the root (parent), of the whole input (window), or none. --out
 writes the unique valid inputs.
 
---json prints {"trials":..,"valid":..,"unique_valid":..,"diverse_valid":..,"failures":..}.`,
-		Example: "  arbor rlcheck --example bst --trials 100000\n  arbor rlcheck --grammar xml --subject xml --trials 3000 --out valid-xml/",
-		Args:    exactArgs(0),
+--json prints {"trials":..,"valid":..,"unique_valid":..,"diverse_valid":..,"failures":..}.
+
+` + formatHelp,
+		Example: "  arbor rlcheck --example bst --trials 100000\n  arbor rlcheck --grammar xml --subject xml --trials 3000 --out valid-xml/\n" +
+			"  arbor rlcheck --subject xml --trials 3000 --format gofuzz --fuzz-target FuzzUnmarshal --out ./xmlpkg",
+		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			st, err := stateKind(f.state)
 			if err != nil {
 				return err
+			}
+			if err := f.outputFormat.check(); err != nil {
+				return err
+			}
+			if f.gofuzz() && f.out == "" {
+				return usageError{errors.New("--format gofuzz writes files: give --out the Go package's folder")}
 			}
 			if (f.trials <= 0) == (f.duration <= 0) {
 				return usageError{errors.New("give one of --trials and --time")}
@@ -99,11 +108,12 @@ writes the unique valid inputs.
 				return err
 			}
 			if f.out != "" {
-				if err := os.MkdirAll(f.out, 0o755); err != nil {
-					return err
+				dir := f.inputDir(f.out)
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					return fmt.Errorf("output folder: %w", err)
 				}
 				for i, in := range res.Unique {
-					if err := os.WriteFile(filepath.Join(f.out, fmt.Sprintf("%06d", i+1)), in, 0o644); err != nil {
+					if _, err := f.write(dir, fmt.Sprintf("%06d", i+1), in); err != nil {
 						return err
 					}
 				}
@@ -139,6 +149,7 @@ writes the unique valid inputs.
 	fl.Uint64Var(&f.seed, "seed", 1, "random seed")
 	fl.IntVar(&f.maxDepth, "max-depth", synth.DefaultMaxDepth, "depth bound of grammar generation")
 	fl.StringVar(&f.out, "out", "", "folder for the unique valid inputs")
+	f.outputFormat.register(fl)
 	fl.BoolVar(&f.asJSON, "json", false, "print JSON")
 	return cmd
 }

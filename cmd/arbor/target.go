@@ -23,6 +23,7 @@ import (
 // targetFlags are target's flags.
 type targetFlags struct {
 	memoryFlag
+	outputFormat
 	model, function, out, saveModel string
 	n, budget, maxDepth, maxNodes   int
 	seed                            uint64
@@ -89,14 +90,24 @@ the subject on them afterwards.
 
 The inputs go to --out, one file each, with manifest.jsonl: one line per
 input, {"file":..,"source":..,"round":..,"execution":..} with the loop,
-{"file":..,"constraint":i,"patterns":[...]} without it.`,
+{"file":..,"constraint":i,"patterns":[...]} without it.
+
+` + formatHelp + `
+With gofuzz, manifest lines name the function too ("function"), --rare
+puts every function's inputs into the one seed corpus and writes no
+summary.json, and --verify runs the inputs just written and records
+them to FuzzX.verify.cov.jsonl.`,
 		Example: `  arbor target --model json.model.gz --function 'encoding/json.(*decodeState).object' -n 10 --out objects/
   arbor target --model url.model.gz --rare --below 0.05 --budget 200 --out rare/
-  arbor target --model json.model.gz --function 'encoding/json.unquote' --no-run --out offline/`,
+  arbor target --model json.model.gz --function 'encoding/json.unquote' --no-run --out offline/
+  arbor target --model json.model.gz --function 'encoding/json.unquote' --format gofuzz --fuzz-target FuzzUnquote --out ./decoder`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.model == "" || f.out == "" || (f.function == "") == !f.rare {
 				return usageError{errors.New("--model and --out are required, and either --function or --rare")}
+			}
+			if err := f.outputFormat.check(); err != nil {
+				return err
 			}
 			if f.n < 1 || f.budget < 1 || f.maxDepth < 1 || f.maxNodes < 1 {
 				return usageError{errors.New("-n, --budget, --max-depth and --max-nodes must be at least 1")}
@@ -171,6 +182,7 @@ input, {"file":..,"source":..,"round":..,"execution":..} with the loop,
 	fl.IntVar(&f.maxDepth, "max-depth", synth.DefaultMaxDepth, "depth bound of targeted inputs, in rule expansions")
 	targetingFlags(cmd, &f.maxGini, &f.maxNodes)
 	f.memoryFlag.register(cmd.Flags())
+	f.outputFormat.register(cmd.Flags())
 	return cmd
 }
 
@@ -267,14 +279,14 @@ func targetLoop(cmd *cobra.Command, m *learn.Model, loop *synth.Loop, f targetFl
 		fmt.Fprintf(errw, "target: round %d: %d of %d inputs ran %s, %d executions\n", p.Rounds, len(p.Inputs), p.Wanted, p.Function, p.Executions)
 	}))
 	if pr != nil {
-		if werr := writePursued(f.out, m, pr); werr != nil && err == nil {
+		if werr := writePursued(f.outputFormat, f.out, m, pr); werr != nil && err == nil {
 			err = werr
 		}
 	}
 	if err != nil {
 		return err
 	}
-	s := summarize(pr, rate, f.out)
+	s := summarize(pr, rate, f.inputDir(f.out))
 	if f.asJSON {
 		if err := json.NewEncoder(cmd.OutOrStdout()).Encode(s); err != nil {
 			return err
@@ -323,17 +335,22 @@ func targetRare(cmd *cobra.Command, m *learn.Model, loop *synth.Loop, f targetFl
 	var sums []pursuitSummary
 	reached, never := 0, 0
 	for i, pk := range picks {
+		// Each function's inputs get a folder of their own, but with
+		// gofuzz all join the one seed corpus.
 		dir := filepath.Join(f.out, fmt.Sprintf("%03d-%s", i+1, folderName(pk.name)))
+		if f.gofuzz() {
+			dir = f.out
+		}
 		pr, err := loop.Pursue(contextOf(cmd), pk.name, f.pursueOptions(nil))
 		if pr != nil {
-			if werr := writePursued(dir, m, pr); werr != nil && err == nil {
+			if werr := writePursued(f.outputFormat, dir, m, pr); werr != nil && err == nil {
 				err = werr
 			}
 		}
 		if err != nil {
 			return err
 		}
-		s := summarize(pr, pk.rate, dir)
+		s := summarize(pr, pk.rate, f.inputDir(dir))
 		s.Never = pk.never
 		sums = append(sums, s)
 		if pk.never {
@@ -343,6 +360,9 @@ func targetRare(cmd *cobra.Command, m *learn.Model, loop *synth.Loop, f targetFl
 			}
 		}
 		fmt.Fprintf(errw, "target: [%d/%d] %s\n", i+1, len(picks), s.text())
+		if f.gofuzz() {
+			continue
+		}
 		if err := writeJSONFile(filepath.Join(f.out, "summary.json"), sums); err != nil {
 			return err
 		}
@@ -376,6 +396,10 @@ func targetRare(cmd *cobra.Command, m *learn.Model, loop *synth.Loop, f targetFl
 	fmt.Fprintf(w, "reached %d of %d rare functions (base rate below %v)\n", hit, rare, f.below)
 	if never > 0 {
 		fmt.Fprintf(w, "reached %d of %d never-covered functions\n", reached, never)
+	}
+	if f.gofuzz() {
+		fmt.Fprintf(w, "inputs in %s, manifest %s\n", f.inputDir(f.out), f.sideFile(f.out, "manifest.jsonl"))
+		return nil
 	}
 	fmt.Fprintf(w, "inputs and summary.json in %s\n", f.out)
 	return nil
@@ -412,44 +436,55 @@ func inputExtension(m *learn.Model) string {
 }
 
 // writePursued writes the inputs a loop kept, with their manifest.
-func writePursued(dir string, m *learn.Model, pr *synth.Pursuit) error {
-	return writeManifest(dir, len(pr.Inputs), inputExtension(m), func(i int, name string, enc *json.Encoder) (string, error) {
-		in := pr.Inputs[i]
-		return in.Text, enc.Encode(struct {
-			File      string `json:"file"`
-			Source    string `json:"source"`
-			Round     int    `json:"round"`
-			Execution int    `json:"execution"`
-			Choices   []int  `json:"choices,omitempty"`
-		}{name, in.Source, in.Round, in.Execution, in.Choices})
-	})
+func writePursued(o outputFormat, out string, m *learn.Model, pr *synth.Pursuit) error {
+	function := ""
+	if o.gofuzz() {
+		function = pr.Function // the manifest gathers every run's
+	}
+	_, err := writeManifest(o, out, len(pr.Inputs), inputExtension(m), func(i int) string { return pr.Inputs[i].Text },
+		func(i int, name string) any {
+			in := pr.Inputs[i]
+			return struct {
+				File      string `json:"file"`
+				Function  string `json:"function,omitempty"`
+				Source    string `json:"source"`
+				Round     int    `json:"round"`
+				Execution int    `json:"execution"`
+				Choices   []int  `json:"choices,omitempty"`
+			}{name, function, in.Source, in.Round, in.Execution, in.Choices}
+		})
+	return err
 }
 
-// writeManifest writes n inputs to dir as numbered files and a line
-// each to manifest.jsonl; entry returns input i's text after encoding
-// its manifest line.
-func writeManifest(dir string, n int, ext string, entry func(i int, name string, enc *json.Encoder) (string, error)) error {
+// writeManifest writes n inputs, input i's text given by text, and a
+// line each, given by line from the input's file name, to the manifest:
+// with raw output numbered files in out and out/manifest.jsonl, with
+// gofuzz files of Go's format in the seed corpus folder and
+// FuzzX.manifest.jsonl beside it. It returns the inputs' paths.
+func writeManifest(o outputFormat, out string, n int, ext string, text func(i int) string, line func(i int, name string) any) ([]string, error) {
+	dir := o.inputDir(out)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("output folder: %w", err)
+		return nil, fmt.Errorf("output folder: %w", err)
 	}
-	mf, err := os.Create(filepath.Join(dir, "manifest.jsonl"))
+	mf, err := o.openSide(o.sideFile(out, "manifest.jsonl"))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer mf.Close()
 	enc := json.NewEncoder(mf)
 	enc.SetEscapeHTML(false)
+	paths := make([]string, 0, n)
 	for i := range n {
-		name := fmt.Sprintf("%05d%s", i+1, ext)
-		text, err := entry(i, name, enc)
+		name, err := o.write(dir, fmt.Sprintf("%05d%s", i+1, ext), []byte(text(i)))
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			return err
+		if err := enc.Encode(line(i, name)); err != nil {
+			return nil, err
 		}
+		paths = append(paths, filepath.Join(dir, name))
 	}
-	return mf.Close()
+	return paths, mf.Close()
 }
 
 // targetOffline generates from the first tree's constraints without
@@ -463,7 +498,8 @@ func targetOffline(cmd *cobra.Command, p *learn.Predictor, f targetFlags) error 
 	res := synth.Target(contextOf(cmd), p.Graph, m, fn, f.n, f.maxGini, f.solveOptions())
 	w := cmd.OutOrStdout()
 	cons := m.Constraints(fn, f.maxGini) // in the order synth.Target numbers them
-	if err := writeTargeted(f.out, m, cons, res); err != nil {
+	files, err := writeTargetedAs(f.outputFormat, f.out, m, fn.Name, cons, res)
+	if err != nil {
 		return err
 	}
 	size := 0
@@ -471,7 +507,7 @@ func targetOffline(cmd *cobra.Command, p *learn.Predictor, f targetFlags) error 
 		size += len(in.Text)
 	}
 	fmt.Fprintf(w, "%s: %d constraints, %d unsolved; asked for %d, produced %d (mean %.1f bytes) in %s, not run\n",
-		fn.Name, len(res.Constraints), len(res.Unsolved), f.n, len(res.Inputs), float64(size)/float64(max(1, len(res.Inputs))), f.out)
+		fn.Name, len(res.Constraints), len(res.Unsolved), f.n, len(res.Inputs), float64(size)/float64(max(1, len(res.Inputs))), f.inputDir(f.out))
 	if len(res.Inputs) < f.n && len(res.Inputs) > 0 {
 		fmt.Fprintf(w, "fell short by %d: the constraints gave no more distinct inputs\n", f.n-len(res.Inputs))
 	}
@@ -487,7 +523,7 @@ func targetOffline(cmd *cobra.Command, p *learn.Predictor, f targetFlags) error 
 		return fmt.Errorf("no input satisfies any constraint of %s", fn.Name)
 	}
 	if f.verify {
-		ran, total, err := verifyTargeted(cmd, m, fn, f.out)
+		ran, total, err := verifyFiles(cmd, m, fn, files, f.sideFile(f.out, "verify.cov.jsonl"))
 		if err != nil {
 			return err
 		}
@@ -496,20 +532,45 @@ func targetOffline(cmd *cobra.Command, p *learn.Predictor, f targetFlags) error 
 	return nil
 }
 
+// writeTargeted writes offline targeting's inputs to dir, raw.
 func writeTargeted(dir string, m *learn.Model, cons []learn.Constraint, res *synth.TargetResult) error {
-	return writeManifest(dir, len(res.Inputs), inputExtension(m), func(i int, name string, enc *json.Encoder) (string, error) {
-		in := res.Inputs[i]
-		return in.Text, enc.Encode(struct {
-			File       string   `json:"file"`
-			Constraint int      `json:"constraint"`
-			Patterns   []string `json:"patterns"`
-		}{name, in.Constraint, strings.Split(m.Text(cons[in.Constraint], false), "\n")})
-	})
+	_, err := writeTargetedAs(outputFormat{format: "raw"}, dir, m, "", cons, res)
+	return err
 }
 
-// verifyTargeted runs the model's subject on the files of dir and counts
-// the inputs that ran the function.
+// writeTargetedAs writes offline targeting's inputs for function in the
+// given format and returns their paths.
+func writeTargetedAs(o outputFormat, out string, m *learn.Model, function string, cons []learn.Constraint, res *synth.TargetResult) ([]string, error) {
+	if !o.gofuzz() {
+		function = ""
+	}
+	return writeManifest(o, out, len(res.Inputs), inputExtension(m), func(i int) string { return res.Inputs[i].Text },
+		func(i int, name string) any {
+			in := res.Inputs[i]
+			return struct {
+				File       string   `json:"file"`
+				Function   string   `json:"function,omitempty"`
+				Constraint int      `json:"constraint"`
+				Patterns   []string `json:"patterns"`
+			}{name, function, in.Constraint, strings.Split(m.Text(cons[in.Constraint], false), "\n")}
+		})
+}
+
+// verifyTargeted runs the model's subject on the inputs in dir, records
+// their coverage to dir/verify.cov.jsonl, and counts the inputs that ran
+// the function.
 func verifyTargeted(cmd *cobra.Command, m *learn.Model, fn *learn.FunctionModel, dir string) (ran, total int, err error) {
+	files, err := listFiles(dir)
+	if err != nil {
+		return 0, 0, err
+	}
+	files = slices.DeleteFunc(files, func(f string) bool { return strings.HasSuffix(f, ".jsonl") })
+	return verifyFiles(cmd, m, fn, files, filepath.Join(dir, "verify.cov.jsonl"))
+}
+
+// verifyFiles runs the model's subject on files, records their coverage
+// to out, and counts the inputs that ran the function.
+func verifyFiles(cmd *cobra.Command, m *learn.Model, fn *learn.FunctionModel, files []string, out string) (ran, total int, err error) {
 	target, err := eval.ModelTarget(m)
 	if err != nil {
 		return 0, 0, fmt.Errorf("--verify: %w", err)
@@ -518,12 +579,6 @@ func verifyTargeted(cmd *cobra.Command, m *learn.Model, fn *learn.FunctionModel,
 	if err != nil {
 		return 0, 0, fmt.Errorf("--verify: the model's subject %s cannot be built here: %w", target, err)
 	}
-	files, err := listFiles(dir)
-	if err != nil {
-		return 0, 0, err
-	}
-	files = slices.DeleteFunc(files, func(f string) bool { return strings.HasSuffix(f, ".jsonl") })
-	out := filepath.Join(dir, "verify.cov.jsonl")
 	os.Remove(out)
 	if _, err := coverage.RecordInputs(contextOf(cmd), bin, files, out, coverage.Options{Subject: m.Subject}); err != nil {
 		return 0, 0, err
