@@ -34,4 +34,14 @@
 // Its mutations are a Mutator's, which the fuzzing loop shares: Zest's
 // span mutation and subtree splicing over choice sequences, realized by
 // the grammar's own generator so that every mutant is a derivation.
+//
+// A ByteGenerator reads any byte string as a choice sequence (Zest's
+// parametric generator), so that every byte string is an input of the
+// grammar and a Go fuzz target becomes grammar-aware: Go's fuzzer
+// mutates bytes, which the generator turns into structural changes.
+//
+//	gen := synth.NewByteGenerator(g)
+//	f.Fuzz(func(t *testing.T, data []byte) {
+//		parse(gen.FromBytes(data))
+//	})
 package synth
