@@ -1,0 +1,729 @@
+package antlr
+
+import (
+	"regexp"
+	"regexp/syntax"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/arbor-fuzz/arbor/grammar"
+)
+
+// maxWords bounds the fixed texts a non-greedy loop may stop at.
+const maxWords = 32
+
+// lexerRule converts a lexer rule (a token or a fragment) into an arbor
+// rule body. Each rule keeps its name, fragments included; what holds no
+// rule reference is collapsed into one regular expression, so that a
+// token is one leaf of a tree instead of a leaf per character.
+func (cv *converter) lexerRule(r *Rule) grammar.Expr {
+	if x, ok := cv.lexerExpr[r.Name]; ok {
+		return x
+	}
+	fold := cv.fold(r)
+	var body grammar.Expr = cv.lexerBlock(r.Body, fold, true)
+	if alts := cv.typeAlts[r.Name]; len(alts) > 0 {
+		body = cv.typeAltsExpr(r.Name, body)
+	}
+	body = collapse(body)
+	cv.lexerExpr[r.Name] = body
+	return body
+}
+
+func (cv *converter) fold(r *Rule) bool {
+	if v, ok := r.Options["caseInsensitive"]; ok {
+		return strings.TrimSpace(v) == "true"
+	}
+	return cv.caseInsens
+}
+
+// typeAltsExpr adds to a token the rules that make it with -> type(T).
+func (cv *converter) typeAltsExpr(name string, body grammar.Expr) grammar.Expr {
+	out := &grammar.Alt{}
+	if body != nil {
+		out.At = body.Pos()
+		out.Alts = append(out.Alts, body)
+	}
+	for _, t := range cv.typeAlts[name] {
+		r := cv.lexerRules[t]
+		if out.At.Line == 0 {
+			out.At = r.Pos
+		}
+		out.Alts = append(out.Alts, &grammar.Ref{At: r.Pos, Name: t})
+	}
+	if len(out.Alts) == 1 {
+		return out.Alts[0]
+	}
+	return out
+}
+
+func (cv *converter) lexerBlock(b *Block, fold, top bool) grammar.Expr {
+	out := &grammar.Alt{At: b.Pos}
+	for _, a := range b.Alts {
+		if !top && len(a.Commands) > 0 {
+			cv.errorf(a.Commands[0].Pos, "lexer commands belong at the end of a rule's alternative")
+		}
+		out.Alts = append(out.Alts, cv.lexerAlt(a, fold))
+	}
+	if len(out.Alts) == 1 {
+		return out.Alts[0]
+	}
+	return out
+}
+
+func (cv *converter) lexerAlt(a *Alt, fold bool) grammar.Expr {
+	seq := &grammar.Seq{At: a.Pos}
+	for i := 0; i < len(a.Elems); i++ {
+		e := a.Elems[i]
+		if rep, ok := e.(*Repeat); ok && !rep.Greedy && rep.Op != '?' {
+			x, rest := cv.nonGreedy(rep, a.Elems[i+1:], fold)
+			if x != nil {
+				seq.Items = append(seq.Items, x)
+				if !rest {
+					break
+				}
+				continue
+			}
+		}
+		if x := cv.lexerElem(e, fold); x != nil {
+			seq.Items = append(seq.Items, x)
+		}
+	}
+	return flatten(seq)
+}
+
+// nonGreedy converts X*? or X+? followed by tail. Where tail is a fixed
+// set of texts (as in '/*' .*? '*/' or '"' .*? ('"' | '\n')) and X a
+// character set, the loop and tail become one regular expression that
+// stops at the first text (untilFirst), as ANTLR's lexer does. Where X
+// is not a set (as in '"' (ESC | .)*? '"'), the characters the texts
+// start with are taken out of X's wide sets and the loop made greedy:
+// exact for the usual escape-and-any-character loops. rest reports
+// whether tail is still to be converted.
+func (cv *converter) nonGreedy(rep *Repeat, tail []Elem, fold bool) (x grammar.Expr, rest bool) {
+	words, ok := cv.words(tail, 0)
+	if !ok {
+		cv.warnf(rep.Pos, "non-greedy loop converted as greedy: what follows it is not fixed text")
+		return nil, true
+	}
+	if set, ok := cv.charSet(rep.X, fold, 0); ok {
+		src, ok := untilFirst(set, words)
+		if ok {
+			if rep.Op == '+' {
+				src = set.regex() + "(?:" + src + ")"
+			}
+			return &grammar.Regex{At: rep.Pos, Src: src}, false
+		}
+		cv.warnf(rep.Pos, "non-greedy loop converted as greedy: the texts it stops at are too many or too long")
+		return nil, true
+	}
+	var firsts runeSet
+	for _, w := range words {
+		c, _ := utf8.DecodeRuneInString(w)
+		firsts = firsts.union(runeSet{c, c})
+	}
+	inner := cv.lexerElem(rep.X, fold)
+	if inner == nil {
+		return nil, true
+	}
+	inner = subtractWide(inner, firsts)
+	min := 0
+	if rep.Op == '+' {
+		min = 1
+	}
+	return &grammar.Repeat{At: rep.Pos, X: inner, Min: min, Max: grammar.Unbounded}, true
+}
+
+// subtractWide takes chars out of the wide character classes (such as .
+// or ~[x]) among the top alternatives of e.
+func subtractWide(e grammar.Expr, chars runeSet) grammar.Expr {
+	if a, ok := e.(*grammar.Alt); ok {
+		out := &grammar.Alt{At: a.At}
+		for _, x := range a.Alts {
+			out.Alts = append(out.Alts, subtractWide(x, chars))
+		}
+		return out
+	}
+	r, ok := e.(*grammar.Regex)
+	if !ok {
+		return e
+	}
+	parsed, err := syntax.Parse(r.Src, syntax.Perl)
+	if err != nil {
+		return e
+	}
+	var set runeSet
+	switch parsed.Op {
+	case syntax.OpCharClass:
+		set = normalize(parsed.Rune)
+	case syntax.OpAnyChar:
+		set = runeSet{0, unicode.MaxRune}
+	case syntax.OpAnyCharNotNL:
+		set = runeSet{0, '\n' - 1, '\n' + 1, unicode.MaxRune}
+	default:
+		return e
+	}
+	if set.size() < 128 {
+		return e
+	}
+	return &grammar.Regex{At: r.At, Src: set.minus(chars).regex()}
+}
+
+// words returns the texts a sequence of lexer elements can match, if
+// they are few and fixed.
+func (cv *converter) words(elems []Elem, depth int) ([]string, bool) {
+	out := []string{""}
+	for _, e := range elems {
+		ws, ok := cv.elemWords(e, depth)
+		if !ok {
+			return nil, false
+		}
+		var next []string
+		for _, a := range out {
+			for _, b := range ws {
+				next = append(next, a+b)
+			}
+		}
+		if len(next) > maxWords {
+			return nil, false
+		}
+		out = next
+	}
+	for _, w := range out {
+		if w == "" || utf8.RuneCountInString(w) > 16 {
+			return nil, false
+		}
+	}
+	return dedupe(out), len(out) > 0
+}
+
+func dedupe(s []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, x := range s {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func (cv *converter) elemWords(e Elem, depth int) ([]string, bool) {
+	if depth > 20 {
+		return nil, false
+	}
+	switch e := e.(type) {
+	case *Lit:
+		return []string{e.Text}, true
+	case *Action:
+		return []string{""}, !e.Predicate
+	case *Block:
+		var out []string
+		for _, a := range e.Alts {
+			ws, ok := cv.wordsOrEmpty(a.Elems, depth+1)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, ws...)
+		}
+		return out, len(out) <= maxWords
+	case *Repeat:
+		if e.Op != '?' {
+			return nil, false
+		}
+		ws, ok := cv.elemWords(e.X, depth+1)
+		return append([]string{""}, ws...), ok
+	case *Ref:
+		r := cv.lexerRules[e.Name]
+		if r == nil {
+			return nil, false
+		}
+		return cv.elemWords(r.Body, depth+1)
+	case *Set, *Range:
+		set, ok := cv.charSet(e, false, depth)
+		if !ok || set.size() > 8 {
+			return nil, false
+		}
+		var out []string
+		for i := 0; i+1 < len(set); i += 2 {
+			for c := set[i]; c <= set[i+1]; c++ {
+				out = append(out, string(c))
+			}
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// wordsOrEmpty is words that lets a text be empty (an alternative of a block).
+func (cv *converter) wordsOrEmpty(elems []Elem, depth int) ([]string, bool) {
+	out := []string{""}
+	for _, e := range elems {
+		ws, ok := cv.elemWords(e, depth)
+		if !ok {
+			return nil, false
+		}
+		var next []string
+		for _, a := range out {
+			for _, b := range ws {
+				next = append(next, a+b)
+			}
+		}
+		if len(next) > maxWords {
+			return nil, false
+		}
+		out = next
+	}
+	return out, true
+}
+
+// charSet returns the characters a lexer element matches if it matches
+// exactly one character: a set, a range, a one-character literal, ., a
+// ~set, a block of those, or a rule that is one of those.
+func (cv *converter) charSet(e Elem, fold bool, depth int) (runeSet, bool) {
+	if depth > 20 {
+		return nil, false
+	}
+	var s runeSet
+	switch e := e.(type) {
+	case *Set:
+		s = normalize(e.Ranges)
+		for _, p := range e.Props {
+			ps, ok := propertySet(p)
+			if !ok {
+				return nil, false
+			}
+			s = s.union(ps)
+		}
+	case *Range:
+		s = runeSet{e.From, e.To}
+	case *Lit:
+		c, n := utf8.DecodeRuneInString(e.Text)
+		if n == 0 || n != len(e.Text) {
+			return nil, false
+		}
+		s = runeSet{c, c}
+	case *Wildcard:
+		return runeSet{0, unicode.MaxRune}, true
+	case *Not:
+		inner, ok := cv.charSet(e.X, fold, depth+1)
+		if !ok {
+			return nil, false
+		}
+		return inner.complement(), true
+	case *Block:
+		for _, a := range e.Alts {
+			if len(a.Elems) != 1 {
+				return nil, false
+			}
+			x, ok := cv.charSet(a.Elems[0], fold, depth+1)
+			if !ok {
+				return nil, false
+			}
+			s = s.union(x)
+		}
+	case *Ref:
+		r := cv.lexerRules[e.Name]
+		if r == nil {
+			return nil, false
+		}
+		return cv.charSet(r.Body, fold, depth+1)
+	default:
+		return nil, false
+	}
+	if fold {
+		s = s.fold()
+	}
+	return s, true
+}
+
+func (cv *converter) lexerElem(e Elem, fold bool) grammar.Expr {
+	switch e := e.(type) {
+	case *Lit:
+		if e.Text == "" {
+			cv.errorf(e.Pos, "empty literal ''")
+			return nil
+		}
+		return cv.lit(e.Pos, e.Text, fold)
+	case *Set:
+		for _, p := range e.Props {
+			if _, ok := propertySet(p); !ok {
+				cv.errorf(e.Pos, "unsupported: Unicode property \\p{%s}", strings.TrimPrefix(p, "^"))
+				return nil
+			}
+		}
+		if len(e.Ranges) == 0 && len(e.Props) == 0 {
+			cv.errorf(e.Pos, "empty character set []")
+			return nil
+		}
+		s, _ := cv.charSet(e, fold, 0)
+		return &grammar.Regex{At: e.Pos, Src: s.regex()}
+	case *Range, *Wildcard:
+		s, _ := cv.charSet(e, fold, 0)
+		return &grammar.Regex{At: e.At(), Src: s.regex()}
+	case *Not:
+		s, ok := cv.charSet(e, fold, 0)
+		if !ok {
+			cv.errorf(e.Pos, "~ in a lexer rule takes a set of characters, as in ~[\\r\\n] or ~('a' | 'b')")
+			return nil
+		}
+		if s.empty() {
+			cv.errorf(e.Pos, "~ leaves no character to match")
+			return nil
+		}
+		return &grammar.Regex{At: e.Pos, Src: s.regex()}
+	case *Ref:
+		if e.Name == "EOF" {
+			// $ holds only at the end of the input (arbor's matcher sees
+			// what follows a terminal).
+			return &grammar.Regex{At: e.Pos, Src: "$"}
+		}
+		if _, ok := cv.lexerRules[e.Name]; !ok {
+			if !isTokenName(e.Name) {
+				cv.errorf(e.Pos, "lexer rule refers to parser rule %s", e.Name)
+			} else if len(cv.typeAlts[e.Name]) == 0 {
+				cv.errorf(e.Pos, "undefined lexer rule %s", e.Name)
+			}
+			if len(cv.typeAlts[e.Name]) == 0 {
+				return nil
+			}
+		}
+		return &grammar.Ref{At: e.Pos, Name: e.Name}
+	case *Block:
+		return cv.lexerBlock(e, fold, false)
+	case *Repeat:
+		x := cv.lexerElem(e.X, fold)
+		if x == nil {
+			return nil
+		}
+		min, max := 0, grammar.Unbounded
+		switch e.Op {
+		case '?':
+			max = 1
+		case '+':
+			min = 1
+		}
+		return &grammar.Repeat{At: e.Pos, X: x, Min: min, Max: max}
+	case *Action:
+		if e.Predicate {
+			cv.errorf(e.Pos, "unsupported: semantic predicate {...}? in a lexer rule")
+			return nil
+		}
+		cv.warnf(e.Pos, "lexer action {...} dropped")
+		return nil
+	}
+	return nil
+}
+
+// collapse turns what holds no rule reference into one regular
+// expression, leaving literals and alternatives of literals as they are:
+// they are the most readable terminals.
+func collapse(e grammar.Expr) grammar.Expr {
+	switch x := e.(type) {
+	case *grammar.Seq:
+		var items []grammar.Expr
+		var run []grammar.Expr
+		flush := func() {
+			switch len(run) {
+			case 0:
+			case 1:
+				items = append(items, run[0])
+			default:
+				items = append(items, terminal(&grammar.Seq{At: run[0].Pos(), Items: run}))
+			}
+			run = nil
+		}
+		for _, it := range x.Items {
+			it = collapse(it)
+			if refFree(it) {
+				run = append(run, it)
+				continue
+			}
+			flush()
+			items = append(items, it)
+		}
+		flush()
+		if len(items) == 1 {
+			return items[0]
+		}
+		return &grammar.Seq{At: x.At, Items: items}
+	case *grammar.Alt:
+		out := &grammar.Alt{At: x.At}
+		free, lits := true, true
+		for _, a := range x.Alts {
+			a = collapse(a)
+			out.Alts = append(out.Alts, a)
+			if !refFree(a) {
+				free = false
+			}
+			if _, ok := a.(*grammar.Lit); !ok {
+				lits = false
+			}
+		}
+		if free && !lits {
+			return terminal(out)
+		}
+		return out
+	case *grammar.Repeat:
+		out := &grammar.Repeat{At: x.At, X: collapse(x.X), Min: x.Min, Max: x.Max}
+		if refFree(out.X) {
+			return terminal(out)
+		}
+		return out
+	}
+	return e
+}
+
+// terminal writes a reference-free expression as a literal (if it is
+// only literals in a row) or a regular expression.
+func terminal(e grammar.Expr) grammar.Expr {
+	if s, ok := e.(*grammar.Seq); ok {
+		var b strings.Builder
+		all := true
+		for _, it := range s.Items {
+			l, ok := it.(*grammar.Lit)
+			if !ok {
+				all = false
+				break
+			}
+			b.WriteString(l.Text)
+		}
+		if all {
+			return &grammar.Lit{At: s.At, Text: b.String()}
+		}
+	}
+	r, err := exprRegex(e, func(string) grammar.Expr { return nil }, map[string]bool{})
+	if err != nil || len(r.s) > maxRegex {
+		return e
+	}
+	return &grammar.Regex{At: e.Pos(), Src: r.s}
+}
+
+func refFree(e grammar.Expr) bool {
+	free := true
+	forEachRef(e, func(string) { free = false })
+	return free
+}
+
+// gapRules makes the rules Gap and WordGap from the hidden tokens: one
+// regular expression of all of them, so that a run of white space is one
+// leaf and parses one way only.
+func (cv *converter) gapRules() []*grammar.Rule {
+	resolve := func(name string) grammar.Expr {
+		r := cv.lexerRules[name]
+		if r == nil {
+			return nil
+		}
+		return cv.lexerRule(r)
+	}
+	type hiddenRE struct {
+		rule *Rule
+		src  string
+	}
+	var hs []hiddenRE
+	for _, r := range cv.hidden {
+		x, err := exprRegex(cv.lexerRule(r), resolve, map[string]bool{r.Name: true})
+		if err != nil {
+			cv.errorf(r.Pos, "unsupported: hidden token %s is not regular (%v)", r.Name, err)
+			continue
+		}
+		hs = append(hs, hiddenRE{r, x.s})
+	}
+	if len(hs) == 0 {
+		return nil
+	}
+	all := func() string {
+		parts := make([]string, len(hs))
+		for i, h := range hs {
+			parts[i] = h.src
+		}
+		return strings.Join(parts, "|")
+	}
+	// A hidden token that ends in an open loop, such as a line comment
+	// '//' ~[\r\n]*, must be followed by a character the loop stops at:
+	// else the parser could end the comment early and read the rest of
+	// the line as tokens. Where that character is itself hidden (the
+	// newline of a line comment), the comment takes it along.
+	base := all()
+	baseRE, err := regexp.Compile("^(?:" + base + ")$")
+	if err == nil {
+		for i, h := range hs {
+			stop, ok := cv.openLoopStop(h.rule)
+			if !ok || stop.size() > 4 {
+				continue
+			}
+			hiddenToo := true
+			for j := 0; j+1 < len(stop); j += 2 {
+				for c := stop[j]; c <= stop[j+1]; c++ {
+					if !baseRE.MatchString(string(c)) {
+						hiddenToo = false
+					}
+				}
+			}
+			if hiddenToo {
+				hs[i].src = cat(source(h.src), atom(stop.regex())).s
+			}
+		}
+	}
+	h := all()
+	gap := "(?:" + h + ")*"
+	word := "(?:" + h + ")+|\\B"
+	if len(word) > maxRegex {
+		cv.errorf(cv.hidden[0].Pos, "unsupported: the hidden tokens make a regular expression of %d bytes (arbor takes up to %d)", len(word), maxRegex)
+		return nil
+	}
+	at := cv.hidden[0].Pos
+	return []*grammar.Rule{
+		{Name: Gap, Pos: at, Body: &grammar.Regex{At: at, Src: gap}},
+		{Name: WordGap, Pos: at, Body: &grammar.Regex{At: at, Src: word}},
+	}
+}
+
+// openLoopStop returns the characters that end a rule whose every
+// alternative ends in a greedy loop over a character set (~[\r\n]*): the
+// set's complement.
+func (cv *converter) openLoopStop(r *Rule) (runeSet, bool) {
+	var stop runeSet
+	for i, a := range r.Body.Alts {
+		if len(a.Elems) == 0 {
+			return nil, false
+		}
+		rep, ok := a.Elems[len(a.Elems)-1].(*Repeat)
+		if !ok || !rep.Greedy || rep.Op == '?' {
+			return nil, false
+		}
+		set, ok := cv.charSet(rep.X, cv.fold(r), 0)
+		if !ok {
+			return nil, false
+		}
+		c := set.complement()
+		if i > 0 && !equalSets(c, stop) {
+			return nil, false
+		}
+		stop = c
+	}
+	return stop, !stop.empty()
+}
+
+func equalSets(a, b runeSet) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// ---- word ends and nullability, for choosing the gap after a token ----
+
+const (
+	memoBusy = 1
+	memoNo   = 2
+	memoYes  = 3
+)
+
+// tokenEndsWord reports whether a token can end in a word character.
+// Where it cannot be told (recursion), it says yes: WordGap is the
+// cautious choice.
+func (cv *converter) tokenEndsWord(name string) bool {
+	switch cv.endsWord[name] {
+	case memoBusy, memoYes:
+		return true
+	case memoNo:
+		return false
+	}
+	cv.endsWord[name] = memoBusy
+	yes := false
+	if r := cv.lexerRules[name]; r != nil {
+		yes = cv.blockEndsWord(r.Body)
+	}
+	for _, t := range cv.typeAlts[name] {
+		yes = yes || cv.tokenEndsWord(t)
+	}
+	cv.endsWord[name] = memoNo
+	if yes {
+		cv.endsWord[name] = memoYes
+	}
+	return yes
+}
+
+func (cv *converter) blockEndsWord(b *Block) bool {
+	for _, a := range b.Alts {
+		for i := len(a.Elems) - 1; i >= 0; i-- {
+			if cv.elemEndsWord(a.Elems[i]) {
+				return true
+			}
+			if !cv.elemNullable(a.Elems[i]) {
+				break
+			}
+		}
+	}
+	return false
+}
+
+func (cv *converter) elemEndsWord(e Elem) bool {
+	switch e := e.(type) {
+	case *Lit:
+		c, _ := utf8.DecodeLastRuneInString(e.Text)
+		return e.Text != "" && isWordRune(c)
+	case *Set, *Range, *Not, *Wildcard:
+		s, ok := cv.charSet(e, false, 0)
+		return !ok || s.intersects(wordChars)
+	case *Ref:
+		if e.Name == "EOF" {
+			return false
+		}
+		return cv.tokenEndsWord(e.Name)
+	case *Block:
+		return cv.blockEndsWord(e)
+	case *Repeat:
+		return cv.elemEndsWord(e.X)
+	}
+	return false
+}
+
+func (cv *converter) elemNullable(e Elem) bool {
+	switch e := e.(type) {
+	case *Lit:
+		return e.Text == ""
+	case *Action:
+		return true
+	case *Repeat:
+		return e.Op != '+' || cv.elemNullable(e.X)
+	case *Block:
+		for _, a := range e.Alts {
+			all := true
+			for _, x := range a.Elems {
+				if !cv.elemNullable(x) {
+					all = false
+					break
+				}
+			}
+			if all {
+				return true
+			}
+		}
+		return false
+	case *Ref:
+		r := cv.lexerRules[e.Name]
+		if r == nil || cv.nullable[e.Name] == memoBusy {
+			return false
+		}
+		if m := cv.nullable[e.Name]; m != 0 {
+			return m == memoYes
+		}
+		cv.nullable[e.Name] = memoBusy
+		yes := cv.elemNullable(r.Body)
+		cv.nullable[e.Name] = memoNo
+		if yes {
+			cv.nullable[e.Name] = memoYes
+		}
+		return yes
+	}
+	return false
+}
