@@ -75,7 +75,7 @@ func (s runeSet) size() int {
 	return n
 }
 
-// fold adds the other cases of every letter (for caseInsensitive).
+// fold adds the upper and lower case of every letter (caseInsensitive).
 func (s runeSet) fold() runeSet {
 	out := append(runeSet{}, s...)
 	for i := 0; i+1 < len(s); i += 2 {
@@ -83,10 +83,11 @@ func (s runeSet) fold() runeSet {
 		if hi-lo > 0x3000 {
 			continue // wide ranges already hold both cases, or hold no letters that fold
 		}
+		// Upper and lower case only, as ANTLR folds: the Kelvin sign is
+		// not a k to it.
 		for c := lo; c <= hi; c++ {
-			for f := unicode.SimpleFold(c); f != c; f = unicode.SimpleFold(f) {
-				out = append(out, f, f)
-			}
+			u, l := unicode.ToUpper(c), unicode.ToLower(c)
+			out = append(out, u, u, l, l)
 		}
 	}
 	return normalize(out)

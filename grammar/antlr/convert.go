@@ -2,7 +2,6 @@ package antlr
 
 import (
 	"fmt"
-	"regexp/syntax"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -17,11 +16,15 @@ const (
 	// Gap stands for any hidden material, or none. It follows every token
 	// that cannot end in a word character.
 	Gap = "_"
-	// WordGap follows every token that can end in a word character
-	// ([0-9A-Za-z_]): hidden material, or none if the next character is
-	// not a word character. Without it, ifx would parse as 'if' x where
-	// ANTLR's lexer reads one identifier.
-	WordGap = "__"
+	// SpaceGap is hidden material, at least one token of it. It follows a
+	// token that can end in a word character ([0-9A-Za-z_]) where what
+	// comes next always starts with one: 'if' x must be written with a
+	// space, as ANTLR's lexer would read ifx as one identifier.
+	SpaceGap = "__"
+	// WordGap follows a token that can end in a word character where what
+	// comes next may start with one or not: hidden material, or none if
+	// the next character is not a word character.
+	WordGap = "_w"
 )
 
 // Config says how to convert. The zero Config converts with the
@@ -264,6 +267,13 @@ func (cv *converter) convert(start string, files []*File) *grammar.Grammar {
 	used := map[string]bool{}
 	for _, r := range cv.out {
 		forEachRef(r.Body, func(n string) { used[n] = true })
+	}
+	if cv.gaps {
+		refineGaps(cv.out)
+		used = map[string]bool{}
+		for _, r := range cv.out {
+			forEachRef(r.Body, func(n string) { used[n] = true })
+		}
 	}
 	for _, r := range gapRules {
 		if used[r.Name] {
@@ -644,11 +654,13 @@ func singleLiteral(r *Rule) (string, bool) {
 // lit converts a literal, case-insensitively if the grammar says so.
 func (cv *converter) lit(at grammar.Position, text string, fold bool) grammar.Expr {
 	if fold && strings.ToLower(text) != strings.ToUpper(text) {
-		return &grammar.Regex{At: at, Src: "(?i:" + quoteMeta(text) + ")"}
+		// One set per letter rather than (?i:...), which would also let
+		// the Kelvin sign stand for a k.
+		var b strings.Builder
+		for _, c := range text {
+			b.WriteString(runeSet{c, c}.fold().regex())
+		}
+		return &grammar.Regex{At: at, Src: b.String()}
 	}
 	return &grammar.Lit{At: at, Text: text}
-}
-
-func quoteMeta(s string) string {
-	return (&syntax.Regexp{Op: syntax.OpLiteral, Rune: []rune(s)}).String()
 }

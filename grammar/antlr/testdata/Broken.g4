@@ -1,0 +1,4 @@
+grammar Broken;
+
+s : 'a' ( 'b' | ;
+t : 'unclosed ;

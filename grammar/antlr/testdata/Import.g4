@@ -1,0 +1,5 @@
+grammar Import;
+import Common;
+
+s : ID ;
+ID : [a-z]+ ;

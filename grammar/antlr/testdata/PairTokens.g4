@@ -1,0 +1,6 @@
+lexer grammar PairTokens;
+
+KEY   : [a-z]+ ;
+EQ    : '=' ;
+SEMI  : ';' ;
+VALUE : '"' ~["]* '"' ;
