@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/arbor-fuzz/arbor/grammar"
+	"github.com/arbor-fuzz/arbor/grammar/antlr"
+	"github.com/arbor-fuzz/arbor/grammar/bnf"
 )
 
 //go:embed grammars/*.grammar
@@ -87,19 +89,159 @@ func Grammar(name string) (*grammar.Graph, error) {
 }
 
 // LoadGrammar builds the grammar named by arg: a file path if such a file
-// exists, else a bundled grammar's name.
+// exists, else a bundled grammar's name. A file may be in arbor's
+// notation, an ANTLR 4 grammar (.g4) or a fuzzingbook-style JSON grammar
+// (.json); other extensions are told apart by their content (see
+// ImportGrammar). The start rule of an ANTLR grammar is its first parser
+// rule, and of a JSON grammar <start> or else its first key. Warnings of
+// the conversion come first in the graph's Warnings.
 func LoadGrammar(arg string) (*grammar.Graph, error) {
+	ast, warnings, err := ImportGrammar(arg, ImportOptions{})
+	if err != nil {
+		return nil, err
+	}
+	g, err := grammar.Build(ast)
+	if err != nil {
+		return nil, err
+	}
+	g.Warnings = append(warnings, g.Warnings...)
+	return g, nil
+}
+
+// GrammarFormat is the notation a grammar file is written in.
+type GrammarFormat int
+
+const (
+	FormatArbor GrammarFormat = iota // arbor's notation (.grammar)
+	FormatANTLR                      // ANTLR 4 (.g4)
+	FormatJSON                       // fuzzingbook-style JSON (.json)
+)
+
+func (f GrammarFormat) String() string {
+	switch f {
+	case FormatANTLR:
+		return "g4"
+	case FormatJSON:
+		return "json"
+	}
+	return "arbor"
+}
+
+// DetectFormat tells a grammar file's notation by its extension (.g4,
+// .json, .grammar) or, for any other name, by its content: a JSON object
+// is JSON, text that starts with "grammar", "lexer grammar" or "parser
+// grammar" after comments is ANTLR, anything else arbor's notation.
+func DetectFormat(filename string, src []byte) GrammarFormat {
+	switch strings.ToLower(path.Ext(strings.ReplaceAll(filename, `\`, "/"))) {
+	case ".g4":
+		return FormatANTLR
+	case ".json":
+		return FormatJSON
+	case ".grammar":
+		return FormatArbor
+	}
+	s := skipComments(string(src))
+	switch {
+	case strings.HasPrefix(s, "{"):
+		return FormatJSON
+	case hasWord(s, "grammar"), strings.HasPrefix(s, "lexer") && hasWord(skipComments(s[5:]), "grammar"),
+		strings.HasPrefix(s, "parser") && hasWord(skipComments(s[6:]), "grammar"):
+		return FormatANTLR
+	}
+	return FormatArbor
+}
+
+func hasWord(s, w string) bool {
+	rest, ok := strings.CutPrefix(s, w)
+	return ok && rest != "" && strings.ContainsRune(" \t\r\n/", rune(rest[0]))
+}
+
+// skipComments drops leading white space and // and /* */ comments.
+func skipComments(s string) string {
+	for {
+		s = strings.TrimLeft(s, " \t\r\n\ufeff")
+		switch {
+		case strings.HasPrefix(s, "//"):
+			i := strings.IndexByte(s, '\n')
+			if i < 0 {
+				return ""
+			}
+			s = s[i:]
+		case strings.HasPrefix(s, "/*"):
+			i := strings.Index(s[2:], "*/")
+			if i < 0 {
+				return ""
+			}
+			s = s[i+4:]
+		default:
+			return s
+		}
+	}
+}
+
+// ImportOptions are the choices ImportGrammar offers.
+type ImportOptions struct {
+	// Start names the start rule; empty keeps the notation's own choice.
+	Start string
+	// Lexers are the lexer grammars of an ANTLR parser grammar. Without
+	// them, the lexer is looked for beside it (tokenVocab, FooLexer.g4).
+	Lexers []string
+}
+
+// ImportGrammar reads the grammar named by arg (a file in any of the
+// notations DetectFormat tells apart, or a bundled grammar's name) and
+// returns it in arbor's terms, with the warnings of its conversion.
+func ImportGrammar(arg string, opts ImportOptions) (*grammar.Grammar, []grammar.Warning, error) {
 	src, err := os.ReadFile(arg)
 	switch {
 	case err == nil:
-		return build(arg, src)
 	case !errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("read grammar: %w", err)
+		return nil, nil, fmt.Errorf("read grammar: %w", err)
+	case strings.ContainsAny(arg, `/\.`):
+		return nil, nil, fmt.Errorf("grammar file %s does not exist (bundled grammars: %s)", arg, strings.Join(grammarNames(), ", "))
+	default:
+		if src, err = GrammarSource(arg); err != nil {
+			return nil, nil, err
+		}
+		arg += ".grammar"
 	}
-	if strings.ContainsAny(arg, `/\.`) {
-		return nil, fmt.Errorf("grammar file %s does not exist (bundled grammars: %s)", arg, strings.Join(grammarNames(), ", "))
+	format := DetectFormat(arg, src)
+	if len(opts.Lexers) > 0 && format != FormatANTLR {
+		return nil, nil, fmt.Errorf("%s: only an ANTLR parser grammar takes a lexer grammar as well", arg)
 	}
-	return Grammar(arg)
+	var ast *grammar.Grammar
+	var warnings []grammar.Warning
+	switch format {
+	case FormatANTLR:
+		c := antlr.Config{Start: opts.Start}
+		ast, warnings, err = c.Load(arg, opts.Lexers...)
+		return ast, warnings, err
+	case FormatJSON:
+		ast, err = bnf.ParseJSON(arg, src)
+	default:
+		ast, err = grammar.Parse(arg, src)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if opts.Start != "" {
+		if err := moveFirst(ast, opts.Start); err != nil {
+			return nil, nil, err
+		}
+	}
+	return ast, warnings, nil
+}
+
+// moveFirst makes the named rule the start rule.
+func moveFirst(g *grammar.Grammar, name string) error {
+	for i, r := range g.Rules {
+		if r.Name == name {
+			copy(g.Rules[1:i+1], g.Rules[:i])
+			g.Rules[0] = r
+			return nil
+		}
+	}
+	return fmt.Errorf("%s: no rule named %s to start from", g.Filename, name)
 }
 
 func build(filename string, src []byte) (*grammar.Graph, error) {

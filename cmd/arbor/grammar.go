@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"os"
 	"strconv"
 	"strings"
 
@@ -17,6 +18,8 @@ import (
 	"github.com/arbor-fuzz/arbor/datasets"
 	"github.com/arbor-fuzz/arbor/features"
 	"github.com/arbor-fuzz/arbor/grammar"
+	"github.com/arbor-fuzz/arbor/grammar/antlr"
+	"github.com/arbor-fuzz/arbor/grammar/bnf"
 )
 
 // maxStatsK bounds --max-k: counts are exact big integers, but beyond this
@@ -28,7 +31,7 @@ func newGrammarCmd() *cobra.Command {
 		Use:   "grammar",
 		Short: "Check a grammar and show its size",
 	}
-	cmd.AddCommand(newGrammarCheckCmd(), newGrammarStatsCmd())
+	cmd.AddCommand(newGrammarCheckCmd(), newGrammarStatsCmd(), newGrammarConvertCmd())
 	return cmd
 }
 
@@ -81,6 +84,111 @@ k-paths for k = 1..3.`,
 		},
 	}
 	cmd.Flags().BoolVar(&conflicts, "conflicts", false, "list the decisions one byte of lookahead cannot make")
+	return cmd
+}
+
+func newGrammarConvertCmd() *cobra.Command {
+	var to, start, outFile string
+	cmd := &cobra.Command{
+		Use:   "convert IN [LEXER] [--to arbor|g4|json] [--start RULE] [--out FILE]",
+		Short: "Convert a grammar between arbor's notation, ANTLR 4 and fuzzingbook JSON",
+		Long: `convert reads a grammar in any notation arbor reads and writes it in
+another: arbor's notation (--to arbor, the default), ANTLR 4 (--to g4) or
+fuzzingbook-style JSON (--to json). The input's notation is told by its
+extension (.grammar, .g4, .json) or else by its content; a bundled
+grammar's name works too. Every command that takes a GRAMMAR reads .g4
+and .json files the same way.
+
+ANTLR 4 input: combined, parser and lexer grammars. A parser grammar's
+lexer is LEXER, or the grammar its tokenVocab option names beside it, or
+FooLexer.g4 beside FooParser.g4. The start rule is the first parser rule
+(--start picks another); only rules reachable from it are kept. Supported:
+parser and lexer rules, fragments, literals with ANTLR's escapes, sets
+[a-z\u00e9] and \p{..}, ranges 'a'..'z', ~, ., ? * + and their non-greedy
+forms, element labels (dropped: rule names name the parts), alternative
+labels (# Name becomes a rule Name holding those alternatives),
+-> skip and -> channel(..) tokens, -> type(T), EOF, caseInsensitive.
+Approximations, as arbor parses without a lexer:
+  - hidden tokens (white space, comments) become one rule _ (any hidden
+    material or none) after every token of a parser rule, and __ after a
+    token that can end in a letter, digit or _: there, nothing is
+    allowed only before a character that is not one, so 'if' x does
+    not parse as ifx;
+  - a keyword is not taken out of an identifier's regular expression:
+    where ANTLR's lexer would read the keyword, arbor accepts either;
+  - a non-greedy loop followed by fixed text ('/*' .*? '*/') stops at
+    the first such text; other non-greedy loops become greedy;
+  - left-recursive rules keep no precedence: inputs parse, ambiguously.
+Refused, with file:line:col: unsupported ...: lexer modes, pushMode,
+popMode, more, semantic predicates, import, tokens made only by actions.
+Actions {...} are dropped with a warning. docs/importing.md has the rest.
+
+JSON input: {"<start>": ["<a> b", ...], ...}: text in angle brackets
+without spaces is a nonterminal, everything else literal. The start
+symbol is <start>, or else the first key.
+
+Output: g4 writes every rule as an ANTLR lexer rule (fragments but the
+start rule), so ANTLR reads characters as arbor does; json writes groups,
+repetitions and regular expressions as nonterminals of their own, and
+wide character classes by their printable ASCII members. Warnings go to
+stderr. Exit status 1 for a grammar with errors, 2 for bad usage.`,
+		Example: "  arbor grammar convert JSON.g4\n  arbor grammar convert SQLiteParser.g4 SQLiteLexer.g4 --out sqlite.grammar\n  arbor grammar convert json --to g4\n  arbor grammar convert expr.json --to arbor --start expr",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if err := cobra.RangeArgs(1, 2)(cmd, args); err != nil {
+				return usageError{fmt.Errorf("%s: %w", cmd.CommandPath(), err)}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch to {
+			case "arbor", "g4", "json":
+			default:
+				return usageError{fmt.Errorf("--to must be arbor, g4 or json, not %q", to)}
+			}
+			opts := datasets.ImportOptions{Start: start, Lexers: args[1:]}
+			if len(opts.Lexers) > 0 {
+				if src, err := os.ReadFile(args[0]); err == nil && datasets.DetectFormat(args[0], src) != datasets.FormatANTLR {
+					return usageError{fmt.Errorf("a second grammar is only taken as the lexer of an ANTLR parser grammar; %s is not one", args[0])}
+				}
+			}
+			ast, warnings, err := datasets.ImportGrammar(args[0], opts)
+			if err != nil {
+				return err
+			}
+			g, err := grammar.Build(ast)
+			if err != nil {
+				return err
+			}
+			warnings = append(warnings, g.Warnings...)
+			var text []byte
+			switch to {
+			case "arbor":
+				text = []byte(grammar.Format(ast))
+			case "g4":
+				var w []grammar.Warning
+				text, w = antlr.Format(ast)
+				warnings = append(warnings, w...)
+			case "json":
+				var w []grammar.Warning
+				text, w = bnf.FormatJSON(ast)
+				warnings = append(warnings, w...)
+			}
+			for _, w := range warnings {
+				fmt.Fprintln(cmd.ErrOrStderr(), w)
+			}
+			if outFile == "" || outFile == "-" {
+				_, err := cmd.OutOrStdout().Write(text)
+				return err
+			}
+			if err := os.WriteFile(outFile, text, 0o644); err != nil {
+				return fmt.Errorf("write grammar: %w", err)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&to, "to", "arbor", "output notation: `arbor`, g4 or json")
+	cmd.Flags().StringVar(&start, "start", "", "start from `RULE` instead of the notation's default")
+	cmd.Flags().StringVar(&outFile, "out", "", "write to `FILE` instead of standard output")
 	return cmd
 }
 
