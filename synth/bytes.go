@@ -1,6 +1,7 @@
 package synth
 
 import (
+	"regexp/syntax"
 	"sync"
 
 	"github.com/arbor-fuzz/arbor/grammar"
@@ -31,49 +32,83 @@ import (
 // the bytes it used: bytes after them, or cutting them off, change
 // nothing. No bytes give a shortest input of the grammar.
 //
-// A ByteGenerator is safe for concurrent use.
+// A ByteGenerator is safe for concurrent use; calls are serialized. It
+// runs the same code for the same bytes whatever it ran before (its
+// regex terminals prepared ahead, its memory reused the same way), so
+// that Go's fuzzer, which looks for inputs that run code in new ways,
+// does not take the generator's own history for new behaviour.
 type ByteGenerator struct {
 	g *grammar.Graph
 	// Bounds of the generator (0 means the defaults: DefaultMaxDepth,
 	// DefaultMaxRepeat, DefaultMaxNodes). Set them before the first use.
 	MaxDepth, MaxRepeat, MaxNodes int
 
-	pool sync.Pool // of *byteGen
-}
-
-type byteGen struct {
+	mu  sync.Mutex
 	gen *Generator
 	c   byteChooser
 }
 
 // NewByteGenerator returns a generator of g's inputs from byte strings.
 func NewByteGenerator(g *grammar.Graph) *ByteGenerator {
-	return &ByteGenerator{g: g}
+	b := &ByteGenerator{g: g}
+	b.gen = &Generator{G: g, Chooser: &b.c, Policy: RandomPolicy}
+	b.gen.prepare()
+	return b
 }
 
 // FromBytes returns the input of the grammar that data describes.
 func (b *ByteGenerator) FromBytes(data []byte) []byte {
-	d, _ := b.Derive(data)
-	return []byte(d.Text)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	// The tree is not handed out: its memory is reused next time.
+	b.gen.a.reset()
+	t := b.generate(data)
+	return []byte(t.String())
 }
 
 // Derive returns the derivation data describes (its tree, text and the
 // choices made, which Replay regenerates it from), and how many bytes of
 // data it used.
 func (b *ByteGenerator) Derive(data []byte) (d *Derivation, used int) {
-	bg, _ := b.pool.Get().(*byteGen)
-	if bg == nil {
-		bg = &byteGen{}
-		bg.gen = &Generator{G: b.g, Chooser: &bg.c, Policy: RandomPolicy}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.gen.a = arena{} // the tree is handed out: fresh memory
+	t := b.generate(data)
+	return &Derivation{Tree: t, Text: t.String(), Choices: b.c.choices}, b.c.pos
+}
+
+func (b *ByteGenerator) generate(data []byte) *grammar.Tree {
+	b.gen.MaxDepth, b.gen.MaxRepeat, b.gen.MaxNodes = b.MaxDepth, b.MaxRepeat, b.MaxNodes
+	b.c = byteChooser{g: b.g, data: data}
+	return b.gen.Generate()
+}
+
+// prepare builds the generators of all regex terminals, with their
+// candidate characters and shortest lengths, so that generating runs the
+// same code whatever was generated before.
+func (x *Generator) prepare() {
+	if x.regexes == nil {
+		x.regexes = map[int]*regexGen{}
 	}
-	defer b.pool.Put(bg)
-	bg.gen.MaxDepth, bg.gen.MaxRepeat, bg.gen.MaxNodes = b.MaxDepth, b.MaxRepeat, b.MaxNodes
-	bg.c = byteChooser{g: b.g, data: data}
-	t := bg.gen.Generate()
-	d = &Derivation{Tree: t, Text: t.String(), Choices: bg.c.choices}
-	used = bg.c.pos
-	bg.c = byteChooser{}
-	return d, used
+	for _, n := range x.G.Nodes {
+		if n.Kind != grammar.KindRegex || x.regexes[n.ID] != nil {
+			continue
+		}
+		r := newRegexGen(n.Name)
+		var walk func(re *syntax.Regexp)
+		walk = func(re *syntax.Regexp) {
+			switch re.Op {
+			case syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+				r.candidates(re)
+			}
+			r.shortest(re)
+			for _, s := range re.Sub {
+				walk(s)
+			}
+		}
+		walk(r.re)
+		x.regexes[n.ID] = r
+	}
 }
 
 // byteChooser reads decisions from bytes. The first decision that

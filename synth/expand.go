@@ -228,6 +228,14 @@ func (a *arena) node() *grammar.Tree {
 	return &a.nodes[len(a.nodes)-1]
 }
 
+// reset makes the arena's memory free for the next tree, which
+// overwrites the trees allocated so far.
+func (a *arena) reset() {
+	clear(a.nodes)
+	clear(a.kids)
+	a.nodes, a.kids = a.nodes[:0], a.kids[:0]
+}
+
 func (a *arena) children(n int) []*grammar.Tree {
 	if n == 0 {
 		return nil

@@ -161,6 +161,7 @@ func fuzzOnce(t *testing.T, ctx context.Context, work, fuzzCache, modPath, out, 
 		r.Execs, _ = strconv.ParseInt(string(m[len(m)-1][1]), 10, 64)
 	}
 	dir := filepath.Join(out, subject, fmt.Sprintf("%s-%d", target, rep))
+	writeFile(t, filepath.Join(dir, "fuzz.log"), log)
 	saved := filepath.Join(dir, "corpus") // the fuzzer's entries, in Go's format
 	if err := os.CopyFS(saved, os.DirFS(cache)); err != nil {
 		t.Fatalf("%s %s: the fuzzer's corpus: %v", subject, target, err)
