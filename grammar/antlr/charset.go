@@ -1,6 +1,7 @@
 package antlr
 
 import (
+	"fmt"
 	"regexp/syntax"
 	"sort"
 	"unicode"
@@ -102,6 +103,25 @@ func (s runeSet) regex() string {
 		return `[^\x00-\x{10FFFF}]`
 	}
 	return (&syntax.Regexp{Op: syntax.OpCharClass, Rune: s}).String()
+}
+
+// regexRanges writes each range for use inside a class, escaped.
+func (s runeSet) regexRanges() []string {
+	esc := func(c rune) string {
+		if c < 0x80 && (c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return string(c)
+		}
+		return fmt.Sprintf(`\x{%x}`, c)
+	}
+	var out []string
+	for i := 0; i+1 < len(s); i += 2 {
+		if s[i] == s[i+1] {
+			out = append(out, esc(s[i]))
+		} else {
+			out = append(out, esc(s[i])+"-"+esc(s[i+1]))
+		}
+	}
+	return out
 }
 
 // wordChars are the characters RE2's \b and \B take for word characters.

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/arbor-fuzz/arbor/grammar"
 )
@@ -53,7 +52,8 @@ func (c *Config) Convert(files ...*File) (*grammar.Grammar, []grammar.Warning, e
 		lexerRules:  map[string]*Rule{},
 		typeAlts:    map[string][]string{},
 		lexerExpr:   map[string]grammar.Expr{},
-		endsWord:    map[string]int{},
+		ext:         map[string]runeSet{},
+		gapExt:      map[*grammar.Ref]runeSet{},
 		nullable:    map[string]int{},
 		labels:      map[string]bool{},
 		extras:      map[string][]string{},
@@ -80,12 +80,14 @@ type converter struct {
 	caseInsens  bool
 	tokenOrder  []string // tokens a parser wildcard or ~set stands for
 
-	lexerExpr map[string]grammar.Expr // converted lexer rule bodies
-	endsWord  map[string]int          // memo: 0 unknown, 1 in progress, 2 no, 3 yes
-	nullable  map[string]int
-	labels    map[string]bool     // names taken by alternative labels
-	extras    map[string][]string // parser rule -> the rules of its labelled alternatives
-	gaps      bool                // the grammar has hidden tokens
+	lexerExpr map[string]grammar.Expr  // converted lexer rule bodies
+	ext       map[string]runeSet       // memo of tokenExt
+	gapExt    map[*grammar.Ref]runeSet // gaps to decide: what could extend the token before them
+	nullable  map[string]int           // memo: 0 unknown, 1 in progress, 2 no, 3 yes
+	labels    map[string]bool          // names taken by alternative labels
+	extras    map[string][]string      // parser rule -> the rules of its labelled alternatives
+	gaps      bool                     // the grammar has hidden tokens
+	inHidden  bool                     // a hidden token's rule is being converted
 
 	out []*grammar.Rule
 }
@@ -269,7 +271,7 @@ func (cv *converter) convert(start string, files []*File) *grammar.Grammar {
 		forEachRef(r.Body, func(n string) { used[n] = true })
 	}
 	if cv.gaps {
-		refineGaps(cv.out)
+		refineGaps(cv.out, cv.gapExt)
 		used = map[string]bool{}
 		for _, r := range cv.out {
 			forEachRef(r.Body, func(n string) { used[n] = true })
@@ -280,7 +282,29 @@ func (cv *converter) convert(start string, files []*File) *grammar.Grammar {
 			cv.out = append(cv.out, r)
 		}
 	}
+	for _, r := range cv.out {
+		r.Body = mapRegex(r.Body, printable)
+	}
 	return &grammar.Grammar{Filename: cv.filename, Rules: cv.out}
+}
+
+// mapRegex applies f to the source of every regular expression in e.
+func mapRegex(e grammar.Expr, f func(string) string) grammar.Expr {
+	switch e := e.(type) {
+	case *grammar.Regex:
+		e.Src = f(e.Src)
+	case *grammar.Seq:
+		for i, x := range e.Items {
+			e.Items[i] = mapRegex(x, f)
+		}
+	case *grammar.Alt:
+		for i, x := range e.Alts {
+			e.Alts[i] = mapRegex(x, f)
+		}
+	case *grammar.Repeat:
+		e.X = mapRegex(e.X, f)
+	}
+	return e
 }
 
 // sourceOrder puts the converted rules in the order the grammar has
@@ -498,16 +522,18 @@ func flatten(s *grammar.Seq) grammar.Expr {
 }
 
 // token is a terminal of a parser rule followed by the gap that may come
-// after it.
-func (cv *converter) token(x grammar.Expr, word bool) grammar.Expr {
+// after it. Where characters could extend the token (ext), which gap it
+// takes is decided once the whole grammar is converted (refineGaps).
+func (cv *converter) token(x grammar.Expr, ext runeSet) grammar.Expr {
 	if !cv.gaps {
 		return x
 	}
-	gap := Gap
-	if word {
-		gap = WordGap
+	gap := &grammar.Ref{At: x.Pos(), Name: Gap}
+	if !ext.empty() {
+		gap.Name = WordGap
+		cv.gapExt[gap] = ext
 	}
-	return &grammar.Seq{At: x.Pos(), Items: []grammar.Expr{x, &grammar.Ref{At: x.Pos(), Name: gap}}}
+	return &grammar.Seq{At: x.Pos(), Items: []grammar.Expr{x, gap}}
 }
 
 func (cv *converter) parserElem(e Elem) grammar.Expr {
@@ -536,7 +562,7 @@ func (cv *converter) parserElem(e Elem) grammar.Expr {
 				cv.errorf(e.Pos, "parser rule refers to fragment %s", e.Name)
 				return nil
 			}
-			return cv.token(&grammar.Ref{At: e.Pos, Name: e.Name}, cv.tokenEndsWord(e.Name))
+			return cv.token(&grammar.Ref{At: e.Pos, Name: e.Name}, cv.tokenExt(e.Name))
 		default:
 			if _, ok := cv.parserRules[e.Name]; !ok {
 				cv.errorf(e.Pos, "undefined rule %s", e.Name)
@@ -549,8 +575,7 @@ func (cv *converter) parserElem(e Elem) grammar.Expr {
 			cv.errorf(e.Pos, "empty literal ''")
 			return nil
 		}
-		last, _ := utf8.DecodeLastRuneInString(e.Text)
-		return cv.token(cv.lit(e.Pos, e.Text, cv.caseInsens), isWordRune(last))
+		return cv.token(cv.lit(e.Pos, e.Text, cv.caseInsens), cv.elemExt(e))
 	case *Block:
 		return cv.parserBlock(e)
 	case *Repeat:
@@ -630,7 +655,7 @@ func (cv *converter) anyToken(at grammar.Position, except map[string]bool) gramm
 				continue
 			}
 		}
-		out.Alts = append(out.Alts, cv.token(&grammar.Ref{At: at, Name: name}, cv.tokenEndsWord(name)))
+		out.Alts = append(out.Alts, cv.token(&grammar.Ref{At: at, Name: name}, cv.tokenExt(name)))
 	}
 	if len(out.Alts) == 0 {
 		cv.errorf(at, "the lexer has no token that . or ~ could stand for")

@@ -2,64 +2,78 @@ package antlr
 
 import (
 	"regexp/syntax"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/arbor-fuzz/arbor/grammar"
 )
 
-// What can come next at a place of a grammar, as far as choosing a gap
-// goes: a word character, another character, or the end of the input.
-type nextSet uint8
+// next is what can come at a place of a grammar: a first character of
+// chars, or the end of the input.
+type next struct {
+	chars runeSet
+	end   bool
+}
 
-const (
-	nextWord nextSet = 1 << iota
-	nextOther
-	nextEnd
-)
+func (a next) union(b next) next { return next{a.chars.union(b.chars), a.end || b.end} }
 
-// refineGaps replaces each WordGap by a cheaper gap where what follows it
-// settles the choice: SpaceGap where a word character always follows
-// (hidden material is then required, and a generator never glues two
-// words), Gap where one never does. It needs FIRST and FOLLOW sets of
-// the converted grammar, computed to a fixed point.
-func refineGaps(rules []*grammar.Rule) {
-	bodies := map[string]grammar.Expr{}
-	for _, r := range rules {
-		bodies[r.Name] = r.Body
-	}
-	ff := &firstFollow{bodies: bodies, first: map[string]nextSet{}, nullable: map[string]bool{}, follow: map[string]nextSet{}}
+func (a next) equal(b next) bool { return a.end == b.end && equalSets(a.chars, b.chars) }
+
+var anyChar = runeSet{0, unicode.MaxRune}
+
+// refineGaps decides the gap after each token that characters could
+// extend (ext: a gap placed as WordGap), from what can follow it:
+//
+//   - nothing that could extend the token follows: Gap;
+//   - only what could extend it follows: SpaceGap, hidden material
+//     required ('if' before an identifier);
+//   - else, where what could extend it is exactly the word characters
+//     that follow: WordGap, which allows nothing only before a character
+//     that is not a word character;
+//   - else Gap, accepting two tokens glued together that ANTLR's lexer
+//     would read as one (an approximation).
+//
+// It needs FIRST and FOLLOW sets of the converted grammar, computed to a
+// fixed point.
+func refineGaps(rules []*grammar.Rule, ext map[*grammar.Ref]runeSet) {
+	ff := &firstFollow{first: map[string]next{}, follow: map[string]next{}}
 	for changed := true; changed; {
 		changed = false
 		for _, r := range rules {
-			f, n := ff.firstOf(r.Body)
-			if f|ff.first[r.Name] != ff.first[r.Name] || n && !ff.nullable[r.Name] {
-				ff.first[r.Name] |= f
-				ff.nullable[r.Name] = ff.nullable[r.Name] || n
+			f := ff.firstOf(r.Body)
+			if u := f.union(ff.first[r.Name]); !u.equal(ff.first[r.Name]) {
+				ff.first[r.Name] = u
 				changed = true
 			}
 		}
 	}
-	ff.follow[rules[0].Name] = nextEnd
+	ff.follow[rules[0].Name] = next{end: true}
 	for changed := true; changed; {
 		changed = false
 		for _, r := range rules {
-			ff.walk(r.Body, ff.follow[r.Name], func(ref *grammar.Ref, next nextSet) {
-				if next|ff.follow[ref.Name] != ff.follow[ref.Name] {
-					ff.follow[ref.Name] |= next
+			ff.walk(r.Body, ff.follow[r.Name], func(ref *grammar.Ref, n next) {
+				if u := n.union(ff.follow[ref.Name]); !u.equal(ff.follow[ref.Name]) {
+					ff.follow[ref.Name] = u
 					changed = true
 				}
 			})
 		}
 	}
 	for _, r := range rules {
-		ff.walk(r.Body, ff.follow[r.Name], func(ref *grammar.Ref, next nextSet) {
-			if ref.Name != WordGap {
+		ff.walk(r.Body, ff.follow[r.Name], func(ref *grammar.Ref, n next) {
+			e, ok := ext[ref]
+			if !ok {
 				return
 			}
+			extending := n.chars.minus(e.complement()) // n.chars ∩ e
 			switch {
-			case next == nextWord:
+			case extending.empty():
+				ref.Name = Gap
+			case !n.end && equalSets(extending, n.chars):
 				ref.Name = SpaceGap
-			case next&nextWord == 0:
+			case equalSets(extending, n.chars.minus(wordChars.complement())):
+				ref.Name = WordGap
+			default:
 				ref.Name = Gap
 			}
 		})
@@ -67,153 +81,132 @@ func refineGaps(rules []*grammar.Rule) {
 }
 
 type firstFollow struct {
-	bodies   map[string]grammar.Expr
-	first    map[string]nextSet
-	nullable map[string]bool
-	follow   map[string]nextSet
+	first  map[string]next // end set: the rule can match nothing
+	follow map[string]next
 }
 
-// firstOf returns what an expression's matches can start with, and
-// whether it can match nothing. Gaps count as nothing: they stand
-// between the tokens whose characters decide.
-func (ff *firstFollow) firstOf(e grammar.Expr) (nextSet, bool) {
+// firstOf returns what an expression's matches can start with; end set
+// means it can match nothing. Gaps count as nothing: they stand between
+// the tokens whose characters decide.
+func (ff *firstFollow) firstOf(e grammar.Expr) next {
 	switch e := e.(type) {
 	case *grammar.Lit:
 		if e.Text == "" {
-			return 0, true
+			return next{end: true}
 		}
 		c, _ := utf8.DecodeRuneInString(e.Text)
-		return classOf(c), false
+		return next{chars: runeSet{c, c}}
 	case *grammar.Regex:
-		return regexFirst(e.Src)
+		re, err := syntax.Parse(e.Src, syntax.Perl)
+		if err != nil {
+			return next{chars: anyChar, end: true}
+		}
+		return reFirst(re)
 	case *grammar.Ref:
 		if isGap(e.Name) {
-			return 0, true
+			return next{end: true}
 		}
-		return ff.first[e.Name], ff.nullable[e.Name]
+		return ff.first[e.Name]
 	case *grammar.Seq:
-		var f nextSet
+		var f next
 		for _, x := range e.Items {
-			xf, n := ff.firstOf(x)
-			f |= xf
-			if !n {
-				return f, false
+			xf := ff.firstOf(x)
+			f.chars = f.chars.union(xf.chars)
+			if !xf.end {
+				return f
 			}
 		}
-		return f, true
+		f.end = true
+		return f
 	case *grammar.Alt:
-		var f nextSet
-		null := false
+		var f next
 		for _, x := range e.Alts {
-			xf, n := ff.firstOf(x)
-			f |= xf
-			null = null || n
+			f = f.union(ff.firstOf(x))
 		}
-		return f, null
+		return f
 	case *grammar.Repeat:
-		f, n := ff.firstOf(e.X)
-		return f, n || e.Min == 0
+		f := ff.firstOf(e.X)
+		f.end = f.end || e.Min == 0
+		return f
 	}
-	return 0, true
+	return next{end: true}
 }
 
 // walk calls fn for every reference in e with what can follow it, given
 // what follows e.
-func (ff *firstFollow) walk(e grammar.Expr, next nextSet, fn func(*grammar.Ref, nextSet)) {
+func (ff *firstFollow) walk(e grammar.Expr, after next, fn func(*grammar.Ref, next)) {
 	switch e := e.(type) {
 	case *grammar.Ref:
-		fn(e, next)
+		fn(e, after)
 	case *grammar.Seq:
 		for i := len(e.Items) - 1; i >= 0; i-- {
-			ff.walk(e.Items[i], next, fn)
-			f, n := ff.firstOf(e.Items[i])
-			if n {
-				next |= f
+			ff.walk(e.Items[i], after, fn)
+			f := ff.firstOf(e.Items[i])
+			if f.end {
+				after = next{after.chars.union(f.chars), after.end}
 			} else {
-				next = f
+				after = f
 			}
 		}
 	case *grammar.Alt:
 		for _, x := range e.Alts {
-			ff.walk(x, next, fn)
+			ff.walk(x, after, fn)
 		}
 	case *grammar.Repeat:
 		if e.Max != 1 {
-			f, _ := ff.firstOf(e.X)
-			next |= f
+			after = next{after.chars.union(ff.firstOf(e.X).chars), after.end}
 		}
-		ff.walk(e.X, next, fn)
+		ff.walk(e.X, after, fn)
 	}
 }
 
 func isGap(name string) bool { return name == Gap || name == WordGap || name == SpaceGap }
 
-func classOf(c rune) nextSet {
-	if isWordRune(c) {
-		return nextWord
-	}
-	return nextOther
-}
-
-// regexFirst returns what a regular expression's matches can start with.
-func regexFirst(src string) (nextSet, bool) {
-	re, err := syntax.Parse(src, syntax.Perl)
-	if err != nil {
-		return nextWord | nextOther, true
-	}
-	return reFirst(re)
-}
-
-func reFirst(re *syntax.Regexp) (nextSet, bool) {
+// reFirst returns what a regular expression's matches can start with.
+func reFirst(re *syntax.Regexp) next {
 	switch re.Op {
 	case syntax.OpLiteral:
 		if len(re.Rune) == 0 {
-			return 0, true
+			return next{end: true}
 		}
-		return classOf(re.Rune[0]), false
+		s := runeSet{re.Rune[0], re.Rune[0]}
+		if re.Flags&syntax.FoldCase != 0 {
+			s = s.fold()
+		}
+		return next{chars: s}
 	case syntax.OpCharClass:
-		var f nextSet
-		s := runeSet(re.Rune)
-		if s.intersects(wordChars) {
-			f |= nextWord
-		}
-		if s.intersects(wordChars.complement()) {
-			f |= nextOther
-		}
-		return f, false
+		return next{chars: normalize(re.Rune)}
 	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
-		return nextWord | nextOther, false
-	case syntax.OpCapture:
+		return next{chars: anyChar}
+	case syntax.OpCapture, syntax.OpPlus:
 		return reFirst(re.Sub[0])
 	case syntax.OpStar, syntax.OpQuest:
-		f, _ := reFirst(re.Sub[0])
-		return f, true
-	case syntax.OpPlus:
-		return reFirst(re.Sub[0])
+		f := reFirst(re.Sub[0])
+		f.end = true
+		return f
 	case syntax.OpRepeat:
-		f, n := reFirst(re.Sub[0])
-		return f, n || re.Min == 0
+		f := reFirst(re.Sub[0])
+		f.end = f.end || re.Min == 0
+		return f
 	case syntax.OpConcat:
-		var f nextSet
+		var f next
 		for _, s := range re.Sub {
-			sf, n := reFirst(s)
-			f |= sf
-			if !n {
-				return f, false
+			sf := reFirst(s)
+			f.chars = f.chars.union(sf.chars)
+			if !sf.end {
+				return f
 			}
 		}
-		return f, true
+		f.end = true
+		return f
 	case syntax.OpAlternate:
-		var f nextSet
-		null := false
+		var f next
 		for _, s := range re.Sub {
-			sf, n := reFirst(s)
-			f |= sf
-			null = null || n
+			f = f.union(reFirst(s))
 		}
-		return f, null
+		return f
 	case syntax.OpNoMatch:
-		return 0, false
+		return next{}
 	}
-	return 0, true // empty matches and assertions
+	return next{end: true} // empty matches and assertions
 }

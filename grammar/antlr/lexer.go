@@ -22,7 +22,9 @@ func (cv *converter) lexerRule(r *Rule) grammar.Expr {
 		return x
 	}
 	fold := cv.fold(r)
+	cv.inHidden = cv.isHidden(r.Name)
 	var body grammar.Expr = cv.lexerBlock(r.Body, fold, true)
+	cv.inHidden = false
 	if alts := cv.typeAlts[r.Name]; len(alts) > 0 {
 		body = cv.typeAltsExpr(r.Name, body)
 	}
@@ -103,6 +105,25 @@ func (cv *converter) lexerAlt(a *Alt, fold bool) grammar.Expr {
 // whether tail is still to be converted.
 func (cv *converter) nonGreedy(rep *Repeat, tail []Elem, fold bool) (x grammar.Expr, rest bool) {
 	words, ok := cv.words(tail, 0)
+	eof := false
+	if !ok && len(tail) == 1 {
+		// '//' .*? ('\n' | EOF): the texts, or the end of the input.
+		if b, isBlock := tail[0].(*Block); isBlock {
+			var rest []*Alt
+			for _, a := range b.Alts {
+				if len(a.Elems) == 1 {
+					if ref, isRef := a.Elems[0].(*Ref); isRef && ref.Name == "EOF" {
+						eof = true
+						continue
+					}
+				}
+				rest = append(rest, a)
+			}
+			if eof && len(rest) > 0 {
+				words, ok = cv.words([]Elem{&Block{Pos: b.Pos, Alts: rest}}, 0)
+			}
+		}
+	}
 	if !ok {
 		cv.warnf(rep.Pos, "non-greedy loop converted as greedy: what follows it is not fixed text")
 		return nil, true
@@ -110,6 +131,23 @@ func (cv *converter) nonGreedy(rep *Repeat, tail []Elem, fold bool) (x grammar.E
 	if set, ok := cv.charSet(rep.X, fold, 0); ok {
 		src, ok := untilFirst(set, words)
 		if ok {
+			// Up to the end of the input instead, where that may end the
+			// token: only single-character texts, whose absence a set can
+			// say. A hidden token is left without that way out: a
+			// generator would draw the $ as nothing and glue the comment
+			// to what follows; a last line comment needs its newline.
+			if eof && !cv.inHidden {
+				var firsts runeSet
+				single := true
+				for _, w := range words {
+					c, n := utf8.DecodeRuneInString(w)
+					single = single && n == len(w)
+					firsts = firsts.union(runeSet{c, c})
+				}
+				if single {
+					src = "(?:" + src + "|" + set.minus(firsts).regex() + "*$)"
+				}
+			}
 			if rep.Op == '+' {
 				src = set.regex() + "(?:" + src + ")"
 			}
@@ -358,12 +396,20 @@ func (cv *converter) lexerElem(e Elem, fold bool) grammar.Expr {
 			cv.errorf(e.Pos, "empty character set []")
 			return nil
 		}
+		if len(e.Props) > 0 && !fold {
+			return &grammar.Regex{At: e.Pos, Src: propClass(e, false)}
+		}
 		s, _ := cv.charSet(e, fold, 0)
 		return &grammar.Regex{At: e.Pos, Src: s.regex()}
 	case *Range, *Wildcard:
 		s, _ := cv.charSet(e, fold, 0)
 		return &grammar.Regex{At: e.At(), Src: s.regex()}
 	case *Not:
+		if set, ok := e.X.(*Set); ok && len(set.Props) > 0 && !fold {
+			if _, ok := cv.charSet(set, fold, 0); ok {
+				return &grammar.Regex{At: e.Pos, Src: propClass(set, true)}
+			}
+		}
 		s, ok := cv.charSet(e, fold, 0)
 		if !ok {
 			cv.errorf(e.Pos, "~ in a lexer rule takes a set of characters, as in ~[\\r\\n] or ~('a' | 'b')")
@@ -415,6 +461,28 @@ func (cv *converter) lexerElem(e Elem, fold bool) grammar.Expr {
 		return nil
 	}
 	return nil
+}
+
+// propClass writes a set with Unicode properties as a class that names
+// them (\p{L}) rather than listing their thousands of ranges.
+func propClass(set *Set, negate bool) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	if negate {
+		b.WriteByte('^')
+	}
+	for _, r := range normalize(set.Ranges).regexRanges() {
+		b.WriteString(r)
+	}
+	for _, p := range set.Props {
+		if name, ok := strings.CutPrefix(p, "^"); ok {
+			b.WriteString(`\P{` + name + "}")
+		} else {
+			b.WriteString(`\p{` + p + "}")
+		}
+	}
+	b.WriteByte(']')
+	return b.String()
 }
 
 // collapse turns what holds no rule reference into one regular
@@ -495,7 +563,7 @@ func terminal(e grammar.Expr) grammar.Expr {
 		}
 	}
 	r, err := exprRegex(e, func(string) grammar.Expr { return nil }, map[string]bool{})
-	if err != nil || len(r.s) > maxRegex {
+	if err != nil || len(r.s) > maxRegex || !fits(r.s) {
 		return e
 	}
 	return &grammar.Regex{At: e.Pos(), Src: r.s}
@@ -573,7 +641,7 @@ func (cv *converter) gapRules() []*grammar.Rule {
 	// (H)*(H|\B) is H+|\B, written so that a generator, which draws \B
 	// as nothing, draws nothing one time in twelve instead of one in two.
 	word := "(?:" + h + ")*(?:" + h + "|\\B)"
-	if len(word) > maxRegex {
+	if !fits(word) {
 		cv.errorf(cv.hidden[0].Pos, "unsupported: the hidden tokens make a regular expression of %d bytes (arbor takes up to %d)", len(word), maxRegex)
 		return nil
 	}
@@ -623,73 +691,110 @@ func equalSets(a, b runeSet) bool {
 	return true
 }
 
-// ---- word ends and nullability, for choosing the gap after a token ----
+// ---- what can extend a token, for choosing the gap after it ----
+
+// tokenExt returns the characters that could extend a match of a token
+// into a longer token, which ANTLR's lexer would then read instead: the
+// characters of the greedy loops a match can end in ([0-9]+ can go on
+// with a digit), and for a token that can end in literal text ending in
+// a word character ('if'), the word characters, which an identifier
+// could go on with. Other tokens that could extend it are not looked
+// for ('+' before '+' where '++' is a token): an approximation.
+func (cv *converter) tokenExt(name string) runeSet {
+	if s, ok := cv.ext[name]; ok {
+		return s
+	}
+	cv.ext[name] = wordChars // cautious, while the rule is being looked at
+	var s runeSet
+	if r := cv.lexerRules[name]; r != nil {
+		s = cv.blockExt(r.Body)
+	}
+	for _, t := range cv.typeAlts[name] {
+		s = s.union(cv.tokenExt(t))
+	}
+	cv.ext[name] = s
+	return s
+}
+
+func (cv *converter) blockExt(b *Block) runeSet {
+	var s runeSet
+	for _, a := range b.Alts {
+		for i := len(a.Elems) - 1; i >= 0; i-- {
+			s = s.union(cv.elemExt(a.Elems[i]))
+			if !cv.elemNullable(a.Elems[i]) {
+				break
+			}
+		}
+	}
+	return s
+}
+
+func (cv *converter) elemExt(e Elem) runeSet {
+	switch e := e.(type) {
+	case *Lit:
+		c, _ := utf8.DecodeLastRuneInString(e.Text)
+		if e.Text != "" && isWordRune(c) {
+			return wordChars
+		}
+	case *Ref:
+		if e.Name != "EOF" {
+			return cv.tokenExt(e.Name)
+		}
+	case *Block:
+		return cv.blockExt(e)
+	case *Repeat:
+		s := cv.elemExt(e.X)
+		if e.Op != '?' && e.Greedy {
+			if set, ok := cv.charSet(e.X, false, 0); ok {
+				s = s.union(set)
+			} else {
+				s = s.union(cv.elemFirst(e.X, 0))
+			}
+		}
+		return s
+	}
+	return nil
+}
+
+// elemFirst returns the characters a lexer element's matches can start
+// with (all of them where that cannot be told).
+func (cv *converter) elemFirst(e Elem, depth int) runeSet {
+	if depth > 20 {
+		return runeSet{0, unicode.MaxRune}
+	}
+	if set, ok := cv.charSet(e, false, depth); ok {
+		return set
+	}
+	switch e := e.(type) {
+	case *Lit:
+		c, _ := utf8.DecodeRuneInString(e.Text)
+		return runeSet{c, c}
+	case *Ref:
+		if r := cv.lexerRules[e.Name]; r != nil {
+			return cv.elemFirst(r.Body, depth+1)
+		}
+	case *Block:
+		var s runeSet
+		for _, a := range e.Alts {
+			for _, x := range a.Elems {
+				s = s.union(cv.elemFirst(x, depth+1))
+				if !cv.elemNullable(x) {
+					break
+				}
+			}
+		}
+		return s
+	case *Repeat:
+		return cv.elemFirst(e.X, depth+1)
+	}
+	return runeSet{0, unicode.MaxRune}
+}
 
 const (
 	memoBusy = 1
 	memoNo   = 2
 	memoYes  = 3
 )
-
-// tokenEndsWord reports whether a token can end in a word character.
-// Where it cannot be told (recursion), it says yes: WordGap is the
-// cautious choice.
-func (cv *converter) tokenEndsWord(name string) bool {
-	switch cv.endsWord[name] {
-	case memoBusy, memoYes:
-		return true
-	case memoNo:
-		return false
-	}
-	cv.endsWord[name] = memoBusy
-	yes := false
-	if r := cv.lexerRules[name]; r != nil {
-		yes = cv.blockEndsWord(r.Body)
-	}
-	for _, t := range cv.typeAlts[name] {
-		yes = yes || cv.tokenEndsWord(t)
-	}
-	cv.endsWord[name] = memoNo
-	if yes {
-		cv.endsWord[name] = memoYes
-	}
-	return yes
-}
-
-func (cv *converter) blockEndsWord(b *Block) bool {
-	for _, a := range b.Alts {
-		for i := len(a.Elems) - 1; i >= 0; i-- {
-			if cv.elemEndsWord(a.Elems[i]) {
-				return true
-			}
-			if !cv.elemNullable(a.Elems[i]) {
-				break
-			}
-		}
-	}
-	return false
-}
-
-func (cv *converter) elemEndsWord(e Elem) bool {
-	switch e := e.(type) {
-	case *Lit:
-		c, _ := utf8.DecodeLastRuneInString(e.Text)
-		return e.Text != "" && isWordRune(c)
-	case *Set, *Range, *Not, *Wildcard:
-		s, ok := cv.charSet(e, false, 0)
-		return !ok || s.intersects(wordChars)
-	case *Ref:
-		if e.Name == "EOF" {
-			return false
-		}
-		return cv.tokenEndsWord(e.Name)
-	case *Block:
-		return cv.blockEndsWord(e)
-	case *Repeat:
-		return cv.elemEndsWord(e.X)
-	}
-	return false
-}
 
 func (cv *converter) elemNullable(e Elem) bool {
 	switch e := e.(type) {

@@ -5,13 +5,36 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"sort"
+	"strings"
+	"unicode"
 
 	"github.com/arbor-fuzz/arbor/grammar"
 )
 
 // maxRegex is the longest regular expression conversion writes; arbor's
-// notation takes up to 4096 bytes.
-const maxRegex = 4000
+// notation takes up to 4096 bytes between the slashes, which escaping /
+// and control characters lengthens.
+const maxRegex = 3000
+
+// fits reports whether a regular expression is short enough for the
+// notation once written.
+func fits(src string) bool { return len(grammar.QuoteRegex(printable(src))) <= 4096 }
+
+// printable writes the control characters, line separators and other
+// unprintable characters of a regular expression as \x{..} escapes: the
+// notation takes a regular expression on one line, and a reader is
+// better served by \x{9} than by an invisible tab.
+func printable(src string) string {
+	var b strings.Builder
+	for _, c := range src {
+		if c < 0x20 || c == 0x7f || c >= 0x80 && !unicode.IsPrint(c) {
+			fmt.Fprintf(&b, `\x{%x}`, c)
+			continue
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
 
 // re is a piece of a regular expression with the precedence of its top
 // operator, so that groups are added only where needed.
@@ -283,7 +306,7 @@ func untilFirst(loop runeSet, words []string) (string, bool) {
 	if edge[0][0] != nil {
 		out = cat(quant(*edge[0][0], "*"), out)
 	}
-	if len(out.s) > maxRegex {
+	if len(out.s) > maxRegex || !fits(out.s) {
 		return "", false
 	}
 	return out.s, true
