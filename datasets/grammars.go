@@ -228,8 +228,52 @@ func ImportGrammar(arg string, opts ImportOptions) (*grammar.Grammar, []grammar.
 		if err := moveFirst(ast, opts.Start); err != nil {
 			return nil, nil, err
 		}
+		warnings = append(warnings, keepReachable(ast)...)
 	}
 	return ast, warnings, nil
+}
+
+// keepReachable leaves out the rules the start rule does not reach,
+// which another start rule may leave behind, with a warning for each.
+func keepReachable(g *grammar.Grammar) []grammar.Warning {
+	bodies := map[string]grammar.Expr{}
+	for _, r := range g.Rules {
+		bodies[r.Name] = r.Body
+	}
+	reached := map[string]bool{}
+	var visit func(e grammar.Expr)
+	visit = func(e grammar.Expr) {
+		switch e := e.(type) {
+		case *grammar.Ref:
+			if !reached[e.Name] {
+				reached[e.Name] = true
+				visit(bodies[e.Name])
+			}
+		case *grammar.Seq:
+			for _, x := range e.Items {
+				visit(x)
+			}
+		case *grammar.Alt:
+			for _, x := range e.Alts {
+				visit(x)
+			}
+		case *grammar.Repeat:
+			visit(e.X)
+		}
+	}
+	start := g.Rules[0].Name
+	visit(&grammar.Ref{Name: start})
+	var warnings []grammar.Warning
+	kept := g.Rules[:0]
+	for _, r := range g.Rules {
+		if reached[r.Name] {
+			kept = append(kept, r)
+			continue
+		}
+		warnings = append(warnings, grammar.Warning{Pos: r.Pos, Msg: fmt.Sprintf("rule %s is not reachable from %s; left out", r.Name, start)})
+	}
+	g.Rules = kept
+	return warnings
 }
 
 // moveFirst makes the named rule the start rule.

@@ -87,6 +87,7 @@ type converter struct {
 	labels    map[string]bool          // names taken by alternative labels
 	extras    map[string][]string      // parser rule -> the rules of its labelled alternatives
 	gaps      bool                     // the grammar has hidden tokens
+	wordLoop  int                      // memo of hasWordLoop
 	inHidden  bool                     // a hidden token's rule is being converted
 
 	out []*grammar.Rule

@@ -167,18 +167,25 @@ func (f *formatter) repeat(b *strings.Builder, x func(prec int), min, max int, g
 	if !greedy {
 		ng = "?"
 	}
+	suffix := ""
 	switch {
 	case min == 0 && max == 1:
-		x(precAtom + 1)
-		b.WriteString("?" + ng)
-		return
+		suffix = "?"
 	case min == 0 && max == grammar.Unbounded:
-		x(precAtom + 1)
-		b.WriteString("*" + ng)
-		return
+		suffix = "*"
 	case min == 1 && max == grammar.Unbounded:
+		suffix = "+"
+	}
+	if suffix != "" {
+		// A repetition of a repetition needs parentheses: X+* is not ANTLR.
+		if prec > precAtom {
+			b.WriteString("( ")
+		}
 		x(precAtom + 1)
-		b.WriteString("+" + ng)
+		b.WriteString(suffix + ng)
+		if prec > precAtom {
+			b.WriteString(" )")
+		}
 		return
 	}
 	// X{m,n} is m copies of X, then X?  nested n-m deep (or X*).

@@ -733,7 +733,7 @@ func (cv *converter) elemExt(e Elem) runeSet {
 	switch e := e.(type) {
 	case *Lit:
 		c, _ := utf8.DecodeLastRuneInString(e.Text)
-		if e.Text != "" && isWordRune(c) {
+		if e.Text != "" && isWordRune(c) && cv.hasWordLoop() {
 			return wordChars
 		}
 	case *Ref:
@@ -754,6 +754,49 @@ func (cv *converter) elemExt(e Elem) runeSet {
 		return s
 	}
 	return nil
+}
+
+// hasWordLoop reports whether some token loops over word characters, as
+// an identifier does: only such a token can make a keyword longer.
+func (cv *converter) hasWordLoop() bool {
+	if cv.wordLoop == 0 {
+		cv.wordLoop = memoNo
+		for _, name := range cv.tokenOrder {
+			if cv.loopsOverWords(cv.lexerRules[name].Body, 0) {
+				cv.wordLoop = memoYes
+				break
+			}
+		}
+	}
+	return cv.wordLoop == memoYes
+}
+
+func (cv *converter) loopsOverWords(e Elem, depth int) bool {
+	if depth > 20 {
+		return false
+	}
+	switch e := e.(type) {
+	case *Repeat:
+		if e.Op != '?' {
+			if set, ok := cv.charSet(e.X, false, 0); ok && set.intersects(wordChars) {
+				return true
+			}
+		}
+		return cv.loopsOverWords(e.X, depth+1)
+	case *Block:
+		for _, a := range e.Alts {
+			for _, x := range a.Elems {
+				if cv.loopsOverWords(x, depth+1) {
+					return true
+				}
+			}
+		}
+	case *Ref:
+		if r := cv.lexerRules[e.Name]; r != nil && r.Fragment {
+			return cv.loopsOverWords(r.Body, depth+1)
+		}
+	}
+	return false
 }
 
 // elemFirst returns the characters a lexer element's matches can start
