@@ -109,11 +109,11 @@ forms, element labels (dropped: rule names name the parts), alternative
 labels (# Name becomes a rule Name holding those alternatives),
 -> skip and -> channel(..) tokens, -> type(T), EOF, caseInsensitive.
 Approximations, as arbor parses without a lexer:
-  - hidden tokens (white space, comments) become one rule _ (any hidden
-    material or none) after every token of a parser rule, and __ after a
-    token that can end in a letter, digit or _: there, nothing is
-    allowed only before a character that is not one, so 'if' x does
-    not parse as ifx;
+  - hidden tokens (white space, comments) become one regular expression
+    H and a gap after every token of a parser rule: _ (any hidden
+    material or none), or where characters could extend the token
+    ('if' before a name), __ (hidden material required: only such
+    characters follow) or _w (none only before a non-word character);
   - a keyword is not taken out of an identifier's regular expression:
     where ANTLR's lexer would read the keyword, arbor accepts either;
   - a non-greedy loop followed by fixed text ('/*' .*? '*/') stops at

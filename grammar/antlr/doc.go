@@ -13,10 +13,11 @@
 //
 // arbor parses without a lexer, so conversion approximates what ANTLR's
 // lexer does. Tokens a lexer skips or hides (white space, comments)
-// become one rule, Gap, that may follow every token of a parser rule;
-// after a token that can end in a word character, WordGap, which allows
-// nothing only before a character that is not one, so that ifx is not
-// read as 'if' x. Lexer rules keep their names, fragments included; what
+// become one rule, Gap, that may follow every token of a parser rule.
+// Where characters could extend the token before it into a longer one
+// (an identifier after a keyword), the gap is SpaceGap, which requires
+// hidden material, or WordGap, which allows none only before a character
+// that is not a word character, so that ifx is not read as 'if' x. Lexer rules keep their names, fragments included; what
 // in them refers to no other rule becomes one regular expression, and a
 // non-greedy loop followed by fixed text ('/*' .*? '*/') one that stops
 // at the first such text. A keyword is not taken out of an identifier's
