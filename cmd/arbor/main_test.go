@@ -290,7 +290,7 @@ func TestRecord(t *testing.T) {
 		{"wrong signature", "", []string{"record", "--go", "strings.ToUpper", "--inputs", inputs, "--out", filepath.Join(dir, "x.jsonl")}, 1,
 			nil, []string{"strings.ToUpper has type func(string) string; arbor needs func([]byte) error or func([]byte)"}},
 		{"build failure", "", []string{"record", "--go", "encoding/json.Nope", "--inputs", inputs, "--out", filepath.Join(dir, "y.jsonl")}, 1,
-			nil, []string{"build harness for encoding/json.Nope", "undefined: subject.Nope"}},
+			nil, []string{"package encoding/json has no exported function Nope (and none of type func([]byte) error or func([]byte))"}},
 		{"bad shard", "", []string{"record", "--subject", "json", "--inputs", inputs, "--shard", "3/2"}, 2, nil, []string{"--shard must be i/n"}},
 		{"missing inputs", "", []string{"record", "--subject", "json", "--inputs", filepath.Join(dir, "none")}, 1, nil, []string{"corpus:"}},
 	})
