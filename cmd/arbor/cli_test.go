@@ -124,6 +124,28 @@ func TestJSONResults(t *testing.T) {
 			t.Errorf("left_out: %v", v["left_out"])
 		}
 	})
+	t.Run("grammar check", func(t *testing.T) {
+		v := decode(t, "grammar", "check", "expr", "--json")
+		warnings, _ := v["warnings"].([]any)
+		nodes, _ := v["nodes"].(map[string]any)
+		if v["ok"] != true || v["start"] != "Expr" || len(warnings) != 2 || nodes["all"] != 54.0 {
+			t.Errorf("grammar check --json: %v", v)
+		}
+		bad := writeInput(t, dir, "bad.grammar", []byte("A := B ;\n"))
+		out, _, code := runArbor(t, "", "grammar", "check", bad, "--json")
+		var b grammarCheck
+		if err := json.Unmarshal([]byte(out), &b); err != nil || code != exitFailure || b.OK || len(b.Errors) != 1 || b.Errors[0].Line != 1 || b.Errors[0].Col != 6 {
+			t.Errorf("a bad grammar: exit %d, %+v (%v)", code, b, err)
+		}
+	})
+	t.Run("subjects", func(t *testing.T) {
+		v := decode(t, "subjects", "--json")
+		subjects, _ := v["subjects"].([]any)
+		grammars, _ := v["grammars"].([]any)
+		if len(subjects) < 19 || len(grammars) < 17 {
+			t.Errorf("subjects --json: %d subjects, %d grammars", len(subjects), len(grammars))
+		}
+	})
 	t.Run("explain", func(t *testing.T) {
 		v := decode(t, "explain", "--model", model, "--json")
 		fns, _ := v["functions"].([]any)

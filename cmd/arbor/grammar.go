@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/big"
@@ -36,7 +37,7 @@ func newGrammarCmd() *cobra.Command {
 }
 
 func newGrammarCheckCmd() *cobra.Command {
-	var conflicts bool
+	var conflicts, asJSON bool
 	cmd := &cobra.Command{
 		Use:   "check GRAMMAR",
 		Short: "Report a grammar's errors and warnings, and a table of its size",
@@ -49,6 +50,9 @@ k-paths for k = 1..3.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g, err := datasets.LoadGrammar(args[0])
+			if asJSON {
+				return checkJSON(cmd.OutOrStdout(), args[0], g, err)
+			}
 			if err != nil {
 				return err
 			}
@@ -84,7 +88,68 @@ k-paths for k = 1..3.`,
 		},
 	}
 	cmd.Flags().BoolVar(&conflicts, "conflicts", false, "list the decisions one byte of lookahead cannot make")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the findings and sizes as JSON (docs/json.md); a grammar with errors still exits 1")
 	return cmd
+}
+
+// grammarCheck is what check finds, as --json prints it.
+type grammarCheck struct {
+	Grammar  string           `json:"grammar"`
+	OK       bool             `json:"ok"`
+	Errors   []grammarFinding `json:"errors"`
+	Warnings []grammarFinding `json:"warnings"`
+	// The sizes, for a grammar without errors:
+	Start     string            `json:"start,omitempty"`
+	Rules     int               `json:"rules,omitempty"`
+	Nodes     map[string]int    `json:"nodes,omitempty"` // by kind, and "all"
+	Nullable  []string          `json:"nullable"`
+	LeftRec   []string          `json:"left_recursive"`
+	Conflicts []string          `json:"conflicts"` // decisions one byte of lookahead cannot make
+	KPaths    map[string]string `json:"kpaths,omitempty"`
+}
+
+type grammarFinding struct {
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Col     int    `json:"col"`
+	Message string `json:"message"`
+}
+
+// checkJSON writes check's findings; a grammar that does not build
+// exits 1 after its errors are printed.
+func checkJSON(w io.Writer, arg string, g *grammar.Graph, err error) error {
+	res := grammarCheck{Grammar: arg, Errors: []grammarFinding{}, Warnings: []grammarFinding{}, Nullable: []string{}, LeftRec: []string{}, Conflicts: []string{}}
+	if err != nil {
+		var list grammar.ErrorList
+		if !errors.As(err, &list) {
+			return err // not a finding in the grammar: the file could not be read
+		}
+		for _, e := range list {
+			res.Errors = append(res.Errors, grammarFinding{e.Pos.Filename, e.Pos.Line, e.Pos.Col, e.Msg})
+		}
+		if werr := writeJSON(w, res); werr != nil {
+			return werr
+		}
+		return errReported
+	}
+	res.OK = true
+	for _, x := range g.Warnings {
+		res.Warnings = append(res.Warnings, grammarFinding{x.Pos.Filename, x.Pos.Line, x.Pos.Col, x.Msg})
+	}
+	st := g.Stats()
+	res.Start, res.Rules = g.Start, st.Rules
+	res.Nodes = map[string]int{"all": st.Nodes}
+	for kind, n := range st.ByKind {
+		res.Nodes[kind.String()] = n
+	}
+	res.Nullable = append(res.Nullable, st.Nullable...)
+	res.LeftRec = append(res.LeftRec, st.LeftRec...)
+	res.Conflicts = append(res.Conflicts, g.Conflicts()...)
+	res.KPaths = map[string]string{}
+	for k, c := range features.CountUpTo(g, 3) {
+		res.KPaths[strconv.Itoa(k+1)] = c.String()
+	}
+	return writeJSON(w, res)
 }
 
 func newGrammarConvertCmd() *cobra.Command {
@@ -259,7 +324,7 @@ func renderTable(w io.Writer, header []string, rows [][]string) error {
 }
 
 func newSubjectsCmd() *cobra.Command {
-	var functions bool
+	var functions, asJSON bool
 	cmd := &cobra.Command{
 		Use:   "subjects",
 		Short: "List the bundled programs under test and grammars",
@@ -271,32 +336,65 @@ them, once: they are cached).`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out := cmd.OutOrStdout()
+			var list subjectList
 			var rows [][]string
 			for _, s := range datasets.Subjects() {
 				n, err := countFunctions(cmd, s, functions)
 				if err != nil {
 					return fmt.Errorf("subject %s: %w", s.Name, err)
 				}
+				entry := subjectEntry{Name: s.Name, Library: s.Library, Version: s.Version(), Grammar: s.Grammar, Description: s.Description}
+				if v, err := strconv.Atoi(n); err == nil {
+					entry.Functions = &v
+				}
+				list.Subjects = append(list.Subjects, entry)
 				rows = append(rows, []string{s.Name, s.Library + " " + s.Version(), s.Grammar, n, s.Description})
 			}
-			header := []string{"subject", "library", "grammar", "functions", "what the wrapper does"}
-			if err := renderTable(out, header, rows); err != nil {
-				return err
-			}
-			rows = nil
+			var grammarRows [][]string
 			for _, info := range datasets.Grammars() {
 				g, err := datasets.Grammar(info.Name)
 				if err != nil {
 					return fmt.Errorf("bundled grammar %s: %w", info.Name, err)
 				}
-				rows = append(rows, []string{info.Name, strconv.Itoa(len(g.Rules)), strconv.Itoa(len(g.Nodes)), info.Description})
+				list.Grammars = append(list.Grammars, grammarEntry{info.Name, len(g.Rules), len(g.Nodes), info.Description})
+				grammarRows = append(grammarRows, []string{info.Name, strconv.Itoa(len(g.Rules)), strconv.Itoa(len(g.Nodes)), info.Description})
+			}
+			if asJSON {
+				return writeJSON(out, list)
+			}
+			header := []string{"subject", "library", "grammar", "functions", "what the wrapper does"}
+			if err := renderTable(out, header, rows); err != nil {
+				return err
 			}
 			fmt.Fprintln(out)
-			return renderTable(out, []string{"grammar", "rules", "nodes", "description"}, rows)
+			return renderTable(out, []string{"grammar", "rules", "nodes", "description"}, grammarRows)
 		},
 	}
 	cmd.Flags().BoolVar(&functions, "functions", false, "build each harness and count the functions instrumented")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the lists as JSON (docs/json.md)")
 	return cmd
+}
+
+// subjectList is what subjects lists, as --json prints it.
+type subjectList struct {
+	Subjects []subjectEntry `json:"subjects"`
+	Grammars []grammarEntry `json:"grammars"`
+}
+
+type subjectEntry struct {
+	Name        string `json:"name"`
+	Library     string `json:"library"`
+	Version     string `json:"version"`
+	Grammar     string `json:"grammar"`
+	Functions   *int   `json:"functions,omitempty"` // instrumented; absent until the harness is built
+	Description string `json:"description"`
+}
+
+type grammarEntry struct {
+	Name        string `json:"name"`
+	Rules       int    `json:"rules"`
+	Nodes       int    `json:"nodes"`
+	Description string `json:"description"`
 }
 
 // countFunctions returns the number of functions instrumented for a
