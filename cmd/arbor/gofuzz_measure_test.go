@@ -26,7 +26,7 @@ import (
 // the same fuzzer on bytes made grammar-aware by synth.ByteGenerator. It
 // takes minutes, so it runs only when asked for:
 //
-//	go test ./cmd/arbor -run '^TestGoFuzzMeasure$' -v -timeout 2h -args -gofuzz.measure [-gofuzz.subjects json,url,xml] [-gofuzz.time 60s] [-gofuzz.reps 3] [-gofuzz.out DIR]
+//	go test ./cmd/arbor -run '^TestGoFuzzMeasure$' -v -timeout 2h -args -gofuzz.measure [-gofuzz.subjects json,url,xml] [-gofuzz.time 60s] [-gofuzz.reps 3] [-gofuzz.minimizetime 0] [-gofuzz.out DIR]
 var (
 	measure         = flag.Bool("gofuzz.measure", false, "run TestGoFuzzMeasure: go test -fuzz on raw and grammar-aware targets")
 	measureSubjects = flag.String("gofuzz.subjects", "json,url,xml", "bundled subjects to measure")
@@ -34,6 +34,7 @@ var (
 	measureReps     = flag.Int("gofuzz.reps", 3, "repetitions")
 	measureOut      = flag.String("gofuzz.out", "", "folder for the corpora, coverage files and results (default: a temporary folder, kept)")
 	measureParallel = flag.Int("gofuzz.parallel", 1, "fuzzing workers (go test -parallel)")
+	measureMinimize = flag.String("gofuzz.minimizetime", "0", "go test -fuzzminimizetime: 0 turns minimization of new inputs off (Go's default, 60s, can stall a lone worker for most of a run)")
 )
 
 // fuzzRun is one go test -fuzz run and what its corpus covered.
@@ -149,7 +150,7 @@ func fuzzOnce(t *testing.T, ctx context.Context, work, fuzzCache, modPath, out, 
 	cache := filepath.Join(fuzzCache, subject, fn)
 	os.RemoveAll(cache)
 	cmd := exec.CommandContext(ctx, "go", "test", "-run", "^$", "-fuzz", "^"+fn+"$", "-fuzztime", measureTime.String(),
-		"-parallel", strconv.Itoa(*measureParallel), "./"+subject)
+		"-fuzzminimizetime", *measureMinimize, "-parallel", strconv.Itoa(*measureParallel), "./"+subject)
 	cmd.Dir = filepath.Join(work, "fz")
 	cmd.Env = append(os.Environ(), "GOWORK="+filepath.Join(work, "go.work"))
 	log, err := cmd.CombinedOutput()
