@@ -2,7 +2,7 @@ package synth
 
 import "github.com/arbor-fuzz/arbor/grammar"
 
-// Defaults of the random generator (DESIGN.md §5).
+// Defaults of the random generator (docs/algorithms.md).
 const (
 	DefaultMaxDepth  = 30 // rule expansions, as in Grammarinator
 	DefaultMaxRepeat = 5  // repetitions of an unbounded quantifier

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
@@ -201,12 +202,36 @@ func TestOneMeaningPerFlag(t *testing.T) {
 		}
 	}
 	walk(root)
-	for _, name := range []string{"tree-depth", "trees", "memory", "subject", "go", "dir", "coverpkg", "features", "max-gini", "max-nodes", "min-samples-leaf"} {
+	for _, name := range []string{"tree-depth", "trees", "timeout", "solve-timeout", "memory", "subject", "go", "dir", "coverpkg", "features", "max-gini", "max-nodes", "min-samples-leaf"} {
 		if len(usage[name]) != 1 {
 			t.Errorf("--%s has %d meanings: %v", name, len(usage[name]), usage[name])
 		}
 	}
 	if u := usage["all"]; len(u) != 1 {
 		t.Errorf("--all has %d meanings: %v", len(u), u)
+	}
+}
+
+// TestInputNames: generate, target and rlcheck name the inputs they write
+// alike (rlcheck wrote 000001 without an extension).
+func TestInputNames(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"generate", "json", "-n", "3", "--out", dir + "/generate"},
+		{"rlcheck", "--grammar", "json", "--oracle-cmd", "true", "--trials", "20", "--out", dir + "/rlcheck"},
+	} {
+		if _, errOut, code := runArbor(t, "", args...); code != 0 {
+			t.Fatalf("%v: %s", args, errOut)
+		}
+		entries, err := os.ReadDir(dir + "/" + args[0])
+		if err != nil || len(entries) == 0 {
+			t.Fatalf("%s wrote nothing: %v", args[0], err)
+		}
+		if name := entries[0].Name(); name != "00001.json" {
+			t.Errorf("%s names its first input %s, want 00001.json", args[0], name)
+		}
+	}
+	if got := inputName(99999, 123456, ".xml"); got != "100000.xml" {
+		t.Errorf("input 100,000 of 123,456: %s", got)
 	}
 }

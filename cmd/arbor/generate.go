@@ -191,6 +191,22 @@ func reportSetCoverage(w io.Writer, g *grammar.Graph, f generateFlags, inputs []
 
 var extensions = map[string]string{"json": ".json", "xml": ".xml", "csv": ".csv", "ini": ".ini", "url": ".url", "expr": ".expr"}
 
+// extensionOf is the file extension of inputs of a grammar: the format's
+// own for the bundled grammars that have one, else .txt.
+func extensionOf(grammarName string) string {
+	if ext := extensions[grammarName]; ext != "" {
+		return ext
+	}
+	return ".txt"
+}
+
+// inputName names input i (from 0) of n written to a folder, the same way
+// in every command that writes inputs: 00001.json, 00002.json, ..., wider
+// when n needs it, so that names sort in order.
+func inputName(i, n int, ext string) string {
+	return fmt.Sprintf("%0*d%s", max(len(fmt.Sprint(n)), 5), i+1, ext)
+}
+
 func writeInputs(stdout io.Writer, f generateFlags, grammarArg string, inputs []synth.Input) error {
 	if f.out == "-" {
 		enc := json.NewEncoder(stdout)
@@ -221,10 +237,7 @@ func writeInputs(stdout io.Writer, f generateFlags, grammarArg string, inputs []
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("output folder: %w", err)
 	}
-	ext := extensions[grammarArg]
-	if ext == "" {
-		ext = ".txt"
-	}
+	ext := extensionOf(grammarArg)
 	var manifest *json.Encoder
 	if f.choices {
 		mf, err := f.openSide(f.sideFile(f.out, "choices.jsonl"))
@@ -234,9 +247,8 @@ func writeInputs(stdout io.Writer, f generateFlags, grammarArg string, inputs []
 		defer mf.Close()
 		manifest = json.NewEncoder(mf)
 	}
-	width := len(fmt.Sprint(len(inputs)))
 	for i, in := range inputs {
-		name, err := f.write(dir, fmt.Sprintf("%0*d%s", max(width, 5), i+1, ext), []byte(in.Text))
+		name, err := f.write(dir, inputName(i, len(inputs), ext), []byte(in.Text))
 		if err != nil {
 			return err
 		}

@@ -112,8 +112,9 @@ writes the unique valid inputs.
 				if err := os.MkdirAll(dir, 0o755); err != nil {
 					return fmt.Errorf("output folder: %w", err)
 				}
+				ext := extensionOf(f.grammarName())
 				for i, in := range res.Unique {
-					if _, err := f.write(dir, fmt.Sprintf("%06d", i+1), in); err != nil {
+					if _, err := f.write(dir, inputName(i, len(res.Unique), ext), in); err != nil {
 						return err
 					}
 				}
@@ -155,6 +156,17 @@ writes the unique valid inputs.
 }
 
 // benchmark builds the generator and oracle the flags describe.
+// grammarName is the grammar the inputs are written in: --grammar, or the
+// bundled subject's.
+func (f *rlcheckFlags) grammarName() string {
+	if f.grammar == "" && f.subject != "" {
+		if b, err := datasets.LookupSubject(f.subject); err == nil {
+			return b.Grammar
+		}
+	}
+	return f.grammar
+}
+
 func (f *rlcheckFlags) benchmark(cmd *cobra.Command, st synth.StateKind) (eval.Benchmark, func(), error) {
 	nothing := func() {}
 	switch {

@@ -178,7 +178,11 @@ them to FuzzX.verify.cov.jsonl.`,
 	fl.BoolVar(&f.noRun, "no-run", false, "do not run the subject: generate from the first tree's constraints only")
 	fl.BoolVar(&f.verify, "verify", false, "with --no-run: run the model's subject on the inputs afterwards")
 	fl.BoolVar(&f.asJSON, "json", false, "print the summary as JSON")
-	fl.DurationVar(&f.timeout, "timeout", time.Second, "search time per constraint")
+	fl.DurationVar(&f.timeout, "solve-timeout", time.Second, "search time per constraint")
+	// --timeout was this flag's name, but in record it is the time limit
+	// of each input's run.
+	fl.DurationVar(&f.timeout, "timeout", time.Second, "")
+	renamedFlag(cmd, "timeout", "solve-timeout", "--timeout is the time limit of each run in record")
 	fl.IntVar(&f.maxDepth, "max-depth", synth.DefaultMaxDepth, "depth bound of targeted inputs, in rule expansions")
 	targetingFlags(cmd, &f.maxGini, &f.maxNodes)
 	f.memoryFlag.register(cmd.Flags())
@@ -428,12 +432,7 @@ func writeJSONFile(path string, v any) error {
 	return os.Rename(tmp, path)
 }
 
-func inputExtension(m *learn.Model) string {
-	if ext := extensions[m.Grammar.Name]; ext != "" {
-		return ext
-	}
-	return ".txt"
-}
+func inputExtension(m *learn.Model) string { return extensionOf(m.Grammar.Name) }
 
 // writePursued writes the inputs a loop kept, with their manifest.
 func writePursued(o outputFormat, out string, m *learn.Model, pr *synth.Pursuit) error {
@@ -475,7 +474,7 @@ func writeManifest(o outputFormat, out string, n int, ext string, text func(i in
 	enc.SetEscapeHTML(false)
 	paths := make([]string, 0, n)
 	for i := range n {
-		name, err := o.write(dir, fmt.Sprintf("%05d%s", i+1, ext), []byte(text(i)))
+		name, err := o.write(dir, inputName(i, n, ext), []byte(text(i)))
 		if err != nil {
 			return nil, err
 		}
