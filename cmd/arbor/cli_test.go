@@ -207,6 +207,17 @@ func TestOneMeaningPerFlag(t *testing.T) {
 			t.Errorf("--%s has %d meanings: %v", name, len(usage[name]), usage[name])
 		}
 	}
+	// One type for --seed everywhere, so scripts pass any seed to any command.
+	var visit func(c *cobra.Command)
+	visit = func(c *cobra.Command) {
+		if f := c.LocalFlags().Lookup("seed"); f != nil && f.Value.Type() != "uint64" {
+			t.Errorf("%s --seed is %s, not uint64", c.CommandPath(), f.Value.Type())
+		}
+		for _, s := range c.Commands() {
+			visit(s)
+		}
+	}
+	visit(root)
 	if u := usage["all"]; len(u) != 1 {
 		t.Errorf("--all has %d meanings: %v", len(u), u)
 	}
