@@ -1,0 +1,244 @@
+package coverage
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Command is a program under test that is not a Go function: any command
+// line, run once per input in a process of its own. The input reaches it
+// as a file, where the command line says {} (so no input byte is ever
+// read by a shell), or, without {}, on stdin. Each run gets a scratch
+// folder of its own, named by {dir} in the command line and by
+// ARBOR_RUN_DIR in its environment, where coverage tools are told to
+// leave their reports; the folder is what an adapter reads afterwards.
+type Command struct {
+	Argv []string // the program and its arguments, with {} and {dir}
+	Dir  string   // where it runs; empty: the current directory
+	Env  []string // added to arbor's environment
+
+	// Timeout bounds each run; 0 means one second.
+	Timeout time.Duration
+	// Reject lists the exit statuses that mean the program rejected the
+	// input (outcome error). Nil means every nonzero status; otherwise a
+	// nonzero status not in the list is a crash (outcome panic), as an
+	// uncaught exception's status is in most languages.
+	Reject []int
+	// Crash, if set, makes a run whose stderr matches it a crash, whatever
+	// its status (a sanitizer's report, a traceback printed by a handler
+	// that exits 0).
+	Crash *regexp.Regexp
+	// Output, if set, receives the program's stdout and stderr, line by
+	// line, prefixed with the stream's name; otherwise only the last
+	// 64 KB of stderr are kept, for crash reports.
+	Output io.Writer
+}
+
+// CommandRun is one input's run of a Command.
+type CommandRun struct {
+	Result
+	// Dir is the run's scratch folder, with what the program left there;
+	// the caller removes it (Close).
+	Dir string
+}
+
+// Close removes the run's scratch folder.
+func (r *CommandRun) Close() error { return os.RemoveAll(r.Dir) }
+
+// ParseCommand splits a command line into words as a POSIX shell would,
+// with single and double quotes and backslashes, but nothing else: no
+// variables, pipes, redirections or substitutions (refused, so that a
+// user who meant a shell finds out) and no globbing (*, ? and [ are
+// taken as written), so that what runs is exactly the program named with
+// the arguments written.
+func ParseCommand(line string) ([]string, error) {
+	var words []string
+	var w strings.Builder
+	inWord := false
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n':
+			if inWord {
+				words = append(words, w.String())
+				w.Reset()
+				inWord = false
+			}
+		case c == '\'':
+			end := strings.IndexByte(line[i+1:], '\'')
+			if end < 0 {
+				return nil, fmt.Errorf("command line: unterminated ' at byte %d", i)
+			}
+			w.WriteString(line[i+1 : i+1+end])
+			i += end + 1
+			inWord = true
+		case c == '"':
+			j := i + 1
+			for ; j < len(line) && line[j] != '"'; j++ {
+				if line[j] == '\\' && j+1 < len(line) && strings.IndexByte("\"\\$`\n", line[j+1]) >= 0 {
+					j++
+				}
+				w.WriteByte(line[j])
+			}
+			if j == len(line) {
+				return nil, fmt.Errorf(`command line: unterminated " at byte %d`, i)
+			}
+			i = j
+			inWord = true
+		case c == '\\':
+			if i+1 == len(line) {
+				return nil, errors.New(`command line: \ at the end`)
+			}
+			i++
+			w.WriteByte(line[i])
+			inWord = true
+		case strings.IndexByte("|&;<>()$`", c) >= 0:
+			return nil, fmt.Errorf("command line: %q at byte %d is shell syntax, which arbor does not interpret; quote it, or run a shell explicitly (sh -c '...')", c, i)
+		default:
+			w.WriteByte(c)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, w.String())
+	}
+	if len(words) == 0 {
+		return nil, errors.New("command line: empty")
+	}
+	return words, nil
+}
+
+// Run runs one input. Only a failure to run at all (the program cannot
+// be started, the scratch folder cannot be made) is an error; how the
+// program ended is the result's outcome.
+func (c *Command) Run(ctx context.Context, input []byte) (*CommandRun, error) {
+	if len(c.Argv) == 0 {
+		return nil, errors.New("command: no program")
+	}
+	dir, err := os.MkdirTemp("", "arbor-run-")
+	if err != nil {
+		return nil, fmt.Errorf("run folder: %w", err)
+	}
+	run := &CommandRun{Dir: dir}
+	inputPath := filepath.Join(dir, "input")
+	argv := slices.Clone(c.Argv)
+	viaFile := false
+	for i, a := range argv {
+		if strings.Contains(a, "{}") {
+			viaFile = true
+		}
+		argv[i] = strings.NewReplacer("{}", inputPath, "{dir}", dir).Replace(a)
+	}
+	if viaFile {
+		if err := os.WriteFile(inputPath, input, 0o644); err != nil {
+			run.Close()
+			return nil, fmt.Errorf("write input: %w", err)
+		}
+	}
+	timeout := c.Timeout
+	if timeout <= 0 {
+		timeout = time.Second
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = c.Dir
+	cmd.Env = append(append(os.Environ(), c.Env...), "ARBOR_RUN_DIR="+dir)
+	if !viaFile {
+		cmd.Stdin = bytes.NewReader(input)
+	}
+	output := newOutputCapture(c.Output)
+	stderr := &tailBuffer{max: 1 << 16}
+	cmd.Stdout = output.writer("stdout", nil)
+	cmd.Stderr = output.writer("stderr", stderr)
+	isolate(cmd)
+	cmd.WaitDelay = time.Second // a child holding stdout must not hold arbor
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		run.Close()
+		return nil, fmt.Errorf("start %s: %w", argv[0], err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	var waitErr error
+	timedOut := false
+	select {
+	case waitErr = <-done:
+	case <-timer.C:
+		timedOut = true
+	case <-ctx.Done():
+		killGroup(cmd)
+		<-done
+		run.Close()
+		return nil, ctx.Err()
+	}
+	if timedOut {
+		killGroup(cmd)
+		<-done
+		run.Duration = timeout
+		run.Outcome, run.Message = Timeout, fmt.Sprintf("no result after %v", timeout)
+		return run, nil
+	}
+	run.Duration = time.Since(start)
+	killGroup(cmd) // what the program started and left running
+	output.flush()
+	c.judge(&run.Result, waitErr, stderr.String())
+	return run, nil
+}
+
+// judge sets the outcome of a finished run from its exit and stderr.
+func (c *Command) judge(r *Result, waitErr error, stderr string) {
+	text := strings.TrimSpace(stderr)
+	var exit *exec.ExitError
+	switch {
+	case waitErr == nil:
+		r.Outcome = OK
+	case errors.As(waitErr, &exit):
+		status, signaled := exit.Sys().(syscall.WaitStatus)
+		switch {
+		case signaled && status.Signaled():
+			r.Outcome, r.Message = Panic, "killed by signal: "+status.Signal().String()
+		case c.Reject == nil || slices.Contains(c.Reject, exit.ExitCode()):
+			r.Outcome, r.Message = Error, fmt.Sprintf("exit status %d", exit.ExitCode())
+		default:
+			r.Outcome, r.Message = Panic, fmt.Sprintf("exit status %d", exit.ExitCode())
+		}
+	default:
+		r.Outcome, r.Message = Panic, waitErr.Error()
+	}
+	if c.Crash != nil && r.Outcome != Panic {
+		if m := c.Crash.FindString(stderr); m != "" {
+			r.Outcome, r.Message = Panic, m
+		}
+	}
+	if text != "" && r.Outcome != OK {
+		r.Message = firstLine(text) + " (" + r.Message + ")"
+	}
+	if r.Outcome == Panic && text != "" {
+		r.Frames = lastLines(text, 3)
+		r.Stack = hashFrames(r.Frames)
+	}
+}
+
+// lastLines is the last n non-empty lines of text: where most runtimes
+// put the innermost frames or the error of a crash report.
+func lastLines(text string, n int) string {
+	var lines []string
+	for _, l := range strings.Split(text, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
