@@ -25,6 +25,9 @@ type Header struct {
 	// recorded packages), so that a model trained on the file can run it
 	// again; absent in files of older versions.
 	Target *Target `json:"target,omitempty"`
+	// Command is how a command-line subject was run, for files recorded
+	// from one (RecordCommand).
+	Command *CommandTarget `json:"command,omitempty"`
 }
 
 // Record is one input's line in a coverage file.

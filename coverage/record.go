@@ -52,6 +52,9 @@ type Summary struct {
 	SubjectTime, RecordTime time.Duration
 	// OutputBytes is what the subject wrote to stdout and stderr.
 	OutputBytes int64
+	// Unlisted counts the functions a command's reports said ran that the
+	// file's header does not list (RecordCommand).
+	Unlisted int
 }
 
 type pending struct {
@@ -64,18 +67,8 @@ type pending struct {
 // their records to the coverage file out, skipping inputs it already
 // holds.
 func RecordInputs(ctx context.Context, bin *Binary, inputs []string, out string, opts Options) (*Summary, error) {
-	if opts.Timeout <= 0 {
-		opts.Timeout = time.Second
-	}
-	if opts.Shards == 0 {
-		opts.Shard, opts.Shards = 1, 1
-	}
-	if opts.Shard < 1 || opts.Shard > opts.Shards {
-		return nil, fmt.Errorf("shard %d/%d: want 1 <= i <= n", opts.Shard, opts.Shards)
-	}
-	warn := opts.Warn
-	if warn == nil {
-		warn = func(error) {}
+	if err := opts.normalize(); err != nil {
+		return nil, err
 	}
 	s, err := Start(bin, opts.RunOptions)
 	if err != nil {
@@ -95,32 +88,7 @@ func RecordInputs(ctx context.Context, bin *Binary, inputs []string, out string,
 	defer w.Close()
 
 	sum := &Summary{Outcomes: map[Outcome]int{}}
-	var todo []pending
-	queued := map[string]bool{}
-	for _, name := range inputs {
-		data, err := corpus.Read(name)
-		if err != nil {
-			sum.Unreadable++
-			warn(fmt.Errorf("input: %w", err))
-			continue
-		}
-		h := sha256.Sum256(data)
-		if int(binary.BigEndian.Uint64(h[:8])%uint64(opts.Shards)) != opts.Shard-1 {
-			sum.OtherShard++
-			continue
-		}
-		sha := hex.EncodeToString(h[:])
-		switch {
-		case w.Done(sha):
-			sum.Skipped++
-			continue
-		case queued[sha]:
-			sum.Duplicates++
-			continue
-		}
-		queued[sha] = true
-		todo = append(todo, pending{name, data, sha})
-	}
+	todo := queue(inputs, w.Done, opts, sum)
 	progress := func(pass string, i int) {
 		if opts.Progress != nil {
 			opts.Progress(pass, i, len(todo))
@@ -188,9 +156,63 @@ func RecordInputs(ctx context.Context, bin *Binary, inputs []string, out string,
 		sum.SubjectTime = subject / time.Duration(sum.Recorded)
 		sum.RecordTime = total / time.Duration(sum.Recorded)
 	}
+	return sum, sum.fileStats(out)
+}
+
+// normalize fills in defaults and checks the shard.
+func (o *Options) normalize() error {
+	if o.Timeout <= 0 {
+		o.Timeout = time.Second
+	}
+	if o.Shards == 0 {
+		o.Shard, o.Shards = 1, 1
+	}
+	if o.Shard < 1 || o.Shard > o.Shards {
+		return fmt.Errorf("shard %d/%d: want 1 <= i <= n", o.Shard, o.Shards)
+	}
+	if o.Warn == nil {
+		o.Warn = func(error) {}
+	}
+	return nil
+}
+
+// queue reads the inputs and returns those to record: in this run's
+// shard, not done already, each once; sum counts the others.
+func queue(inputs []string, done func(sha string) bool, opts Options, sum *Summary) []pending {
+	var todo []pending
+	queued := map[string]bool{}
+	for _, name := range inputs {
+		data, err := corpus.Read(name)
+		if err != nil {
+			sum.Unreadable++
+			opts.Warn(fmt.Errorf("input: %w", err))
+			continue
+		}
+		h := sha256.Sum256(data)
+		if int(binary.BigEndian.Uint64(h[:8])%uint64(opts.Shards)) != opts.Shard-1 {
+			sum.OtherShard++
+			continue
+		}
+		sha := hex.EncodeToString(h[:])
+		switch {
+		case done(sha):
+			sum.Skipped++
+			continue
+		case queued[sha]:
+			sum.Duplicates++
+			continue
+		}
+		queued[sha] = true
+		todo = append(todo, pending{name, data, sha})
+	}
+	return todo
+}
+
+// fileStats fills in the figures over every record of the coverage file.
+func (sum *Summary) fileStats(out string) error {
 	f, err := ReadFile(out)
 	if err != nil {
-		return sum, err
+		return err
 	}
 	sum.Inputs, sum.Functions = len(f.Records), len(f.Functions)
 	for _, col := range f.Matrix() {
@@ -204,7 +226,7 @@ func RecordInputs(ctx context.Context, bin *Binary, inputs []string, out string,
 			sum.EverCovered++
 		}
 	}
-	return sum, nil
+	return nil
 }
 
 // Pipelining limits: requests in flight, and their bytes. Unread requests

@@ -1,0 +1,307 @@
+package coverage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/arbor-fuzz/arbor/coverage/report"
+)
+
+// CommandTarget is how a command-line subject was run, kept in the
+// coverage file's header so that the file says what it measured and a
+// model trained on it can run the subject again.
+type CommandTarget struct {
+	Argv     []string `json:"argv"`
+	Dir      string   `json:"dir,omitempty"`
+	Coverage string   `json:"coverage"` // the report format (ReportFormats)
+	Reject   []int    `json:"reject,omitempty"`
+	Crash    string   `json:"crash,omitempty"`
+}
+
+// A ReportReader reads the coverage a run left in its folder. Paths of
+// source files under Root become relative to it, so that function names
+// do not depend on where the sources are.
+type ReportReader struct {
+	Format string
+	Root   string
+	parse  func(f *os.File, name string) (*report.Coverage, error)
+	match  func(name string) bool
+}
+
+// reportFormats are the report formats a ReportReader reads, with the
+// files of a run's folder each reads. It is a table, never written.
+var reportFormats = map[string]struct {
+	files string
+	match func(string) bool
+	parse func(f *os.File, name string) (*report.Coverage, error)
+}{
+	"lcov": {"*.info, *.lcov", func(n string) bool { return strings.HasSuffix(n, ".info") || strings.HasSuffix(n, ".lcov") },
+		func(f *os.File, name string) (*report.Coverage, error) { return report.ParseLcov(f, name) }},
+	"gcov": {"*.gcov.json.gz, *.gcov.json (gcov --json-format)", func(n string) bool {
+		return strings.HasSuffix(n, ".gcov.json.gz") || strings.HasSuffix(n, ".gcov.json")
+	}, func(f *os.File, name string) (*report.Coverage, error) { return report.ParseGcovJSON(f, name) }},
+}
+
+// ReportFormats names the formats NewReportReader takes, with the files
+// each reads from a run's folder.
+func ReportFormats() map[string]string {
+	m := map[string]string{}
+	for name, f := range reportFormats {
+		m[name] = f.files
+	}
+	return m
+}
+
+// NewReportReader returns the reader of a report format.
+func NewReportReader(format, root string) (*ReportReader, error) {
+	f, ok := reportFormats[format]
+	if !ok {
+		var names []string
+		for n := range reportFormats {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		return nil, fmt.Errorf("unknown coverage format %q (there are: %s)", format, strings.Join(names, ", "))
+	}
+	return &ReportReader{Format: format, Root: root, parse: f.parse, match: f.match}, nil
+}
+
+// Read reads every report of the format below dir and merges them (a
+// function in several reports gets the sum of its hits). A folder with
+// no report is an error.
+func (rr *ReportReader) Read(dir string) (*report.Coverage, error) {
+	var files []string
+	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() && rr.match(d.Name()) {
+			files = append(files, path)
+		}
+		return nil
+	})
+	if len(files) == 0 {
+		return nil, fmt.Errorf("the run left no %s report (%s) in its folder", rr.Format, reportFormats[rr.Format].files)
+	}
+	sort.Strings(files)
+	merged := &report.Coverage{Format: rr.Format}
+	index := map[string]int{}
+	for _, path := range files {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		c, err := rr.parse(f, filepath.Base(path))
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+		c.Relative(rr.Root)
+		for _, fn := range c.Functions {
+			if i, ok := index[fn.Name]; ok {
+				merged.Functions[i].Hits = addHits(merged.Functions[i].Hits, fn.Hits)
+				continue
+			}
+			index[fn.Name] = len(merged.Functions)
+			merged.Functions = append(merged.Functions, fn)
+		}
+		merged.Files = append(merged.Files, c.Files...)
+	}
+	return merged, nil
+}
+
+func addHits(a, b uint64) uint64 {
+	if a > math.MaxUint64-b {
+		return math.MaxUint64
+	}
+	return a + b
+}
+
+// RecordCommand runs the inputs through a command-line subject, one
+// process per input, reads each run's coverage report with rr, and
+// appends the records to the coverage file out, skipping inputs it
+// already holds. The functions of the file's header are those the first
+// run's report lists (coverage tools list every instrumented function,
+// run or not); a function a later report names that the header lacks is
+// left out and counted (Summary.Unlisted).
+func RecordCommand(ctx context.Context, c *Command, rr *ReportReader, inputs []string, out string, opts Options) (*Summary, error) {
+	if err := opts.normalize(); err != nil {
+		return nil, err
+	}
+	c.Timeout, c.Output = opts.Timeout, opts.Output
+	target := &CommandTarget{Argv: c.Argv, Dir: c.Dir, Coverage: rr.Format, Reject: c.Reject}
+	if c.Crash != nil {
+		target.Crash = c.Crash.String()
+	}
+	sum := &Summary{Outcomes: map[Outcome]int{}}
+	// The header comes from the file, when there is one, or else from the
+	// first input's report; so that input is run before the file is opened.
+	var h Header
+	var first *CommandRun
+	if f, err := ReadFile(out); err == nil {
+		h = f.Header
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	} else {
+		todo := queue(inputs, func(string) bool { return false }, opts, &Summary{Outcomes: map[Outcome]int{}})
+		if len(todo) == 0 {
+			return sum, fmt.Errorf("no inputs to record")
+		}
+		run, cov, err := runAndRead(ctx, c, rr, todo[0].data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", todo[0].name, err)
+		}
+		first = run
+		defer first.Close()
+		h = NewHeader(opts.Subject, functionNames(cov))
+		if len(h.Functions) == 0 {
+			return nil, fmt.Errorf("the %s report of %s lists no functions: is the program built or run for coverage?", rr.Format, todo[0].name)
+		}
+		first.Result.Covered, first.Result.Counts = covered(cov, h.Functions)
+	}
+	h.Command = target
+	w, err := OpenWriter(ctx, out, h, opts.Wait)
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	todo := queue(inputs, w.Done, opts, sum)
+	index := make(map[string]int, len(h.Functions))
+	for i, name := range h.Functions {
+		index[name] = i
+	}
+	unlisted := map[string]bool{}
+	var subject time.Duration
+	start := time.Now()
+	for i, in := range todo {
+		if err := ctx.Err(); err != nil {
+			return sum, err
+		}
+		var r *CommandRun
+		if i == 0 && first != nil {
+			r = first
+		} else {
+			run, cov, err := runAndRead(ctx, c, rr, in.data)
+			if err != nil {
+				if ctx.Err() != nil {
+					return sum, ctx.Err() // cut short: not recorded
+				}
+				return sum, fmt.Errorf("%s: %w", in.name, err)
+			}
+			r = run
+			for _, fn := range cov.Functions {
+				if id, ok := index[fn.Name]; ok {
+					if fn.Hits > 0 {
+						r.Covered = append(r.Covered, id)
+						r.Counts = append(r.Counts, uint32(min(fn.Hits, math.MaxUint32)))
+					}
+				} else if fn.Hits > 0 && !unlisted[fn.Name] {
+					unlisted[fn.Name] = true
+				}
+			}
+			sortCovered(&r.Result)
+		}
+		subject += r.Duration
+		rec := Record{Input: in.name, SHA256: in.sha, Covered: r.Covered, Counts: r.Counts, Outcome: r.Outcome,
+			MS: float64(r.Duration.Microseconds()) / 1000, Error: r.Message, Stack: r.Stack}
+		if r != first {
+			r.Close()
+		}
+		if err := w.Write(rec); err != nil {
+			return sum, err
+		}
+		sum.Recorded++
+		sum.Outcomes[r.Outcome]++
+		if opts.Progress != nil {
+			opts.Progress("record", i+1, len(todo))
+		}
+	}
+	if len(unlisted) > 0 {
+		sum.Unlisted = len(unlisted)
+		opts.Warn(fmt.Errorf("%d functions ran that the first report did not list, and are left out (%s)", len(unlisted), strings.Join(firstNames(unlisted, 3), ", ")))
+	}
+	if sum.Recorded > 0 {
+		sum.SubjectTime = subject / time.Duration(sum.Recorded)
+		sum.RecordTime = time.Since(start) / time.Duration(sum.Recorded)
+	}
+	return sum, sum.fileStats(out)
+}
+
+// runAndRead runs one input and reads its report. A run that crashed or
+// timed out may have left no report: it is recorded with no coverage. A
+// run that ended normally and left none means the command line does not
+// produce the report, which is an error.
+func runAndRead(ctx context.Context, c *Command, rr *ReportReader, input []byte) (*CommandRun, *report.Coverage, error) {
+	run, err := c.Run(ctx, input)
+	if err != nil {
+		return nil, nil, err
+	}
+	cov, err := rr.Read(run.Dir)
+	if err != nil {
+		if run.Outcome == Panic || run.Outcome == Timeout {
+			return run, &report.Coverage{}, nil
+		}
+		run.Close()
+		return nil, nil, fmt.Errorf("%w; does the command write it to {dir} (ARBOR_RUN_DIR)?", err)
+	}
+	return run, cov, nil
+}
+
+// functionNames are the report's functions, sorted, each once.
+func functionNames(cov *report.Coverage) []string {
+	var names []string
+	for _, f := range cov.Functions {
+		names = append(names, f.Name)
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
+}
+
+// covered maps a report onto the header's functions.
+func covered(cov *report.Coverage, functions []string) ([]int, []uint32) {
+	index := make(map[string]int, len(functions))
+	for i, name := range functions {
+		index[name] = i
+	}
+	var r Result
+	for _, fn := range cov.Functions {
+		if id, ok := index[fn.Name]; ok && fn.Hits > 0 {
+			r.Covered = append(r.Covered, id)
+			r.Counts = append(r.Counts, uint32(min(fn.Hits, math.MaxUint32)))
+		}
+	}
+	sortCovered(&r)
+	return r.Covered, r.Counts
+}
+
+// sortCovered sorts covered functions by id, keeping counts alongside.
+func sortCovered(r *Result) {
+	idx := make([]int, len(r.Covered))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(a, b int) bool { return r.Covered[idx[a]] < r.Covered[idx[b]] })
+	cov, counts := make([]int, len(idx)), make([]uint32, len(idx))
+	for i, j := range idx {
+		cov[i], counts[i] = r.Covered[j], r.Counts[j]
+	}
+	r.Covered, r.Counts = cov, counts
+}
+
+func firstNames(set map[string]bool, n int) []string {
+	var names []string
+	for name := range set {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	if len(names) > n {
+		names = append(names[:n], "...")
+	}
+	return names
+}
