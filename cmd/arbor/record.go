@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +18,7 @@ import (
 type recordFlags struct {
 	subjectFlags
 	memoryFlag
+	commandFlags
 	inputs, out, shard, cacheDir string
 	isolate, wait, showOutput    bool
 	asJSON                       bool
@@ -79,6 +79,7 @@ however arbor ends.`,
 	fl.BoolVar(&f.wait, "wait", false, "if another recording is writing --out, wait for it instead of failing")
 	fl.DurationVar(&f.timeout, "timeout", time.Second, "time limit per input")
 	f.memoryFlag.register(fl)
+	f.commandFlags.register(fl)
 	fl.BoolVar(&f.showOutput, "show-output", false, "copy what the program writes to stdout and stderr to arbor's stderr")
 	fl.BoolVar(&f.asJSON, "json", false, "print the summary as JSON (docs/json.md), also after an interruption")
 	fl.StringVar(&f.shard, "shard", "", "record only shard `i/n` of the inputs")
@@ -88,7 +89,11 @@ however arbor ends.`,
 }
 
 func runRecord(cmd *cobra.Command, f recordFlags) error {
-	if err := f.check(); err != nil {
+	if f.command != "" {
+		if f.subject != "" || f.goFunc != "" {
+			return usageError{errors.New("give one of --subject, --go and --cmd")}
+		}
+	} else if err := f.check(); err != nil {
 		return err
 	}
 	if f.inputs == "" {
@@ -108,28 +113,8 @@ func runRecord(cmd *cobra.Command, f recordFlags) error {
 			return usageError{err}
 		}
 	}
-	target, name, err := f.target()
-	if err != nil {
-		return err
-	}
-	opts.Subject = name
-	files, err := listFiles(f.inputs)
-	if err != nil {
-		return err
-	}
 	errOut := cmd.ErrOrStderr()
-	ctx := cmd.Context()
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	if f.cacheDir == "" {
-		f.cacheDir = coverage.DefaultCacheDir()
-	}
-	fmt.Fprintf(errOut, "building the harness for %s ...\n", target)
-	bin, err := coverage.Build(ctx, target, f.cacheDir)
-	if err != nil {
-		return err
-	}
+	ctx := contextOf(cmd)
 	opts.Warn = func(err error) { fmt.Fprintln(errOut, "arbor:", err) }
 	if f.showOutput {
 		opts.Output = &lockedWriter{w: errOut}
@@ -146,10 +131,47 @@ func runRecord(cmd *cobra.Command, f recordFlags) error {
 			}
 		}
 	}
+	if f.command != "" {
+		c, rr, name, err := f.commandSubject()
+		if err != nil {
+			return err
+		}
+		opts.Subject = name
+		files, err := listFiles(f.inputs)
+		if err != nil {
+			return err
+		}
+		sum, err := coverage.RecordCommand(ctx, c, rr, files, f.out, opts)
+		return f.report(cmd, sum, err, nil)
+	}
+	target, name, err := f.target()
+	if err != nil {
+		return err
+	}
+	opts.Subject = name
+	files, err := listFiles(f.inputs)
+	if err != nil {
+		return err
+	}
+	if f.cacheDir == "" {
+		f.cacheDir = coverage.DefaultCacheDir()
+	}
+	fmt.Fprintf(errOut, "building the harness for %s ...\n", target)
+	bin, err := coverage.Build(ctx, target, f.cacheDir)
+	if err != nil {
+		return err
+	}
 	if f.goFunc != "" {
 		fmt.Fprintf(errOut, "recording the functions of %s\n", strings.Join(bin.Target.CoverPkgs, ", "))
 	}
 	sum, err := coverage.RecordInputs(ctx, bin, files, f.out, opts)
+	return f.report(cmd, sum, err, func(n int) { warnFewFunctions(errOut, bin.Target, n) })
+}
+
+// report prints a recording's summary, as text or JSON, and returns the
+// recording's error; few, if set, warns when few functions are recorded.
+func (f recordFlags) report(cmd *cobra.Command, sum *coverage.Summary, err error, few func(n int)) error {
+	errOut := cmd.ErrOrStderr()
 	if sum != nil && f.asJSON {
 		if jerr := writeJSON(cmd.OutOrStdout(), recordSummary(f.out, sum)); jerr != nil && err == nil {
 			err = jerr
@@ -159,7 +181,9 @@ func runRecord(cmd *cobra.Command, f recordFlags) error {
 		if sum.OutputBytes > 0 && !f.showOutput {
 			fmt.Fprintf(errOut, "arbor: the program wrote %d bytes to stdout and stderr; --show-output shows them\n", sum.OutputBytes)
 		}
-		warnFewFunctions(errOut, bin.Target, sum.Functions)
+		if few != nil {
+			few(sum.Functions)
+		}
 	}
 	return err
 }

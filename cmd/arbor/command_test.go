@@ -1,0 +1,103 @@
+//go:build unix
+
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/arbor-fuzz/arbor/coverage"
+)
+
+// TestRecordCmdGcov (issue 16): a C program built with gcc --coverage,
+// recorded with record --cmd and --report gcov, through the real gcc and
+// gcov. Each run's .gcda goes to its own folder (GCOV_PREFIX), where gcov
+// --json-format turns it into the report arbor reads.
+func TestRecordCmdGcov(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a C program")
+	}
+	for _, tool := range []string{"gcc", "gcov", "sh"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skip(tool + " is not installed")
+		}
+	}
+	dir := t.TempDir()
+	build := filepath.Join(dir, "build")
+	os.MkdirAll(build, 0o755)
+	src := filepath.Join(dir, "prog.c")
+	os.WriteFile(src, []byte(`#include <stdio.h>
+#include <ctype.h>
+
+static int number(const char *s) { int n = 0; while (isdigit((unsigned char)*s)) n = n*10 + *s++ - '0'; return n; }
+static int word(const char *s) { int n = 0; while (isalpha((unsigned char)*s)) s++, n++; return n; }
+static int other(void) { return -1; }
+
+int main(int argc, char **argv) {
+	char buf[256] = {0};
+	FILE *f = fopen(argv[1], "r");
+	if (!f) return 3;
+	fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	if (buf[0] == 'x') return 2;
+	if (isdigit((unsigned char)buf[0])) printf("%d\n", number(buf));
+	else if (isalpha((unsigned char)buf[0])) printf("%d\n", word(buf));
+	else printf("%d\n", other());
+	return 0;
+}
+`), 0o644)
+	gcc := exec.Command("gcc", "--coverage", "-O0", "-o", filepath.Join(build, "prog"), src)
+	gcc.Dir = build
+	if out, err := gcc.CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	strip := strconv.Itoa(strings.Count(filepath.Clean(build), string(filepath.Separator)))
+	script := `GCOV_PREFIX="$ARBOR_RUN_DIR" GCOV_PREFIX_STRIP=` + strip + ` "$0/prog" "$1"; s=$?
+cp "$0"/*.gcno "$ARBOR_RUN_DIR"/ && cd "$ARBOR_RUN_DIR" && gcov --json-format *.gcda >/dev/null 2>&1
+exit $s`
+	inputs := filepath.Join(dir, "inputs")
+	for name, text := range map[string]string{"a": "123", "b": "abc", "c": "+", "d": "xyz", "e": "42"} {
+		writeInput(t, inputs, name, []byte(text))
+	}
+	out := filepath.Join(dir, "cov.jsonl")
+	line := "sh -c '" + script + "' " + build + " {}"
+	stdout, errOut, code := runArbor(t, "", "record", "--cmd", line, "--report", "gcov", "--source-root", dir, "--inputs", inputs, "--out", out, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	var sum map[string]any
+	json.Unmarshal([]byte(stdout), &sum)
+	if sum["recorded"] != 5.0 {
+		t.Errorf("summary %v", sum)
+	}
+	f, err := coverage.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"a": "ok main,number", "b": "ok main,word", "c": "ok main,other", "d": "error main", "e": "ok main,number"}
+	for _, r := range f.Records {
+		var names []string
+		for _, id := range r.Covered {
+			names = append(names, strings.TrimPrefix(f.Functions[id], "prog.c:"))
+		}
+		got := string(r.Outcome) + " " + strings.Join(names, ",")
+		if name := filepath.Base(r.Input); got != want[name] {
+			t.Errorf("input %s: %q, want %q", name, got, want[name])
+		}
+	}
+	if strings.Join(f.Functions, " ") != "prog.c:main prog.c:number prog.c:other prog.c:word" {
+		t.Errorf("functions %q", f.Functions)
+	}
+	runCases(t, []cliCase{
+		{name: "cmd without report", args: []string{"record", "--cmd", "true", "--inputs", inputs}, code: exitUsage, stderr: []string{"--cmd needs --report FORMAT"}},
+		{name: "cmd with subject", args: []string{"record", "--cmd", "true", "--subject", "json", "--inputs", inputs}, code: exitUsage, stderr: []string{"one of --subject, --go and --cmd"}},
+		{name: "cmd with a pipe", args: []string{"record", "--cmd", "prog | tee", "--report", "lcov", "--inputs", inputs}, code: exitUsage, stderr: []string{"shell syntax"}},
+		{name: "unknown report", args: []string{"record", "--cmd", "true", "--report", "cobertura", "--inputs", inputs}, code: exitUsage, stderr: []string{`unknown coverage format "cobertura"`}},
+		{name: "bad reject", args: []string{"record", "--cmd", "true", "--report", "lcov", "--reject", "0", "--inputs", inputs}, code: exitUsage, stderr: []string{"--reject wants exit statuses"}},
+	})
+}
