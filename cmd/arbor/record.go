@@ -28,7 +28,7 @@ type recordFlags struct {
 func newRecordCmd() *cobra.Command {
 	var f recordFlags
 	cmd := &cobra.Command{
-		Use:   "record (--subject NAME | --go IMPORTPATH.Func) --inputs DIR --out cov.jsonl",
+		Use:   "record (--subject NAME | --go IMPORTPATH.Func | --cmd LINE --report FORMAT) --inputs DIR --out cov.jsonl",
 		Short: "Record which functions of a Go program each input makes run",
 		Long: `record runs a program under test on every input below --inputs and appends
 one line per input to the coverage file --out: the functions that ran, how
@@ -41,6 +41,12 @@ from a directory of a module that can import it; --coverpkg chooses the
 packages to record, by default the function's own; --dir names the
 module directory if it is not the current one). arbor builds a
 harness around it once with coverage instrumentation and caches it.
+Or it is any program, given as a command line (--cmd; {} is the input's
+file, else the input goes to stdin) run once per input, that leaves a
+coverage report in its run's folder ({dir}, $ARBOR_RUN_DIR) in the
+format --report names; exit status 0 is ok, a nonzero one a rejection
+(or, with --reject, only the statuses listed), a signal or --crash on
+stderr a crash (docs/recording.md).
 
 By default one process runs all inputs, after a warm-up pass over all of
 them, so that work a process does only once (type caches) does not show
