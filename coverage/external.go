@@ -33,8 +33,15 @@ type CommandTarget struct {
 type ReportReader struct {
 	Format string
 	Root   string
-	parse  func(f *os.File, name string) (*report.Coverage, error)
+	// Dir is where relative paths in reports point: the folder the
+	// command runs in (empty: the current one).
+	Dir string
+	parse  func(rr *ReportReader, f *os.File, name string) (*report.Coverage, error)
 	match  func(name string) bool
+	// pyRanges caches the function ranges of Python files, which reports
+	// of coverage.py before 7.5 lack (read once per file with Python's
+	// own parser).
+	pyRanges map[string][]report.Range
 }
 
 // reportFormats are the report formats a ReportReader reads, with the
@@ -42,13 +49,48 @@ type ReportReader struct {
 var reportFormats = map[string]struct {
 	files string
 	match func(string) bool
-	parse func(f *os.File, name string) (*report.Coverage, error)
+	parse func(rr *ReportReader, f *os.File, name string) (*report.Coverage, error)
 }{
 	"lcov": {"*.info, *.lcov", func(n string) bool { return strings.HasSuffix(n, ".info") || strings.HasSuffix(n, ".lcov") },
-		func(f *os.File, name string) (*report.Coverage, error) { return report.ParseLcov(f, name) }},
+		func(_ *ReportReader, f *os.File, name string) (*report.Coverage, error) { return report.ParseLcov(f, name) }},
 	"gcov": {"*.gcov.json.gz, *.gcov.json (gcov --json-format)", func(n string) bool {
 		return strings.HasSuffix(n, ".gcov.json.gz") || strings.HasSuffix(n, ".gcov.json")
-	}, func(f *os.File, name string) (*report.Coverage, error) { return report.ParseGcovJSON(f, name) }},
+	}, func(_ *ReportReader, f *os.File, name string) (*report.Coverage, error) { return report.ParseGcovJSON(f, name) }},
+	"jacoco": {"*.xml (JaCoCo's XML report)", func(n string) bool { return strings.HasSuffix(n, ".xml") },
+		func(_ *ReportReader, f *os.File, name string) (*report.Coverage, error) { return report.ParseJaCoCo(f, name) }},
+	"coveragepy": {"*.json (coverage json)", func(n string) bool { return strings.HasSuffix(n, ".json") }, (*ReportReader).parseCoveragePy},
+}
+
+// parseCoveragePy reads a coverage.py JSON report. Reports before
+// coverage.py 7.5 have lines but no functions: their lines are assigned
+// to functions by the source files' own function ranges, read with
+// python3 in the command's folder, where the report's relative paths
+// point.
+func (rr *ReportReader) parseCoveragePy(f *os.File, name string) (*report.Coverage, error) {
+	c, err := report.ParseCoveragePy(f, name)
+	if err != nil || len(c.Functions) > 0 {
+		return c, err
+	}
+	if rr.pyRanges == nil {
+		rr.pyRanges = map[string][]report.Range{}
+	}
+	var missing []string
+	for _, file := range c.Files {
+		if _, ok := rr.pyRanges[file.Path]; !ok {
+			missing = append(missing, file.Path)
+		}
+	}
+	if len(missing) > 0 {
+		ranges, err := report.PythonFunctions(context.Background(), "python3", rr.Dir, missing)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		for _, path := range missing {
+			rr.pyRanges[path] = ranges[path]
+		}
+	}
+	c.AssignLines(rr.pyRanges)
+	return c, nil
 }
 
 // ReportFormats names the formats NewReportReader takes, with the files
@@ -97,7 +139,7 @@ func (rr *ReportReader) Read(dir string) (*report.Coverage, error) {
 		if err != nil {
 			return nil, err
 		}
-		c, err := rr.parse(f, filepath.Base(path))
+		c, err := rr.parse(rr, f, filepath.Base(path))
 		f.Close()
 		if err != nil {
 			return nil, err
@@ -135,6 +177,9 @@ func RecordCommand(ctx context.Context, c *Command, rr *ReportReader, inputs []s
 		return nil, err
 	}
 	c.Timeout, c.Output = opts.Timeout, opts.Output
+	if rr.Dir == "" {
+		rr.Dir = c.Dir
+	}
 	target := &CommandTarget{Argv: c.Argv, Dir: c.Dir, Coverage: rr.Format, Reject: c.Reject}
 	if c.Crash != nil {
 		target.Crash = c.Crash.String()

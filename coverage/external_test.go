@@ -109,7 +109,7 @@ func TestRecordCommandNoReport(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "left no lcov report") || !strings.Contains(err.Error(), "{dir}") {
 		t.Errorf("got %v", err)
 	}
-	if _, err := NewReportReader("cobertura", ""); err == nil || !strings.Contains(err.Error(), "gcov, lcov") {
+	if _, err := NewReportReader("cobertura", ""); err == nil || !strings.Contains(err.Error(), "coveragepy, gcov, jacoco, lcov") {
 		t.Errorf("unknown format: %v", err)
 	}
 }

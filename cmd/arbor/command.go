@@ -40,7 +40,7 @@ func formatList() string {
 }
 
 // commandSubject builds the command, its report reader and its name.
-func (f *commandFlags) commandSubject() (*coverage.Command, *coverage.ReportReader, string, error) {
+func (f *commandFlags) commandSubject(dir string) (*coverage.Command, *coverage.ReportReader, string, error) {
 	argv, err := coverage.ParseCommand(f.command)
 	if err != nil {
 		return nil, nil, "", usageError{fmt.Errorf("--cmd: %w", err)}
@@ -48,7 +48,11 @@ func (f *commandFlags) commandSubject() (*coverage.Command, *coverage.ReportRead
 	if f.coverageFormat == "" {
 		return nil, nil, "", usageError{errors.New("--cmd needs --report FORMAT: the coverage report the run leaves in {dir}: " + formatList())}
 	}
-	root, err := filepath.Abs(f.root)
+	root := f.root
+	if !filepath.IsAbs(root) && dir != "" {
+		root = filepath.Join(dir, root)
+	}
+	root, err = filepath.Abs(root)
 	if err != nil {
 		return nil, nil, "", err
 	}
@@ -56,7 +60,7 @@ func (f *commandFlags) commandSubject() (*coverage.Command, *coverage.ReportRead
 	if err != nil {
 		return nil, nil, "", usageError{fmt.Errorf("--report: %w", err)}
 	}
-	c := &coverage.Command{Argv: argv}
+	c := &coverage.Command{Argv: argv, Dir: dir}
 	if f.reject != "" {
 		for _, s := range strings.Split(f.reject, ",") {
 			n, err := strconv.Atoi(strings.TrimSpace(s))

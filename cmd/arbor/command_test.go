@@ -101,3 +101,73 @@ exit $s`
 		{name: "bad reject", args: []string{"record", "--cmd", "true", "--report", "lcov", "--reject", "0", "--inputs", inputs}, code: exitUsage, stderr: []string{"--reject wants exit statuses"}},
 	})
 }
+
+// TestRecordCmdCoveragePy (issue 16): a Python program under
+// coverage.py (Debian's python3-coverage), recorded with --report
+// coveragepy; its JSON report has lines only (coverage.py before 7.5), so
+// functions come from the source's own ranges.
+func TestRecordCmdCoveragePy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs Python")
+	}
+	coverageTool := ""
+	for _, name := range []string{"python3-coverage", "coverage"} {
+		if p, err := exec.LookPath(name); err == nil {
+			coverageTool = p
+			break
+		}
+	}
+	if coverageTool == "" {
+		t.Skip("coverage.py is not installed (Debian: python3-coverage)")
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "subject.py"), []byte(`import sys
+
+def number(s):
+    return int(s)
+
+class Words:
+    def count(self, s):
+        return len(s.split())
+
+def main(path):
+    with open(path) as f:
+        text = f.read()
+    if text.startswith("x"):
+        sys.exit(2)
+    if text[:1].isdigit():
+        print(number(text))
+    else:
+        print(Words().count(text))
+
+main(sys.argv[1])
+`), 0o644)
+	inputs := filepath.Join(dir, "inputs")
+	for name, text := range map[string]string{"a": "12", "b": "two words", "c": "x"} {
+		writeInput(t, inputs, name, []byte(text))
+	}
+	script := `"$0" run --data-file="$ARBOR_RUN_DIR/.coverage" subject.py "$1"; s=$?
+"$0" json -q --data-file="$ARBOR_RUN_DIR/.coverage" -o "$ARBOR_RUN_DIR/cov.json"
+exit $s`
+	out := filepath.Join(dir, "cov.jsonl")
+	_, errOut, code := runArbor(t, "", "record", "--cmd", "sh -c '"+script+"' "+coverageTool+" {}", "--report", "coveragepy",
+		"--dir", dir, "--inputs", inputs, "--out", out, "--timeout", "20s")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	f, err := coverage.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"a": "ok subject.main,subject.number", "b": "ok subject.Words.count,subject.main", "c": "error subject.main"}
+	for _, r := range f.Records {
+		var names []string
+		for _, id := range r.Covered {
+			names = append(names, f.Functions[id])
+		}
+		got := string(r.Outcome) + " " + strings.Join(names, ",")
+		if name := filepath.Base(r.Input); got != want[name] {
+			t.Errorf("input %s: %q, want %q (functions %q)", name, got, want[name], f.Functions)
+		}
+	}
+}

@@ -138,7 +138,7 @@ func runRecord(cmd *cobra.Command, f recordFlags) error {
 		}
 	}
 	if f.command != "" {
-		c, rr, name, err := f.commandSubject()
+		c, rr, name, err := f.commandSubject(f.dir)
 		if err != nil {
 			return err
 		}

@@ -23,7 +23,7 @@ type subjectFlags struct {
 func (f *subjectFlags) register(fl *pflag.FlagSet, withGrammar bool) {
 	fl.StringVar(&f.subject, "subject", "", "bundled subject `NAME` (see 'arbor subjects')")
 	fl.StringVar(&f.goFunc, "go", "", "or any Go function func([]byte) error, as `importpath.Func`")
-	fl.StringVar(&f.dir, "dir", "", "with --go: a directory of a module that can import the function's package (default: the current directory)")
+	fl.StringVar(&f.dir, "dir", "", "with --go: a directory of a module that can import the function's package; with --cmd: where the command runs (default: the current directory)")
 	fl.StringSliceVar(&f.coverPkgs, "coverpkg", nil, "with --go: packages to record (patterns like a/b/... allowed; default: the function's package, the non-standard packages it depends on and the standard-library packages it imports directly, but for plumbing such as fmt and bytes)")
 	if withGrammar {
 		fl.StringVar(&f.grammar, "grammar", "", "grammar of the subject's inputs: a .grammar file or a bundled grammar (required with --go; default: the bundled subject's)")
