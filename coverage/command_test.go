@@ -90,9 +90,15 @@ esac
 		if viaFile {
 			argv = append(argv, "{}")
 		}
-		c := &Command{Argv: argv, Dir: work, Timeout: 500 * time.Millisecond, Crash: regexp.MustCompile(`ERROR: AddressSanitizer: [a-z-]+`)}
+		c := &Command{Argv: argv, Dir: work, Crash: regexp.MustCompile(`ERROR: AddressSanitizer: [a-z-]+`)}
 		for _, tt := range tests {
 			c.Reject = tt.reject
+			// Only the hanging input meets the time limit: on a loaded
+			// machine a shell can take a while to start.
+			c.Timeout = 20 * time.Second
+			if tt.outcome == Timeout {
+				c.Timeout = 300 * time.Millisecond
+			}
 			start := time.Now()
 			r, err := c.Run(context.Background(), []byte(tt.input))
 			if err != nil {

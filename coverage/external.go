@@ -35,9 +35,9 @@ type ReportReader struct {
 	Root   string
 	// Dir is where relative paths in reports point: the folder the
 	// command runs in (empty: the current one).
-	Dir string
-	parse  func(rr *ReportReader, f *os.File, name string) (*report.Coverage, error)
-	match  func(name string) bool
+	Dir   string
+	parse func(rr *ReportReader, f *os.File, name string) (*report.Coverage, error)
+	match func(name string) bool
 	// pyRanges caches the function ranges of Python files, which reports
 	// of coverage.py before 7.5 lack (read once per file with Python's
 	// own parser).
@@ -52,12 +52,18 @@ var reportFormats = map[string]struct {
 	parse func(rr *ReportReader, f *os.File, name string) (*report.Coverage, error)
 }{
 	"lcov": {"*.info, *.lcov", func(n string) bool { return strings.HasSuffix(n, ".info") || strings.HasSuffix(n, ".lcov") },
-		func(_ *ReportReader, f *os.File, name string) (*report.Coverage, error) { return report.ParseLcov(f, name) }},
+		func(_ *ReportReader, f *os.File, name string) (*report.Coverage, error) {
+			return report.ParseLcov(f, name)
+		}},
 	"gcov": {"*.gcov.json.gz, *.gcov.json (gcov --json-format)", func(n string) bool {
 		return strings.HasSuffix(n, ".gcov.json.gz") || strings.HasSuffix(n, ".gcov.json")
-	}, func(_ *ReportReader, f *os.File, name string) (*report.Coverage, error) { return report.ParseGcovJSON(f, name) }},
+	}, func(_ *ReportReader, f *os.File, name string) (*report.Coverage, error) {
+		return report.ParseGcovJSON(f, name)
+	}},
 	"jacoco": {"*.xml (JaCoCo's XML report)", func(n string) bool { return strings.HasSuffix(n, ".xml") },
-		func(_ *ReportReader, f *os.File, name string) (*report.Coverage, error) { return report.ParseJaCoCo(f, name) }},
+		func(_ *ReportReader, f *os.File, name string) (*report.Coverage, error) {
+			return report.ParseJaCoCo(f, name)
+		}},
 	"coveragepy": {"*.json (coverage json)", func(n string) bool { return strings.HasSuffix(n, ".json") }, (*ReportReader).parseCoveragePy},
 }
 
