@@ -51,7 +51,7 @@ func TestRecordCommand(t *testing.T) {
 	}
 	out := filepath.Join(t.TempDir(), "cov.jsonl")
 	var warnings []string
-	opts := Options{Subject: "fake", Timeout: 5 * time.Second, Warn: func(err error) { warnings = append(warnings, err.Error()) }}
+	opts := Options{Subject: "fake", Timeout: 20 * time.Second, Warn: func(err error) { warnings = append(warnings, err.Error()) }}
 	sum, err := RecordCommand(context.Background(), &Command{Argv: []string{script, "{}"}}, rr, files, out, opts)
 	if err != nil {
 		t.Fatal(err)

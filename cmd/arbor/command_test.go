@@ -66,7 +66,7 @@ exit $s`
 	}
 	out := filepath.Join(dir, "cov.jsonl")
 	line := "sh -c '" + script + "' " + build + " {}"
-	stdout, errOut, code := runArbor(t, "", "record", "--cmd", line, "--report", "gcov", "--source-root", dir, "--inputs", inputs, "--out", out, "--json")
+	stdout, errOut, code := runArbor(t, "", "record", "--cmd", line, "--report", "gcov", "--source-root", dir, "--inputs", inputs, "--out", out, "--json", "--timeout", "20s")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, errOut)
 	}
