@@ -140,3 +140,26 @@ func TestCommandCannotStart(t *testing.T) {
 		t.Error("no program: no error")
 	}
 }
+
+// FuzzParseCommand: any command line either splits or is refused with an
+// error, never a panic; and words quoted back as a shell would quote them
+// split into the same words.
+func FuzzParseCommand(f *testing.F) {
+	for _, s := range []string{"prog --flag {}", `a 'b c' "d \"e\"" f\ g`, "p | q", `x "`, "\\"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		words, err := ParseCommand(line)
+		if err != nil {
+			return
+		}
+		var quoted []string
+		for _, w := range words {
+			quoted = append(quoted, "'"+strings.ReplaceAll(w, "'", `'\''`)+"'")
+		}
+		again, err := ParseCommand(strings.Join(quoted, " "))
+		if err != nil || !slices.Equal(again, words) {
+			t.Fatalf("%q split into %q; quoted back and split again: %q, %v", line, words, again, err)
+		}
+	})
+}
