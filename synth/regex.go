@@ -76,6 +76,13 @@ func (x *Generator) draw(b *strings.Builder, r *regexGen, re *syntax.Regexp, n *
 		x.opts = x.opts[:0]
 		best := -1
 		for i, s := range re.Sub {
+			// \B holds or not by the character that comes next, which the
+			// generator has not drawn yet: drawing it as nothing glues
+			// words together (an imported grammar's gap between tokens is
+			// H+|\B). It is drawn only when nothing else can be.
+			if s.Op == syntax.OpNoWordBoundary && drawable(re.Sub) {
+				continue
+			}
 			if !x.shortest() {
 				x.opts = append(x.opts, i)
 				continue
@@ -116,6 +123,16 @@ func (x *Generator) draw(b *strings.Builder, r *regexGen, re *syntax.Regexp, n *
 		}
 	}
 	// Empty matches and assertions (^, $, \b) add nothing.
+}
+
+// drawable reports whether some alternative is not \B.
+func drawable(alts []*syntax.Regexp) bool {
+	for _, a := range alts {
+		if a.Op != syntax.OpNoWordBoundary {
+			return true
+		}
+	}
+	return false
 }
 
 // candidates are the characters a class draws from: its printable ASCII

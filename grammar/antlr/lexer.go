@@ -638,8 +638,9 @@ func (cv *converter) gapRules() []*grammar.Rule {
 	h := all()
 	gap := "(?:" + h + ")*"
 	space := "(?:" + h + ")+"
-	// (H)*(H|\B) is H+|\B, written so that a generator, which draws \B
-	// as nothing, draws nothing one time in twelve instead of one in two.
+	// (H)*(H|\B) is H+|\B. The generator never draws \B where another
+	// alternative exists (it cannot see the next character), so the gaps
+	// it generates are never empty and never glue two words together.
 	word := "(?:" + h + ")*(?:" + h + "|\\B)"
 	if !fits(word) {
 		cv.errorf(cv.hidden[0].Pos, "unsupported: the hidden tokens make a regular expression of %d bytes (arbor takes up to %d)", len(word), maxRegex)
