@@ -194,27 +194,28 @@ func RecordCommand(ctx context.Context, c *Command, rr *ReportReader, inputs []s
 	// The header comes from the file, when there is one, or else from the
 	// first input's report; so that input is run before the file is opened.
 	var h Header
+	var todo []pending
 	var first *CommandRun
+	var firstCov *report.Coverage
 	if f, err := ReadFile(out); err == nil {
 		h = f.Header
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	} else {
-		todo := queue(inputs, func(string) bool { return false }, opts, &Summary{Outcomes: map[Outcome]int{}})
+		// A new file: nothing is done yet, so the queue is known now.
+		todo = queue(inputs, func(string) bool { return false }, opts, sum)
 		if len(todo) == 0 {
 			return sum, fmt.Errorf("no inputs to record")
 		}
-		run, cov, err := runAndRead(ctx, c, rr, todo[0].data)
+		first, firstCov, err = runAndRead(ctx, c, rr, todo[0].data)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", todo[0].name, err)
 		}
-		first = run
 		defer first.Close()
-		h = NewHeader(opts.Subject, functionNames(cov))
+		h = NewHeader(opts.Subject, functionNames(firstCov))
 		if len(h.Functions) == 0 {
 			return nil, fmt.Errorf("the %s report of %s lists no functions: is the program built or run for coverage?", rr.Format, todo[0].name)
 		}
-		first.Result.Covered, first.Result.Counts = covered(cov, h.Functions)
 	}
 	h.Command = target
 	w, err := OpenWriter(ctx, out, h, opts.Wait)
@@ -222,7 +223,9 @@ func RecordCommand(ctx context.Context, c *Command, rr *ReportReader, inputs []s
 		return nil, err
 	}
 	defer w.Close()
-	todo := queue(inputs, w.Done, opts, sum)
+	if first == nil {
+		todo = queue(inputs, w.Done, opts, sum)
+	}
 	index := make(map[string]int, len(h.Functions))
 	for i, name := range h.Functions {
 		index[name] = i
@@ -234,30 +237,16 @@ func RecordCommand(ctx context.Context, c *Command, rr *ReportReader, inputs []s
 		if err := ctx.Err(); err != nil {
 			return sum, err
 		}
-		var r *CommandRun
-		if i == 0 && first != nil {
-			r = first
-		} else {
-			run, cov, err := runAndRead(ctx, c, rr, in.data)
-			if err != nil {
+		r, cov := first, firstCov
+		if i > 0 || first == nil {
+			if r, cov, err = runAndRead(ctx, c, rr, in.data); err != nil {
 				if ctx.Err() != nil {
 					return sum, ctx.Err() // cut short: not recorded
 				}
 				return sum, fmt.Errorf("%s: %w", in.name, err)
 			}
-			r = run
-			for _, fn := range cov.Functions {
-				if id, ok := index[fn.Name]; ok {
-					if fn.Hits > 0 {
-						r.Covered = append(r.Covered, id)
-						r.Counts = append(r.Counts, uint32(min(fn.Hits, math.MaxUint32)))
-					}
-				} else if fn.Hits > 0 && !unlisted[fn.Name] {
-					unlisted[fn.Name] = true
-				}
-			}
-			sortCovered(&r.Result)
 		}
+		r.Covered, r.Counts = covered(cov, index, unlisted)
 		subject += r.Duration
 		rec := Record{Input: in.name, SHA256: in.sha, Covered: r.Covered, Counts: r.Counts, Outcome: r.Outcome,
 			MS: float64(r.Duration.Microseconds()) / 1000, Error: r.Message, Stack: r.Stack}
@@ -314,17 +303,20 @@ func functionNames(cov *report.Coverage) []string {
 	return slices.Compact(names)
 }
 
-// covered maps a report onto the header's functions.
-func covered(cov *report.Coverage, functions []string) ([]int, []uint32) {
-	index := make(map[string]int, len(functions))
-	for i, name := range functions {
-		index[name] = i
-	}
+// covered maps a report onto the header's functions (index: name → id),
+// sorted by id with their counts; functions that ran but are not in the
+// header go to unlisted.
+func covered(cov *report.Coverage, index map[string]int, unlisted map[string]bool) ([]int, []uint32) {
 	var r Result
 	for _, fn := range cov.Functions {
-		if id, ok := index[fn.Name]; ok && fn.Hits > 0 {
+		if fn.Hits == 0 {
+			continue
+		}
+		if id, ok := index[fn.Name]; ok {
 			r.Covered = append(r.Covered, id)
 			r.Counts = append(r.Counts, uint32(min(fn.Hits, math.MaxUint32)))
+		} else {
+			unlisted[fn.Name] = true
 		}
 	}
 	sortCovered(&r)
