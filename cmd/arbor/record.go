@@ -137,16 +137,16 @@ func runRecord(cmd *cobra.Command, f recordFlags) error {
 			}
 		}
 	}
+	files, err := listFiles(f.inputs)
+	if err != nil {
+		return err
+	}
 	if f.command != "" {
 		c, rr, name, err := f.commandSubject(f.dir)
 		if err != nil {
 			return err
 		}
 		opts.Subject = name
-		files, err := listFiles(f.inputs)
-		if err != nil {
-			return err
-		}
 		sum, err := coverage.RecordCommand(ctx, c, rr, files, f.out, opts)
 		return f.report(cmd, sum, err, nil)
 	}
@@ -155,10 +155,6 @@ func runRecord(cmd *cobra.Command, f recordFlags) error {
 		return err
 	}
 	opts.Subject = name
-	files, err := listFiles(f.inputs)
-	if err != nil {
-		return err
-	}
 	if f.cacheDir == "" {
 		f.cacheDir = coverage.DefaultCacheDir()
 	}
