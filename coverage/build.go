@@ -158,10 +158,6 @@ func build(ctx context.Context, t Target, cacheDir string, doBuild bool) (*Binar
 	tag := filepath.Base(scratch)[len(scratchPrefix):]
 	hdir, buildDir, pkg := filepath.Join(scratch, "harness"), filepath.Join(scratch, "harness"), harnessModule
 	env := os.Environ()
-	version, err := goVersion(ctx, scratch)
-	if err != nil {
-		return nil, err
-	}
 	vendored := false
 	if modDir != "" {
 		_, err := os.Stat(filepath.Join(modDir, "vendor", "modules.txt"))
@@ -171,12 +167,6 @@ func build(ctx context.Context, t Target, cacheDir string, doBuild bool) (*Binar
 		hdir, buildDir = filepath.Join(modDir, harnessPrefix+tag), modDir
 		pkg = "./" + filepath.Base(hdir)
 		defer os.RemoveAll(hdir)
-	} else {
-		work, err := workspace(ctx, dir, scratch, hdir, modDir, version)
-		if err != nil {
-			return nil, err
-		}
-		env = append(env, "GOWORK="+work)
 	}
 	if err := os.Mkdir(hdir, 0o755); err != nil {
 		return nil, fmt.Errorf("harness directory: %w", err)
@@ -187,10 +177,19 @@ func build(ctx context.Context, t Target, cacheDir string, doBuild bool) (*Binar
 		}
 	}
 	if !vendored {
+		version, err := goVersion(ctx, scratch)
+		if err != nil {
+			return nil, err
+		}
 		goMod := fmt.Sprintf("module %s\n\ngo %s\n", harnessModule, version)
 		if err := os.WriteFile(filepath.Join(hdir, "go.mod"), []byte(goMod), 0o644); err != nil {
 			return nil, err
 		}
+		work, err := workspace(ctx, dir, scratch, hdir, modDir, version)
+		if err != nil {
+			return nil, err
+		}
+		env = append(env, "GOWORK="+work)
 	}
 	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
 		return nil, err
@@ -198,10 +197,11 @@ func build(ctx context.Context, t Target, cacheDir string, doBuild bool) (*Binar
 	tmp := filepath.Join(filepath.Dir(bin), tmpPrefix+tag)
 	// The harness's main package must be instrumented too: without it the
 	// runtime registers no coverage meta-data at all.
-	coverpkg := strings.Join(t.coverPkgs(), ",") + "," + pkg
+	mainPkg := pkg
 	if vendored {
-		coverpkg = strings.Join(t.coverPkgs(), ",") + "," + modPath + "/" + filepath.Base(hdir)
+		mainPkg = modPath + "/" + filepath.Base(hdir)
 	}
+	coverpkg := strings.Join(append(slices.Clone(t.coverPkgs()), mainPkg), ",")
 	cmd := exec.CommandContext(ctx, "go", "build", "-cover", "-covermode=atomic", "-coverpkg="+coverpkg, "-o", tmp, pkg)
 	cmd.Dir = buildDir
 	cmd.Env = env
