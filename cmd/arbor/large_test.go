@@ -256,6 +256,21 @@ func checkJSONSyntax(data []byte) error {
 		}
 		return errors.New("unterminated string")
 	}
+	// key reads an object member's key and its colon.
+	key := func() error {
+		if i >= len(data) || data[i] != '"' {
+			return fmt.Errorf("want a key at %d", i)
+		}
+		if err := str(); err != nil {
+			return err
+		}
+		ws()
+		if i >= len(data) || data[i] != ':' {
+			return fmt.Errorf("want ':' at %d", i)
+		}
+		i++
+		return nil
+	}
 	// value reads a scalar or opens a container; closing is done by the loop.
 	value := func() error {
 		ws()
@@ -273,17 +288,9 @@ func checkJSONSyntax(data []byte) error {
 				return nil
 			}
 			if c == '{' {
-				if i >= len(data) || data[i] != '"' {
-					return fmt.Errorf("want a key at %d", i)
-				}
-				if err := str(); err != nil {
+				if err := key(); err != nil {
 					return err
 				}
-				ws()
-				if i >= len(data) || data[i] != ':' {
-					return fmt.Errorf("want ':' at %d", i)
-				}
-				i++
 				return errOpen
 			}
 			return errOpen
@@ -329,17 +336,9 @@ func checkJSONSyntax(data []byte) error {
 				i++
 				if top == '{' {
 					ws()
-					if i >= len(data) || data[i] != '"' {
-						return fmt.Errorf("want a key at %d", i)
-					}
-					if err := str(); err != nil {
+					if err := key(); err != nil {
 						return err
 					}
-					ws()
-					if i >= len(data) || data[i] != ':' {
-						return fmt.Errorf("want ':' at %d", i)
-					}
-					i++
 				}
 			case top == '{' && data[i] == '}' || top == '[' && data[i] == ']':
 				i++
