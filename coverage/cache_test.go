@@ -30,14 +30,7 @@ func TestBuildCacheContents(t *testing.T) {
 	target := Target{ImportPath: "example.com/cachetest/lib", Func: "Run", Dir: mod}
 	outcome := func(input string) (Outcome, bool) {
 		t.Helper()
-		bin, err := Build(context.Background(), target, cache)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := Start(bin, RunOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		bin, s := buildAndStart(t, target, cache)
 		defer s.Close()
 		r, err := s.Record([]byte(input), 5*time.Second)
 		if err != nil {
@@ -121,6 +114,21 @@ func TestSweepLeftovers(t *testing.T) {
 	}
 }
 
+// buildAndStart builds the target's harness into cacheDir and starts a
+// session; the caller closes it.
+func buildAndStart(t *testing.T, target Target, cacheDir string) (*Binary, *Session) {
+	t.Helper()
+	bin, err := Build(context.Background(), target, cacheDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Start(bin, RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin, s
+}
+
 // writeModule writes a Go module of the given files into a temporary
 // folder and returns it.
 func writeModule(t *testing.T, files map[string]string) string {
@@ -180,14 +188,7 @@ func TestBuildModuleLayouts(t *testing.T) {
 				}
 			}
 			before := listTree(t, root)
-			bin, err := Build(context.Background(), Target{ImportPath: "example.com/app/lib", Func: "Run", Dir: dir}, t.TempDir())
-			if err != nil {
-				t.Fatal(err)
-			}
-			s, err := Start(bin, RunOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, s := buildAndStart(t, Target{ImportPath: "example.com/app/lib", Func: "Run", Dir: dir}, t.TempDir())
 			defer s.Close()
 			for input, want := range map[string]Outcome{"ab": OK, "abc": Error} {
 				if r, err := s.Record([]byte(input), 5*time.Second); err != nil || r.Outcome != want {

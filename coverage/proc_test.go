@@ -54,14 +54,7 @@ func Run(b []byte) error {
 }
 `,
 	})
-	bin, err := Build(context.Background(), Target{ImportPath: "example.com/childtest/lib", Func: "Run", Dir: mod}, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := Start(bin, RunOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, s := buildAndStart(t, Target{ImportPath: "example.com/childtest/lib", Func: "Run", Dir: mod}, t.TempDir())
 	defer s.Close()
 	pidFile := filepath.Join(t.TempDir(), "child")
 	if r, err := s.Record([]byte("spawn:"+pidFile), 5*time.Second); err != nil || r.Outcome != OK {
