@@ -211,22 +211,9 @@ func subtractWide(e grammar.Expr, chars runeSet) grammar.Expr {
 // words returns the texts a sequence of lexer elements can match, if
 // they are few and fixed.
 func (cv *converter) words(elems []Elem, depth int) ([]string, bool) {
-	out := []string{""}
-	for _, e := range elems {
-		ws, ok := cv.elemWords(e, depth)
-		if !ok {
-			return nil, false
-		}
-		var next []string
-		for _, a := range out {
-			for _, b := range ws {
-				next = append(next, a+b)
-			}
-		}
-		if len(next) > maxWords {
-			return nil, false
-		}
-		out = next
+	out, ok := cv.wordsOrEmpty(elems, depth)
+	if !ok {
+		return nil, false
 	}
 	for _, w := range out {
 		if w == "" || utf8.RuneCountInString(w) > 16 {
