@@ -123,6 +123,18 @@ type Repeat struct {
 	Greedy bool
 }
 
+// bounds returns the repetition's least and most counts (grammar.Unbounded
+// for no most).
+func (r *Repeat) bounds() (min, max int) {
+	switch r.Op {
+	case '?':
+		return 0, 1
+	case '+':
+		return 1, grammar.Unbounded
+	}
+	return 0, grammar.Unbounded
+}
+
 // Action is {...} or, with Predicate set, a semantic predicate {...}?.
 type Action struct {
 	Pos       grammar.Position

@@ -586,13 +586,7 @@ func (cv *converter) parserElem(e Elem) grammar.Expr {
 		}
 		// A non-greedy loop accepts the same inputs in a parser rule; it
 		// only decides between parses.
-		min, max := 0, grammar.Unbounded
-		switch e.Op {
-		case '?':
-			max = 1
-		case '+':
-			min = 1
-		}
+		min, max := e.bounds()
 		return &grammar.Repeat{At: e.Pos, X: x, Min: min, Max: max}
 	case *Action:
 		if e.Predicate {

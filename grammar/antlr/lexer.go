@@ -166,11 +166,8 @@ func (cv *converter) nonGreedy(rep *Repeat, tail []Elem, fold bool) (x grammar.E
 		return nil, true
 	}
 	inner = subtractWide(inner, firsts)
-	min := 0
-	if rep.Op == '+' {
-		min = 1
-	}
-	return &grammar.Repeat{At: rep.Pos, X: inner, Min: min, Max: grammar.Unbounded}, true
+	min, max := rep.bounds() // * or +: lexerAlt leaves ? to lexerElem
+	return &grammar.Repeat{At: rep.Pos, X: inner, Min: min, Max: max}, true
 }
 
 // subtractWide takes chars out of the wide character classes (such as .
@@ -431,13 +428,7 @@ func (cv *converter) lexerElem(e Elem, fold bool) grammar.Expr {
 		if x == nil {
 			return nil
 		}
-		min, max := 0, grammar.Unbounded
-		switch e.Op {
-		case '?':
-			max = 1
-		case '+':
-			min = 1
-		}
+		min, max := e.bounds()
 		return &grammar.Repeat{At: e.Pos, X: x, Min: min, Max: max}
 	case *Action:
 		if e.Predicate {
