@@ -12,13 +12,7 @@ import (
 // .json grammars as GRAMMAR.
 func TestGrammarConvert(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, text string) string { return writeInput(t, dir, name, []byte(text)) }
 	sum := write("Sum.g4", "grammar Sum;\nsum : term ('+' term)* ;\nterm : INT # Number | '(' sum ')' # Group ;\nINT : [0-9]+ ;\nWS : ' '+ -> skip ;\n")
 	parser := write("PairParser.g4", "parser grammar PairParser;\npair : KEY '=' KEY ;\n")
 	lexer := write("PairLexer.g4", "lexer grammar PairLexer;\nKEY : [a-z]+ ;\nEQ : '=' ;\n")
