@@ -107,18 +107,7 @@ func (f *formatter) warnf(pos grammar.Position, format string, args ...any) {
 func (f *formatter) expr(b *strings.Builder, e grammar.Expr, prec int) {
 	switch e := e.(type) {
 	case *grammar.Alt:
-		if prec > precAlt {
-			b.WriteString("( ")
-		}
-		for i, a := range e.Alts {
-			if i > 0 {
-				b.WriteString(" | ")
-			}
-			f.expr(b, a, precCat)
-		}
-		if prec > precAlt {
-			b.WriteString(" )")
-		}
+		joined(b, e.Alts, " | ", prec > precAlt, func(a grammar.Expr) { f.expr(b, a, precCat) })
 	case *grammar.Seq:
 		if len(e.Items) == 0 {
 			if prec > precCat {
@@ -126,18 +115,7 @@ func (f *formatter) expr(b *strings.Builder, e grammar.Expr, prec int) {
 			}
 			return
 		}
-		if prec > precCat && len(e.Items) > 1 {
-			b.WriteString("( ")
-		}
-		for i, x := range e.Items {
-			if i > 0 {
-				b.WriteByte(' ')
-			}
-			f.expr(b, x, precAtom)
-		}
-		if prec > precCat && len(e.Items) > 1 {
-			b.WriteString(" )")
-		}
+		joined(b, e.Items, " ", prec > precCat && len(e.Items) > 1, func(x grammar.Expr) { f.expr(b, x, precAtom) })
 	case *grammar.Repeat:
 		f.repeat(b, func(prec int) { f.expr(b, e.X, prec) }, e.Min, e.Max, true, prec)
 	case *grammar.Ref:
@@ -158,6 +136,22 @@ func (f *formatter) expr(b *strings.Builder, e grammar.Expr, prec int) {
 			return
 		}
 		f.regex(b, parsed.Simplify(), prec)
+	}
+}
+
+// joined writes items with sep between them, in parentheses if paren.
+func joined[T any](b *strings.Builder, items []T, sep string, paren bool, write func(T)) {
+	if paren {
+		b.WriteString("( ")
+	}
+	for i, x := range items {
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		write(x)
+	}
+	if paren {
+		b.WriteString(" )")
 	}
 }
 
@@ -234,18 +228,7 @@ func (f *formatter) regex(b *strings.Builder, re *syntax.Regexp, prec int) {
 		}
 	case syntax.OpLiteral:
 		if re.Flags&syntax.FoldCase != 0 {
-			if prec > precCat && len(re.Rune) > 1 {
-				b.WriteString("( ")
-			}
-			for i, c := range re.Rune {
-				if i > 0 {
-					b.WriteByte(' ')
-				}
-				b.WriteString(setText(normalize([]rune{c, c}).fold()))
-			}
-			if prec > precCat && len(re.Rune) > 1 {
-				b.WriteString(" )")
-			}
+			joined(b, re.Rune, " ", prec > precCat && len(re.Rune) > 1, func(c rune) { b.WriteString(setText(normalize([]rune{c, c}).fold())) })
 			return
 		}
 		b.WriteString(quoteLit(string(re.Rune)))
@@ -280,31 +263,9 @@ func (f *formatter) regex(b *strings.Builder, re *syntax.Regexp, prec int) {
 		}
 		f.repeat(b, func(prec int) { f.regex(b, re.Sub[0], prec) }, min, max, re.Flags&syntax.NonGreedy == 0, prec)
 	case syntax.OpConcat:
-		if prec > precCat {
-			b.WriteString("( ")
-		}
-		for i, s := range re.Sub {
-			if i > 0 {
-				b.WriteByte(' ')
-			}
-			f.regex(b, s, precAtom)
-		}
-		if prec > precCat {
-			b.WriteString(" )")
-		}
+		joined(b, re.Sub, " ", prec > precCat, func(s *syntax.Regexp) { f.regex(b, s, precAtom) })
 	case syntax.OpAlternate:
-		if prec > precAlt {
-			b.WriteString("( ")
-		}
-		for i, s := range re.Sub {
-			if i > 0 {
-				b.WriteString(" | ")
-			}
-			f.regex(b, s, precCat)
-		}
-		if prec > precAlt {
-			b.WriteString(" )")
-		}
+		joined(b, re.Sub, " | ", prec > precAlt, func(s *syntax.Regexp) { f.regex(b, s, precCat) })
 	}
 }
 
