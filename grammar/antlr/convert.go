@@ -111,12 +111,7 @@ func (cv *converter) convert(start string, files []*File) *grammar.Grammar {
 		for _, at := range f.Imports {
 			cv.errorf(at, "unsupported: import of other grammars; convert a grammar that holds all its rules")
 		}
-		hasParser := false
-		for _, r := range f.Rules {
-			if !r.IsLexer() {
-				hasParser = true
-			}
-		}
+		hasParser := hasParserRules(f)
 		if f.Kind == Lexer && hasParser {
 			cv.errorf(f.Pos, "lexer grammar %s holds parser rules", f.Name)
 		}
