@@ -149,7 +149,7 @@ JSON numbers. Missing k-paths are listed in increasing order of node ids.`,
 			if err != nil {
 				return err
 			}
-			files, err := listFiles(args[1])
+			files, err := corpus.List(args[1])
 			if err != nil {
 				return err
 			}
@@ -210,6 +210,3 @@ JSON numbers. Missing k-paths are listed in increasing order of node ids.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }
-
-// listFiles lists the inputs a path names: corpus.List.
-func listFiles(path string) ([]string, error) { return corpus.List(path) }

@@ -234,7 +234,7 @@ statistics.`,
 
 // readCorpus reads every input below dir (corpus.Read), by sha256.
 func readCorpus(dir string) (map[string][]byte, error) {
-	files, err := listFiles(dir)
+	files, err := corpus.List(dir)
 	if err != nil {
 		return nil, err
 	}

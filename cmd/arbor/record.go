@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/arbor-fuzz/arbor/corpus"
 	"github.com/arbor-fuzz/arbor/coverage"
 )
 
@@ -137,7 +138,7 @@ func runRecord(cmd *cobra.Command, f recordFlags) error {
 			}
 		}
 	}
-	files, err := listFiles(f.inputs)
+	files, err := corpus.List(f.inputs)
 	if err != nil {
 		return err
 	}

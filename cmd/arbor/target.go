@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/arbor-fuzz/arbor/corpus"
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/eval"
 	"github.com/arbor-fuzz/arbor/learn"
@@ -559,7 +560,7 @@ func writeTargetedAs(o outputFormat, out string, m *learn.Model, function string
 // their coverage to dir/verify.cov.jsonl, and counts the inputs that ran
 // the function.
 func verifyTargeted(cmd *cobra.Command, m *learn.Model, fn *learn.FunctionModel, dir string) (ran, total int, err error) {
-	files, err := listFiles(dir)
+	files, err := corpus.List(dir)
 	if err != nil {
 		return 0, 0, err
 	}
