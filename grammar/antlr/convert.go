@@ -262,16 +262,12 @@ func (cv *converter) convert(start string, files []*File) *grammar.Grammar {
 		forEachRef(body, enqueue)
 	}
 	cv.out = cv.sourceOrder(startRule)
+	if cv.gaps {
+		refineGaps(cv.out, cv.gapExt)
+	}
 	used := map[string]bool{}
 	for _, r := range cv.out {
 		forEachRef(r.Body, func(n string) { used[n] = true })
-	}
-	if cv.gaps {
-		refineGaps(cv.out, cv.gapExt)
-		used = map[string]bool{}
-		for _, r := range cv.out {
-			forEachRef(r.Body, func(n string) { used[n] = true })
-		}
 	}
 	for _, r := range gapRules {
 		if used[r.Name] {
