@@ -134,20 +134,10 @@ func (cv *converter) convert(start string, files []*File) *grammar.Grammar {
 					cv.errorf(r.Pos, "parser grammar %s holds lexer rule %s", f.Name, r.Name)
 					continue
 				}
-				if prev, ok := cv.lexerRules[r.Name]; ok {
-					cv.errorf(r.Pos, "rule %s is defined twice (first at %s)", r.Name, prev.Pos)
-					continue
-				}
-				cv.lexerRules[r.Name] = r
-				cv.lexerOrder = append(cv.lexerOrder, r)
+				cv.define(cv.lexerRules, &cv.lexerOrder, r)
 				continue
 			}
-			if prev, ok := cv.parserRules[r.Name]; ok {
-				cv.errorf(r.Pos, "rule %s is defined twice (first at %s)", r.Name, prev.Pos)
-				continue
-			}
-			cv.parserRules[r.Name] = r
-			cv.parserOrder = append(cv.parserOrder, r)
+			cv.define(cv.parserRules, &cv.parserOrder, r)
 		}
 	}
 	if parserFile == nil {
@@ -278,6 +268,16 @@ func (cv *converter) convert(start string, files []*File) *grammar.Grammar {
 		r.Body = mapRegex(r.Body, printable)
 	}
 	return &grammar.Grammar{Filename: cv.filename, Rules: cv.out}
+}
+
+// define adds a rule to rules and order, unless its name is taken.
+func (cv *converter) define(rules map[string]*Rule, order *[]*Rule, r *Rule) {
+	if prev, ok := rules[r.Name]; ok {
+		cv.errorf(r.Pos, "rule %s is defined twice (first at %s)", r.Name, prev.Pos)
+		return
+	}
+	rules[r.Name] = r
+	*order = append(*order, r)
 }
 
 // mapRegex applies f to the source of every regular expression in e.
