@@ -433,15 +433,13 @@ func writeJSONFile(path string, v any) error {
 	return os.Rename(tmp, path)
 }
 
-func inputExtension(m *learn.Model) string { return extensionOf(m.Grammar.Name) }
-
 // writePursued writes the inputs a loop kept, with their manifest.
 func writePursued(o outputFormat, out string, m *learn.Model, pr *synth.Pursuit) error {
 	function := ""
 	if o.gofuzz() {
 		function = pr.Function // the manifest gathers every run's
 	}
-	_, err := writeManifest(o, out, len(pr.Inputs), inputExtension(m), func(i int) string { return pr.Inputs[i].Text },
+	_, err := writeManifest(o, out, len(pr.Inputs), extensionOf(m.Grammar.Name), func(i int) string { return pr.Inputs[i].Text },
 		func(i int, name string) any {
 			in := pr.Inputs[i]
 			return struct {
@@ -544,7 +542,7 @@ func writeTargetedAs(o outputFormat, out string, m *learn.Model, function string
 	if !o.gofuzz() {
 		function = ""
 	}
-	return writeManifest(o, out, len(res.Inputs), inputExtension(m), func(i int) string { return res.Inputs[i].Text },
+	return writeManifest(o, out, len(res.Inputs), extensionOf(m.Grammar.Name), func(i int) string { return res.Inputs[i].Text },
 		func(i int, name string) any {
 			in := res.Inputs[i]
 			return struct {
