@@ -147,23 +147,20 @@ func propertySet(name string) (runeSet, bool) {
 		return nil, false
 	}
 	var r []rune
-	for _, x := range t.R16 {
-		for c := rune(x.Lo); c <= rune(x.Hi); c += rune(x.Stride) {
+	add := func(lo, hi, stride rune) {
+		if stride == 1 {
+			r = append(r, lo, hi)
+			return
+		}
+		for c := lo; c <= hi; c += stride {
 			r = append(r, c, c)
-			if x.Stride == 1 {
-				r[len(r)-1] = rune(x.Hi)
-				break
-			}
 		}
 	}
+	for _, x := range t.R16 {
+		add(rune(x.Lo), rune(x.Hi), rune(x.Stride))
+	}
 	for _, x := range t.R32 {
-		for c := rune(x.Lo); c <= rune(x.Hi); c += rune(x.Stride) {
-			r = append(r, c, c)
-			if x.Stride == 1 {
-				r[len(r)-1] = rune(x.Hi)
-				break
-			}
-		}
+		add(rune(x.Lo), rune(x.Hi), rune(x.Stride))
 	}
 	s := normalize(r)
 	if neg {
