@@ -2,6 +2,7 @@ package antlr
 
 import (
 	"regexp/syntax"
+	"slices"
 	"unicode"
 	"unicode/utf8"
 
@@ -17,7 +18,7 @@ type next struct {
 
 func (a next) union(b next) next { return next{a.chars.union(b.chars), a.end || b.end} }
 
-func (a next) equal(b next) bool { return a.end == b.end && equalSets(a.chars, b.chars) }
+func (a next) equal(b next) bool { return a.end == b.end && slices.Equal(a.chars, b.chars) }
 
 var anyChar = runeSet{0, unicode.MaxRune}
 
@@ -69,9 +70,9 @@ func refineGaps(rules []*grammar.Rule, ext map[*grammar.Ref]runeSet) {
 			switch {
 			case extending.empty():
 				ref.Name = Gap
-			case !n.end && equalSets(extending, n.chars):
+			case !n.end && slices.Equal(extending, n.chars):
 				ref.Name = SpaceGap
-			case equalSets(extending, n.chars.minus(wordChars.complement())):
+			case slices.Equal(extending, n.chars.minus(wordChars.complement())):
 				ref.Name = WordGap
 			default:
 				ref.Name = Gap

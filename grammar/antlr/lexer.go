@@ -3,6 +3,7 @@ package antlr
 import (
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -650,24 +651,12 @@ func (cv *converter) openLoopStop(r *Rule) (runeSet, bool) {
 			return nil, false
 		}
 		c := set.complement()
-		if i > 0 && !equalSets(c, stop) {
+		if i > 0 && !slices.Equal(c, stop) {
 			return nil, false
 		}
 		stop = c
 	}
 	return stop, !stop.empty()
-}
-
-func equalSets(a, b runeSet) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // ---- what can extend a token, for choosing the gap after it ----
