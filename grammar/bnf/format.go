@@ -174,11 +174,7 @@ func (f *jsonFormatter) repeat(x string, min, max int) string {
 		}
 		f.add(star, []string{"", x + star})
 		if min > 0 {
-			s := ""
-			for i := 0; i < min; i++ {
-				s += x
-			}
-			f.add(name, []string{s + star})
+			f.add(name, []string{strings.Repeat(x, min) + star})
 		}
 	default:
 		// x{min,max} as min copies, then up to max-min more, nested.
@@ -188,11 +184,7 @@ func (f *jsonFormatter) repeat(x string, min, max int) string {
 			f.add(o, []string{"", x + opt})
 			opt = o
 		}
-		s := ""
-		for i := 0; i < min; i++ {
-			s += x
-		}
-		f.add(name, []string{s + opt})
+		f.add(name, []string{strings.Repeat(x, min) + opt})
 	}
 	return name
 }
