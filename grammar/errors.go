@@ -95,14 +95,16 @@ func (l ErrorList) Error() string {
 	return b.String()
 }
 
-// lineIndex converts byte offsets of a source into positions.
-type lineIndex struct {
+// LineIndex converts byte offsets of a source into positions (file,
+// line, column), for the grammar parsers of every notation.
+type LineIndex struct {
 	filename string
 	starts   []int // offset of the first byte of each line
 }
 
-func newLineIndex(filename string, src []byte) *lineIndex {
-	ix := &lineIndex{filename: filename, starts: []int{0}}
+// NewLineIndex indexes the lines of src, named filename in positions.
+func NewLineIndex(filename string, src []byte) *LineIndex {
+	ix := &LineIndex{filename: filename, starts: []int{0}}
 	for i, c := range src {
 		if c == '\n' {
 			ix.starts = append(ix.starts, i+1)
@@ -111,7 +113,8 @@ func newLineIndex(filename string, src []byte) *lineIndex {
 	return ix
 }
 
-func (ix *lineIndex) pos(offset int) Position {
+// Position is the position of a byte offset.
+func (ix *LineIndex) Position(offset int) Position {
 	line := sort.Search(len(ix.starts), func(i int) bool { return ix.starts[i] > offset }) - 1
 	if line < 0 {
 		line = 0

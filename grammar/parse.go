@@ -20,7 +20,7 @@ const (
 // positions only. The result is the syntax as written: names are not
 // resolved; Build does that. The error, if any, is an ErrorList.
 func Parse(filename string, src []byte) (*Grammar, error) {
-	p := &parser{filename: filename, src: src, lines: newLineIndex(filename, src)}
+	p := &parser{filename: filename, src: src, lines: NewLineIndex(filename, src)}
 	g := p.grammar()
 	p.errs.sort()
 	if err := p.errs.Err(); err != nil {
@@ -67,7 +67,7 @@ type token struct {
 type parser struct {
 	filename string
 	src      []byte
-	lines    *lineIndex
+	lines    *LineIndex
 	off      int // scanner offset
 	tok      token
 	errs     ErrorList
@@ -75,7 +75,7 @@ type parser struct {
 	bail     bool // too many errors
 }
 
-func (p *parser) pos(off int) Position { return p.lines.pos(off) }
+func (p *parser) pos(off int) Position { return p.lines.Position(off) }
 
 func (p *parser) errorf(off int, format string, args ...any) {
 	if len(p.errs) >= maxErrors {

@@ -13,7 +13,7 @@ import (
 // error, if any, is a grammar.ErrorList of file:line:col: message.
 func Parse(filename string, src []byte) (*File, error) {
 	var errs errorList
-	lines := newLineIndex(filename, src)
+	lines := grammar.NewLineIndex(filename, src)
 	p := &parser{sc: scanner{src: src, lines: lines, errs: &errs}, lines: lines, errs: &errs}
 	f := p.file(filename)
 	if err := errs.err(); err != nil {
@@ -24,7 +24,7 @@ func Parse(filename string, src []byte) (*File, error) {
 
 type parser struct {
 	sc    scanner
-	lines *lineIndex
+	lines *grammar.LineIndex
 	errs  *errorList
 	tok   token
 	depth int
@@ -32,7 +32,7 @@ type parser struct {
 	mpos  grammar.Position
 }
 
-func (p *parser) pos(off int) grammar.Position { return p.lines.pos(off) }
+func (p *parser) pos(off int) grammar.Position { return p.lines.Position(off) }
 
 func (p *parser) errorf(off int, format string, args ...any) {
 	p.errs.add(p.pos(off), format, args...)

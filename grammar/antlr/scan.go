@@ -73,13 +73,13 @@ type token struct {
 type scanner struct {
 	src        []byte
 	off        int
-	lines      *lineIndex
+	lines      *grammar.LineIndex
 	errs       *errorList
 	braceBlock bool // scan { as tLBrace instead of an action
 }
 
 func (s *scanner) errorf(off int, format string, args ...any) {
-	s.errs.add(s.lines.pos(off), format, args...)
+	s.errs.add(s.lines.Position(off), format, args...)
 }
 
 func (s *scanner) next() token {
@@ -393,28 +393,4 @@ func (l *errorList) err() error {
 		return a.Offset < b.Offset
 	})
 	return l.list
-}
-
-// lineIndex converts byte offsets of a source into positions.
-type lineIndex struct {
-	filename string
-	starts   []int
-}
-
-func newLineIndex(filename string, src []byte) *lineIndex {
-	ix := &lineIndex{filename: filename, starts: []int{0}}
-	for i, c := range src {
-		if c == '\n' {
-			ix.starts = append(ix.starts, i+1)
-		}
-	}
-	return ix
-}
-
-func (ix *lineIndex) pos(offset int) grammar.Position {
-	line := sort.Search(len(ix.starts), func(i int) bool { return ix.starts[i] > offset }) - 1
-	if line < 0 {
-		line = 0
-	}
-	return grammar.Position{Filename: ix.filename, Offset: offset, Line: line + 1, Col: offset - ix.starts[line] + 1}
 }

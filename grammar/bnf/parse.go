@@ -39,7 +39,7 @@ const (
 func ParseJSON(filename string, src []byte) (*grammar.Grammar, error) {
 	p := &jsonParser{filename: filename, src: src, dec: json.NewDecoder(bytes.NewReader(src))}
 	p.dec.UseNumber()
-	p.lines = newLineIndex(src)
+	p.lines = grammar.NewLineIndex(filename, src)
 	g := p.grammar()
 	if len(p.errs) > 0 {
 		sort.SliceStable(p.errs, func(i, j int) bool { return p.errs[i].Pos.Offset < p.errs[j].Pos.Offset })
@@ -52,27 +52,11 @@ type jsonParser struct {
 	filename string
 	src      []byte
 	dec      *json.Decoder
-	lines    []int
+	lines    *grammar.LineIndex
 	errs     grammar.ErrorList
 }
 
-func (p *jsonParser) pos(off int) grammar.Position {
-	line := sort.Search(len(p.lines), func(i int) bool { return p.lines[i] > off }) - 1
-	if line < 0 {
-		line = 0
-	}
-	return grammar.Position{Filename: p.filename, Offset: off, Line: line + 1, Col: off - p.lines[line] + 1}
-}
-
-func newLineIndex(src []byte) []int {
-	starts := []int{0}
-	for i, c := range src {
-		if c == '\n' {
-			starts = append(starts, i+1)
-		}
-	}
-	return starts
-}
+func (p *jsonParser) pos(off int) grammar.Position { return p.lines.Position(off) }
 
 func (p *jsonParser) errorf(off int, format string, args ...any) {
 	if len(p.errs) < maxErrors {
