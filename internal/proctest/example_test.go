@@ -19,6 +19,10 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
+	// Until the child has called exec, /proc shows the parent's environment.
+	for i := 0; i < 200 && len(proctest.Marked(mark)) == 0; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
 	fmt.Println("running:", len(proctest.Marked(mark)))
 	cmd.Process.Kill()
 	cmd.Wait()

@@ -34,7 +34,8 @@ func (p Process) String() string { return fmt.Sprintf("%d (%s)", p.PID, p.Comman
 
 // Marked lists the running processes, other than the caller, whose
 // environment holds mark. Zombies (ended, not yet waited for) are not
-// running.
+// running. A child started a moment ago may not be listed yet: until it
+// calls exec, its environment is its parent's.
 func Marked(mark string) []Process {
 	entries, _ := os.ReadDir("/proc")
 	var procs []Process
