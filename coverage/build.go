@@ -23,19 +23,35 @@ import (
 	"time"
 )
 
-// Target is a Go function to record: a func([]byte) error or func([]byte).
+// Target is a program to record. By default it is a Go function, a
+// func([]byte) error or func([]byte), named by ImportPath and Func; with
+// Harness set, a function of another language run in-process by a
+// harness of that language; with Command set, a command run once per
+// input. A Target is kept in coverage files and models, so that what was
+// recorded can be run again.
 type Target struct {
-	ImportPath string `json:"import_path"` // the function's package
-	Func       string `json:"func"`        // its name
+	ImportPath string `json:"import_path,omitempty"` // the function's package
+	Func       string `json:"func,omitempty"`        // its name
 	// Packages (or patterns such as a/b/...) whose functions are recorded.
 	// Empty means DefaultCoverPkgs, resolved when the harness is built.
 	CoverPkgs []string `json:"coverpkg,omitempty"`
 	// Where the go command runs: a directory of the module that can import
 	// the package (empty: the current directory).
 	Dir string `json:"dir,omitempty"`
+
+	Harness *HarnessTarget `json:"harness,omitempty"`
+	Command *CommandTarget `json:"command,omitempty"`
 }
 
-func (t Target) String() string { return t.ImportPath + "." + t.Func }
+func (t Target) String() string {
+	switch {
+	case t.Harness != nil:
+		return t.Harness.String()
+	case t.Command != nil:
+		return strings.Join(t.Command.Argv, " ")
+	}
+	return t.ImportPath + "." + t.Func
+}
 
 // ParseTarget reads a function named as importpath.Func, as in
 // encoding/json.Valid or example.com/w.Run.
@@ -71,7 +87,10 @@ func (t Target) covers(path string) bool {
 
 // Binary is a built harness.
 type Binary struct {
-	Path   string
+	Path string
+	// Args are the arguments a harness is started with (a Go harness has
+	// none; a Java harness names its classes, a Python one its module).
+	Args   []string
 	Target Target
 	Cached bool // reused from an earlier build
 }
@@ -95,6 +114,13 @@ func Cached(ctx context.Context, t Target, cacheDir string) (*Binary, error) {
 }
 
 func build(ctx context.Context, t Target, cacheDir string, doBuild bool) (*Binary, error) {
+	switch {
+	case t.Harness != nil:
+		return buildHarness(ctx, t, cacheDir, doBuild)
+	case t.Command != nil:
+		// Nothing to build: a session runs the command once per input.
+		return &Binary{Target: t, Cached: true}, nil
+	}
 	src, err := harnessFiles(t.ImportPath, t.Func)
 	if err != nil {
 		return nil, err

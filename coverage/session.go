@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -89,6 +90,7 @@ type Session struct {
 	seen    []int32  // per function: the generation it was last covered in
 	counts  []uint32 // per function: entry count in the current decode
 	gen     int32
+	ids     []int // ARBOR2 harnesses: the harness's function ids -> index into Funcs.Names
 }
 
 // Open builds the target's harness (or takes it from cacheDir) and
@@ -117,6 +119,10 @@ func (s *Session) OutputBytes() int64 { return s.output.total() }
 func (s *Session) start() error {
 	cmd := exec.Command(s.bin.Path)
 	cmd.Args = []string{"h"} // argv is copied into every counter blob: keep it short
+	if h := s.bin.Target.Harness; h != nil {
+		cmd.Args = append([]string{s.bin.Path}, s.bin.Args...)
+		cmd.Dir = h.Dir
+	}
 	cmd.Env = append(os.Environ(), "GOCOVERDIR=", "ARBOR_HARNESS_MEMORY=")
 	if s.Meta != nil {
 		cmd.Env = append(cmd.Env, "ARBOR_HARNESS_META=0")
@@ -169,7 +175,7 @@ func (s *Session) start() error {
 	go func() { s.done <- cmd.Wait() }()
 
 	magic, err := s.stdout.ReadString('\n')
-	if err != nil || magic != "ARBOR1\n" {
+	if err != nil || (magic != "ARBOR1\n" && magic != "ARBOR2\n") {
 		s.kill()
 		return fmt.Errorf("harness for %s did not start: %s", s.bin.Target, s.crashText())
 	}
@@ -186,6 +192,9 @@ func (s *Session) start() error {
 	if err != nil {
 		s.kill()
 		return fmt.Errorf("harness meta-data: %w", err)
+	}
+	if magic == "ARBOR2\n" {
+		return s.readNames(meta)
 	}
 	if s.Meta == nil {
 		if s.Meta, err = DecodeMeta(meta); err != nil {
@@ -401,8 +410,77 @@ func (s *Session) readReply(kind byte) (*Result, error) {
 	return r, nil
 }
 
+// readNames reads the function names an ARBOR2 harness starts with
+// (see HarnessTarget). Names are sorted, as Go's are; ids maps the
+// harness's ids to their places. A restarted harness must name the same
+// functions.
+func (s *Session) readNames(blob []byte) error {
+	text := strings.TrimSuffix(string(blob), "\n")
+	var names []string
+	if text != "" {
+		names = strings.Split(text, "\n")
+	}
+	if s.Funcs != nil {
+		if len(names) != len(s.ids) {
+			s.kill()
+			return fmt.Errorf("harness for %s named %d functions after a restart, %d before", s.bin.Target, len(names), len(s.ids))
+		}
+		return nil
+	}
+	if len(names) == 0 {
+		s.kill()
+		return fmt.Errorf("harness for %s records no functions", s.bin.Target)
+	}
+	sorted := slices.Clone(names)
+	slices.Sort(sorted)
+	sorted = slices.Compact(sorted)
+	s.ids = make([]int, len(names))
+	for i, n := range names {
+		s.ids[i], _ = slices.BinarySearch(sorted, n)
+	}
+	s.Funcs = &Functions{Names: sorted}
+	s.seen = make([]int32, len(sorted))
+	s.counts = make([]uint32, len(sorted))
+	return nil
+}
+
+// decodeNamed fills r.Covered and r.Counts from an ARBOR2 harness's
+// (id, calls) pairs.
+func (s *Session) decodeNamed(blob []byte, r *Result) error {
+	if len(blob)%8 != 0 {
+		return fmt.Errorf("harness sent %d bytes of counters, not a whole number of pairs", len(blob))
+	}
+	s.gen++
+	for i := 0; i < len(blob); i += 8 {
+		hid := binary.LittleEndian.Uint32(blob[i:])
+		calls := binary.LittleEndian.Uint32(blob[i+4:])
+		if int(hid) >= len(s.ids) {
+			return fmt.Errorf("harness sent function id %d of %d", hid, len(s.ids))
+		}
+		if calls == 0 {
+			continue
+		}
+		id := s.ids[hid]
+		if s.seen[id] != s.gen {
+			s.seen[id] = s.gen
+			s.counts[id] = 0
+			r.Covered = append(r.Covered, id)
+		}
+		s.counts[id] += calls
+	}
+	slices.Sort(r.Covered)
+	r.Counts = make([]uint32, len(r.Covered))
+	for i, id := range r.Covered {
+		r.Counts[i] = s.counts[id]
+	}
+	return nil
+}
+
 // decode fills r.Covered and r.Counts from a counter blob.
 func (s *Session) decode(blob []byte, r *Result) error {
+	if s.ids != nil {
+		return s.decodeNamed(blob, r)
+	}
 	s.gen++
 	err := DecodeCounters(blob, &s.Meta.Hash, func(pkg, fn uint32, ctrs []uint32) {
 		id := s.Funcs.ID(pkg, fn)
