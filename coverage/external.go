@@ -22,7 +22,8 @@ import (
 type CommandTarget struct {
 	Argv     []string `json:"argv"`
 	Dir      string   `json:"dir,omitempty"`
-	Coverage string   `json:"coverage"` // the report format (ReportFormats)
+	Coverage string   `json:"coverage"`       // the report format (ReportFormats)
+	Root     string   `json:"root,omitempty"` // source paths in names are relative to it
 	Reject   []int    `json:"reject,omitempty"`
 	Crash    string   `json:"crash,omitempty"`
 }
@@ -186,7 +187,7 @@ func RecordCommand(ctx context.Context, c *Command, rr *ReportReader, inputs []s
 	if rr.Dir == "" {
 		rr.Dir = c.Dir
 	}
-	target := &CommandTarget{Argv: c.Argv, Dir: c.Dir, Coverage: rr.Format, Reject: c.Reject}
+	target := &CommandTarget{Argv: c.Argv, Dir: c.Dir, Coverage: rr.Format, Root: rr.Root, Reject: c.Reject}
 	if c.Crash != nil {
 		target.Crash = c.Crash.String()
 	}
@@ -217,7 +218,7 @@ func RecordCommand(ctx context.Context, c *Command, rr *ReportReader, inputs []s
 			return nil, fmt.Errorf("the %s report of %s lists no functions: is the program built or run for coverage?", rr.Format, todo[0].name)
 		}
 	}
-	h.Command = target
+	h.Target = &Target{Command: target}
 	w, err := OpenWriter(ctx, out, h, opts.Wait)
 	if err != nil {
 		return nil, err

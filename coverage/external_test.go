@@ -69,8 +69,8 @@ func TestRecordCommand(t *testing.T) {
 	if want := []string{"src/lib.c:digits", "src/lib.c:letters", "src/lib.c:parse"}; !slices.Equal(f.Functions, want) {
 		t.Errorf("functions %q, want %q (relative to the root, sorted)", f.Functions, want)
 	}
-	if f.Command == nil || f.Command.Coverage != "lcov" || f.Command.Argv[0] != script {
-		t.Errorf("header command %+v", f.Command)
+	if f.Target == nil || f.Target.Command == nil || f.Target.Command.Coverage != "lcov" || f.Target.Command.Argv[0] != script {
+		t.Errorf("header target %+v", f.Target)
 	}
 	got := map[string]string{}
 	for _, r := range f.Records {
@@ -111,5 +111,49 @@ func TestRecordCommandNoReport(t *testing.T) {
 	}
 	if _, err := NewReportReader("cobertura", ""); err == nil || !strings.Contains(err.Error(), "coveragepy, gcov, jacoco, lcov") {
 		t.Errorf("unknown format: %v", err)
+	}
+}
+
+// TestCommandSession: a command target runs through a Session like any
+// harness, so that every command taking a subject takes a command: the
+// functions come from the empty input's report, each Record is a run of
+// its own, and Interrupt ends what is left at once.
+func TestCommandSession(t *testing.T) {
+	script, root := fakeLcovSubject(t)
+	bin, err := Build(context.Background(), Target{Command: &CommandTarget{Argv: []string{script, "{}"}, Coverage: "lcov", Root: root}}, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Start(bin, RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if want := []string{"src/lib.c:digits", "src/lib.c:letters", "src/lib.c:parse"}; !slices.Equal(s.Funcs.Names, want) {
+		t.Fatalf("functions %q, want %q", s.Funcs.Names, want)
+	}
+	for _, tt := range []struct {
+		in      string
+		outcome Outcome
+		covered []int
+		counts  []uint32
+	}{
+		{"12", OK, []int{0, 2}, []uint32{3, 1}},
+		{"a", OK, []int{1, 2}, []uint32{1, 1}},
+		{"x", Error, []int{1, 2}, []uint32{1, 1}},
+		{"crash", Panic, nil, nil},
+		{"1+", OK, []int{0, 2}, []uint32{3, 1}}, // "new" is not one of the session's functions
+	} {
+		r, err := s.Record([]byte(tt.in), 20*time.Second)
+		if err != nil {
+			t.Fatalf("%q: %v", tt.in, err)
+		}
+		if r.Outcome != tt.outcome || !slices.Equal(r.Covered, tt.covered) || !slices.Equal(r.Counts, tt.counts) {
+			t.Errorf("%q: %s %v %v, want %s %v %v", tt.in, r.Outcome, r.Covered, r.Counts, tt.outcome, tt.covered, tt.counts)
+		}
+	}
+	s.Interrupt()
+	if r, err := s.Record([]byte("12"), 20*time.Second); err != nil || r.Outcome != Timeout {
+		t.Errorf("after Interrupt: %+v, %v; want a timeout at once", r, err)
 	}
 }

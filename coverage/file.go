@@ -21,12 +21,13 @@ type Header struct {
 	Version   int      `json:"version"` // 1
 	Subject   string   `json:"subject"`
 	Functions []string `json:"functions"`
-	// How the subject was reached (its function, module directory and
-	// recorded packages), so that a model trained on the file can run it
-	// again; absent in files of older versions.
+	// How the subject was reached (a Go function with its module
+	// directory and recorded packages, a harness of another language, or
+	// a command), so that a model trained on the file can run it again;
+	// absent in files of older versions.
 	Target *Target `json:"target,omitempty"`
-	// Command is how a command-line subject was run, for files recorded
-	// from one (RecordCommand).
+	// Command is where files of one earlier version kept a command's
+	// target; ReadFile moves it into Target.
 	Command *CommandTarget `json:"command,omitempty"`
 }
 
@@ -180,6 +181,9 @@ func parse(data []byte, path string) (Header, []Record, error) {
 		if line == 1 {
 			if err := json.Unmarshal(sc.Bytes(), &h); err != nil || h.Arbor != "coverage" {
 				return h, nil, fmt.Errorf("%s:1: not an arbor coverage file (its first line must be the header)", path)
+			}
+			if h.Command != nil && h.Target == nil {
+				h.Target, h.Command = &Target{Command: h.Command}, nil
 			}
 			continue
 		}

@@ -70,6 +70,13 @@ func RecordInputs(ctx context.Context, bin *Binary, inputs []string, out string,
 	if err := opts.normalize(); err != nil {
 		return nil, err
 	}
+	if t := bin.Target.Command; t != nil {
+		c, rr, err := t.NewCommand()
+		if err != nil {
+			return nil, err
+		}
+		return RecordCommand(ctx, c, rr, inputs, out, opts)
+	}
 	s, err := Start(bin, opts.RunOptions)
 	if err != nil {
 		return nil, err

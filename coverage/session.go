@@ -91,6 +91,9 @@ type Session struct {
 	counts  []uint32 // per function: entry count in the current decode
 	gen     int32
 	ids     []int // ARBOR2 harnesses: the harness's function ids -> index into Funcs.Names
+	// command runs the inputs of a CommandTarget, a process each, in
+	// place of a harness.
+	command *commandSubject
 }
 
 // Open builds the target's harness (or takes it from cacheDir) and
@@ -106,6 +109,12 @@ func Open(ctx context.Context, t Target, cacheDir string, opts RunOptions) (*Ses
 // Start starts a harness process and reads the program's meta-data.
 func Start(bin *Binary, opts RunOptions) (*Session, error) {
 	s := &Session{bin: bin, opts: opts, output: newOutputCapture(opts.Output)}
+	if bin.Target.Command != nil {
+		if err := s.startCommand(); err != nil {
+			return nil, err
+		}
+		return s, nil
+	}
 	if err := s.start(); err != nil {
 		return nil, err
 	}
@@ -273,6 +282,9 @@ func (s *Session) Record(input []byte, timeout time.Duration) (*Result, error) {
 }
 
 func (s *Session) run(kind byte, input []byte, timeout time.Duration) (*Result, error) {
+	if s.command != nil {
+		return s.runCommand(kind, input, timeout)
+	}
 	if err := s.send(kind, input); err != nil {
 		return nil, err
 	}
@@ -324,6 +336,11 @@ func (s *Session) receive(kind byte, timeout time.Duration) (*Result, error) {
 		s.kill()
 		return &Result{Outcome: Timeout, Duration: timeout, Message: fmt.Sprintf("no result after %v", timeout)}, nil
 	}
+	var bad badHarness
+	if errors.As(err, &bad) {
+		s.kill()
+		return nil, bad.error
+	}
 	if err != nil {
 		return s.crashed()
 	}
@@ -335,6 +352,10 @@ func (s *Session) receive(kind byte, timeout time.Duration) (*Result, error) {
 // an input that hangs (Ctrl-C). It may be called from any goroutine; the
 // caller must not keep the results it gets after it.
 func (s *Session) Interrupt() {
+	if s.command != nil {
+		s.command.interrupt()
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stopped = true
@@ -404,11 +425,17 @@ func (s *Session) readReply(kind byte) (*Result, error) {
 	}
 	if kind == 'R' {
 		if err := s.decode(counters, r); err != nil {
-			return nil, err
+			return nil, badHarness{fmt.Errorf("harness for %s: %w", s.bin.Target, err)}
 		}
 	}
 	return r, nil
 }
+
+// badHarness is a reply that breaks the protocol: a harness's fault, not
+// the input's, so it is an error rather than a crash of the subject.
+type badHarness struct{ error }
+
+func (e badHarness) Unwrap() error { return e.error }
 
 // readNames reads the function names an ARBOR2 harness starts with
 // (see HarnessTarget). Names are sorted, as Go's are; ids maps the
