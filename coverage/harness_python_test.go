@@ -2,6 +2,7 @@ package coverage_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -248,5 +249,118 @@ func TestPythonCached(t *testing.T) {
 	again, err := coverage.Cached(context.Background(), target, cache)
 	if err != nil || again == nil || !again.Cached || !slices.Equal(again.Args, first.Args) {
 		t.Fatalf("after a build: %+v, %v", again, err)
+	}
+}
+
+// pythonDriver runs an entry function on one input file, the way the
+// harness calls it, for coverage.py's own command line: a rejection
+// exits 3, a crash (an uncaught exception) 1.
+const pythonDriver = `import importlib, json, sys
+cfg = json.loads(sys.argv[1])
+sys.path[:0] = cfg["sources"]
+mod, _, fn = cfg["entry"].partition(":")
+f = getattr(importlib.import_module(mod), fn)
+reject = []
+for name in cfg["reject"]:
+    m, _, attr = name.rpartition(".")
+    reject.append(getattr(importlib.import_module(m or "builtins"), attr))
+with open(sys.argv[2], "rb") as inp:
+    data = inp.read()
+try:
+    f(data)
+except (RecursionError, MemoryError):
+    raise
+except tuple(reject):
+    sys.exit(3)
+`
+
+// pythonAdapter runs an entry function once per input under
+// python3-coverage and reads the report as arbor's process-per-input
+// recording does.
+type pythonAdapter struct {
+	cmd *coverage.Command
+	rr  *coverage.ReportReader
+}
+
+// newPythonAdapter measures the files matching include; names are
+// relative to root.
+func newPythonAdapter(t testing.TB, tool, root, include string, h coverage.HarnessTarget) *pythonAdapter {
+	t.Helper()
+	dir := t.TempDir()
+	driver := filepath.Join(dir, "driver.py")
+	if err := os.WriteFile(driver, []byte(pythonDriver), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reject := h.Reject
+	if len(reject) == 0 {
+		reject = []string{"ValueError"}
+	}
+	cfg, err := json.Marshal(map[string]any{"entry": h.Entry, "sources": h.Sources, "reject": reject})
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := `"$0" run --data-file="$ARBOR_RUN_DIR/.coverage" --include="$1" "$2" "$3" "$4"; s=$?
+"$0" json -q --data-file="$ARBOR_RUN_DIR/.coverage" -o "$ARBOR_RUN_DIR/cov.json"
+exit $s`
+	rr, err := coverage.NewReportReader("coveragepy", root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr.Dir = root
+	return &pythonAdapter{
+		cmd: &coverage.Command{Argv: []string{"sh", "-c", script, tool, include, driver, string(cfg), "{}"}, Dir: root,
+			Reject: []int{3}, Timeout: 30 * time.Second},
+		rr: rr,
+	}
+}
+
+// run returns the input's outcome and the functions that ran, by name,
+// and every function the report lists.
+func (a *pythonAdapter) run(input []byte) (coverage.Outcome, []string, []string, error) {
+	run, err := a.cmd.Run(context.Background(), input)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	defer run.Close()
+	cov, err := a.rr.Read(run.Dir)
+	if err != nil {
+		return run.Outcome, nil, nil, err
+	}
+	var ran, all []string
+	for _, f := range cov.Functions {
+		all = append(all, f.Name)
+		if f.Hits > 0 {
+			ran = append(ran, f.Name)
+		}
+	}
+	slices.Sort(ran)
+	slices.Sort(all)
+	return run.Outcome, slices.Compact(ran), slices.Compact(all), nil
+}
+
+// TestPythonHarnessAgrees: the harness names the functions as coverage.py
+// run once per input and read by arbor's coveragepy reader does, and
+// labels each input alike.
+func TestPythonHarnessAgrees(t *testing.T) {
+	tool := pythonCoverageTool(t)
+	dir := writePythonModule(t)
+	h := coverage.HarnessTarget{Lang: "python", Entry: "pkg.shapes:run", Sources: []string{dir}}
+	s := startPython(t, h, t.TempDir())
+	a := newPythonAdapter(t, tool, dir, filepath.Join(dir, "pkg", "*"), h)
+	for i, in := range []string{"ab", "n12", "nx", "crash", "", "deep"} {
+		r, err := s.Record([]byte(in), 20*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		outcome, ran, all, err := a.run([]byte(in))
+		if err != nil {
+			t.Fatalf("%q: %v", in, err)
+		}
+		if i == 0 && !slices.Equal(all, s.Funcs.Names) {
+			t.Errorf("harness names %q\nadapter names %q", s.Funcs.Names, all)
+		}
+		if got := coveredNames(s, r); r.Outcome != outcome || !slices.Equal(got, ran) {
+			t.Errorf("%q: harness %s %q, adapter %s %q", in, r.Outcome, got, outcome, ran)
+		}
 	}
 }
