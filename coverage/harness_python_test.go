@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/arbor-fuzz/arbor/coverage"
+	"github.com/arbor-fuzz/arbor/datasets"
+	"github.com/arbor-fuzz/arbor/synth"
 )
 
 // pythonModule is a subject with a known shape: a class, a function
@@ -362,5 +364,87 @@ func TestPythonHarnessAgrees(t *testing.T) {
 		if got := coveredNames(s, r); r.Outcome != outcome || !slices.Equal(got, ran) {
 			t.Errorf("%q: harness %s %q, adapter %s %q", in, r.Outcome, got, outcome, ran)
 		}
+	}
+}
+
+// pythonSubject is a standard-library parser run through an entry of
+// datasets/native/python/arbor_stdlib.py.
+type pythonSubject struct {
+	name, grammar string
+	target        coverage.HarnessTarget
+	include       []string // the covered files, relative to the standard library's folder, for coverage.py's --include
+}
+
+func pythonSubjects(t testing.TB) []pythonSubject {
+	t.Helper()
+	src, err := filepath.Abs(filepath.Join("..", "datasets", "native", "python"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := func(entry string, cover, reject []string) coverage.HarnessTarget {
+		return coverage.HarnessTarget{Lang: "python", Entry: "arbor_stdlib:" + entry, Sources: []string{src}, Cover: cover, Reject: reject}
+	}
+	return []pythonSubject{
+		{"json", "json", h("json_run", []string{"json"}, []string{"ValueError"}), []string{"json/*"}},
+		{"toml", "toml", h("toml_run", []string{"tomllib"}, []string{"ValueError"}), []string{"tomllib/*"}},
+		{"url", "url", h("url_run", []string{"urllib.parse"}, []string{"ValueError"}), []string{"urllib/parse.py"}},
+		{"ini", "ini", h("ini_run", []string{"configparser"}, []string{"configparser.Error", "ValueError"}), []string{"configparser.py"}},
+		{"html", "html", h("html_run", []string{"html", "_markupbase"}, []string{"ValueError"}), []string{"html/*", "_markupbase.py"}},
+	}
+}
+
+// pythonInputs generates n inputs of a bundled grammar.
+func pythonInputs(t testing.TB, name string, n int, seed uint64) [][]byte {
+	t.Helper()
+	g, err := datasets.Grammar(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen := synth.NewGenerator(g, synth.NewRandom(seed), synth.RandomPolicy)
+	gen.MaxDepth = 12
+	out := make([][]byte, n)
+	for i := range out {
+		out[i] = []byte(gen.Generate().String())
+	}
+	return out
+}
+
+// TestPythonStdlib records generated inputs of each standard-library
+// subject: many of the library's functions run, and inputs are accepted
+// as well as rejected.
+func TestPythonStdlib(t *testing.T) {
+	pythonCoverageTool(t)
+	cache := t.TempDir()
+	for _, sub := range pythonSubjects(t) {
+		t.Run(sub.name, func(t *testing.T) {
+			s := startPython(t, sub.target, cache)
+			outcomes := map[coverage.Outcome]int{}
+			ran := map[int]bool{}
+			inputs := pythonInputs(t, sub.grammar, 200, 1)
+			messages := map[string]int{}
+			for _, in := range inputs {
+				r, err := s.Record(in, 20*time.Second)
+				if err != nil {
+					t.Fatal(err)
+				}
+				outcomes[r.Outcome]++
+				if r.Outcome == coverage.Panic {
+					messages[r.Message]++
+				}
+				for _, id := range r.Covered {
+					ran[id] = true
+				}
+			}
+			t.Logf("%d functions, %d ran; outcomes %v; crashes %v", len(s.Funcs.Names), len(ran), outcomes, messages)
+			if len(ran) < 10 {
+				t.Errorf("%d of %d functions ran", len(ran), len(s.Funcs.Names))
+			}
+			if outcomes[coverage.OK] < len(inputs)/10 {
+				t.Errorf("outcomes %v: fewer than a tenth accepted", outcomes)
+			}
+			if outcomes[coverage.Panic]+outcomes[coverage.Timeout] > len(inputs)/4 {
+				t.Errorf("outcomes %v: crashes %v", outcomes, messages)
+			}
+		})
 	}
 }
