@@ -1,0 +1,361 @@
+package coverage_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/arbor-fuzz/arbor/coverage"
+)
+
+// javaDemo is a class of known structure: which methods an input runs
+// is plain from its first bytes.
+const javaDemo = `package demo;
+
+import java.util.HashMap;
+import java.util.Map;
+
+public class Demo {
+    static final Map<String, Integer> TABLE = new HashMap<>();
+    static long spins;
+
+    public static void run(byte[] data) throws Exception {
+        String s = new String(data, "UTF-8");
+        if (s.startsWith("a")) {
+            a();
+        } else if (s.startsWith("b")) {
+            new Inner().b(s.length());
+        } else if (s.equals("reject")) {
+            throw new IllegalArgumentException("rejected " + s);
+        } else if (s.equals("crash")) {
+            deep(0);
+        } else if (s.equals("loop")) {
+            for (;;) {
+                spins++;
+            }
+        }
+    }
+
+    static void a() {
+        TABLE.put("a", 1);
+    }
+
+    static int deep(int n) {
+        return deep(n + 1) + 1;
+    }
+
+    static class Inner {
+        int b(int n) {
+            return n * 2;
+        }
+    }
+
+    public static void text(String s) {
+        a();
+    }
+}
+`
+
+// javaOnce runs an entry once, as a process per input would, for the
+// agent to write an exec file at exit; javaReport writes JaCoCo's XML
+// report of each exec file, as jacococli report --xml does.
+const (
+	javaOnce = `public class Once {
+    public static void main(String[] args) throws Exception {
+        int dot = args[0].lastIndexOf('.');
+        java.lang.reflect.Method m = Class.forName(args[0].substring(0, dot)).getDeclaredMethod(args[0].substring(dot + 1), byte[].class);
+        m.setAccessible(true);
+        try {
+            m.invoke(null, (Object) java.nio.file.Files.readAllBytes(java.nio.file.Paths.get(args[1])));
+        } catch (java.lang.reflect.InvocationTargetException e) {
+            System.exit(e.getCause() instanceof Exception ? 1 : 2);
+        }
+    }
+}
+`
+	javaReport = `import java.io.File;
+import java.io.FileOutputStream;
+
+import org.jacoco.core.analysis.Analyzer;
+import org.jacoco.core.analysis.CoverageBuilder;
+import org.jacoco.core.tools.ExecFileLoader;
+import org.jacoco.report.IReportVisitor;
+import org.jacoco.report.xml.XMLFormatter;
+
+public class Report {
+    // java Report CLASSES EXEC OUT.xml [EXEC OUT.xml]...
+    public static void main(String[] args) throws Exception {
+        for (int i = 1; i + 1 < args.length; i += 2) {
+            ExecFileLoader loader = new ExecFileLoader();
+            loader.load(new File(args[i]));
+            CoverageBuilder builder = new CoverageBuilder();
+            Analyzer a = new Analyzer(loader.getExecutionDataStore(), builder);
+            for (String c : args[0].split(File.pathSeparator)) {
+                a.analyzeAll(new File(c));
+            }
+            try (FileOutputStream out = new FileOutputStream(args[i + 1])) {
+                IReportVisitor v = new XMLFormatter().createVisitor(out);
+                v.visitInfo(loader.getSessionInfoStore().getInfos(), loader.getExecutionDataStore().getContents());
+                v.visitBundle(builder.getBundle("run"), null);
+                v.visitEnd();
+            }
+        }
+    }
+}
+`
+)
+
+// javaNeed skips a test without a JDK or JaCoCo.
+func javaNeed(t testing.TB) string {
+	t.Helper()
+	for _, tool := range []string{"java", "javac"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("no %s: install Debian's default-jdk-headless", tool)
+		}
+	}
+	dir := os.Getenv("ARBOR_JACOCO_DIR")
+	if dir == "" {
+		dir = "/usr/share/java"
+	}
+	for _, n := range []string{"org.jacoco.agent.rt.jar", "org.jacoco.core.jar", "org.jacoco.report.jar", "asm.jar"} {
+		if _, err := os.Stat(filepath.Join(dir, n)); err != nil {
+			t.Skipf("no %s: install Debian's libjacoco-java", n)
+		}
+	}
+	return dir
+}
+
+func javaRun(t testing.TB, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+// javaReportTool compiles Once and Report into dir/tool.
+func javaReportTool(t testing.TB, jacoco, dir string) string {
+	t.Helper()
+	for name, src := range map[string]string{"Once.java": javaOnce, "Report.java": javaReport} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cp := javaJaCoCoPath(jacoco, "org.jacoco.core.jar", "org.jacoco.report.jar", "asm.jar", "asm-commons.jar", "asm-tree.jar")
+	javaRun(t, dir, "javac", "--release", "11", "-cp", cp, "-d", "tool", "Once.java", "Report.java")
+	return cp + string(os.PathListSeparator) + filepath.Join(dir, "tool")
+}
+
+func javaJaCoCoPath(dir string, jars ...string) string {
+	var p []string
+	for _, j := range jars {
+		p = append(p, filepath.Join(dir, j))
+	}
+	return strings.Join(p, string(os.PathListSeparator))
+}
+
+// javaPerProcess runs each input in a JVM of its own with the agent
+// writing an exec file, then reads JaCoCo's XML report of each run with
+// the jacoco adapter: the labels a process per input gets.
+func javaPerProcess(t testing.TB, jacoco, tool, dir, entry, includes string, classPath []string, inputs [][]byte) [][]string {
+	t.Helper()
+	agent := filepath.Join(dir, "perprocess-agent.jar")
+	man := "Premain-Class: org.jacoco.agent.rt.internal.PreMain\nClass-Path:"
+	for _, n := range []string{"org.jacoco.agent.rt.jar", "org.jacoco.core.jar", "asm.jar", "asm-commons.jar", "asm-tree.jar"} {
+		man += " file://" + filepath.ToSlash(filepath.Join(jacoco, n))
+	}
+	// jar wraps the manifest's long lines.
+	if err := os.WriteFile(filepath.Join(dir, "manifest.txt"), []byte(man+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	javaRun(t, dir, "jar", "cfm", agent, "manifest.txt")
+	cp := strings.Join(append(slices.Clone(classPath), filepath.Join(dir, "tool")), string(os.PathListSeparator))
+	report := []string{"java", "-cp", tool, "Report", strings.Join(classPath, string(os.PathListSeparator))}
+	for i, in := range inputs {
+		run := filepath.Join(dir, "run", string(rune('a'+i%26))+strings.Repeat("x", i/26))
+		if err := os.MkdirAll(run, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(run, "input"), in, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command("java", "-javaagent:"+agent+"=destfile="+filepath.Join(run, "run.exec")+",includes="+includes, "-cp", cp, "Once", entry, filepath.Join(run, "input"))
+		cmd.Run() // a rejection or crash exits nonzero; the exec file is written all the same
+		report = append(report, filepath.Join(run, "run.exec"), filepath.Join(run, "report.xml"))
+	}
+	javaRun(t, dir, report...)
+	rr, err := coverage.NewReportReader("jacoco", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labels [][]string
+	for i := range inputs {
+		run := filepath.Join(dir, "run", string(rune('a'+i%26))+strings.Repeat("x", i/26))
+		c, err := rr.Read(run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var covered []string
+		for _, f := range c.Functions {
+			if f.Hits > 0 {
+				covered = append(covered, f.Name)
+			}
+		}
+		slices.Sort(covered)
+		labels = append(labels, covered)
+	}
+	return labels
+}
+
+func javaNames(s *coverage.Session, r *coverage.Result) []string {
+	var names []string
+	for _, id := range r.Covered {
+		names = append(names, s.Funcs.Names[id])
+	}
+	return names
+}
+
+// TestJavaHarness compiles a small class and records it in-process with
+// the JaCoCo agent: the methods each input runs, rejections and crashes
+// told apart, a crash or a hang followed by inputs that still work, and
+// the same labels as JaCoCo's XML report of a process per input.
+func TestJavaHarness(t *testing.T) {
+	jacoco := javaNeed(t)
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "src", "demo"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "src", "demo", "Demo.java"), []byte(javaDemo), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	javaRun(t, dir, "javac", "--release", "11", "-d", "classes", filepath.Join("src", "demo", "Demo.java"))
+	cache := filepath.Join(dir, "cache")
+	target := coverage.Target{Harness: &coverage.HarnessTarget{Lang: "java", Entry: "demo.Demo.run", Sources: []string{"classes"}, Dir: dir}}
+	ctx := context.Background()
+	if bin, err := coverage.Cached(ctx, target, cache); err != nil || bin != nil {
+		t.Fatalf("Cached before a build = %v, %v; want nil, nil", bin, err)
+	}
+	bin, err := coverage.Build(ctx, target, cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bin.Cached {
+		t.Error("first build is Cached")
+	}
+	if again, err := coverage.Cached(ctx, target, cache); err != nil || again == nil || !again.Cached {
+		t.Fatalf("Cached after a build = %v, %v", again, err)
+	}
+	s, err := coverage.Start(bin, coverage.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	wantNames := []string{"demo.Demo$Inner.<init>()", "demo.Demo$Inner.b(int)", "demo.Demo.<clinit>()", "demo.Demo.<init>()",
+		"demo.Demo.a()", "demo.Demo.deep(int)", "demo.Demo.run(byte[])", "demo.Demo.text(java.lang.String)"}
+	if !slices.Equal(s.Funcs.Names, wantNames) {
+		t.Fatalf("names\n%q\nwant\n%q", s.Funcs.Names, wantNames)
+	}
+	// The static initializer ran when the harness loaded the class; it is
+	// reported with every input, as in every process-per-input run. A
+	// method counts as run once one of its probes is hit, as in JaCoCo's
+	// report, where an instruction counts only when a probe after it is:
+	// deep, which never returns, does not.
+	tests := []struct {
+		in      string
+		outcome coverage.Outcome
+		covered []string
+		message string
+		frames  string
+	}{
+		{"a", coverage.OK, []string{"demo.Demo.<clinit>()", "demo.Demo.a()", "demo.Demo.run(byte[])"}, "", ""},
+		{"bb", coverage.OK, []string{"demo.Demo$Inner.<init>()", "demo.Demo$Inner.b(int)", "demo.Demo.<clinit>()", "demo.Demo.run(byte[])"}, "", ""},
+		{"reject", coverage.Error, []string{"demo.Demo.<clinit>()", "demo.Demo.run(byte[])"}, "java.lang.IllegalArgumentException: rejected reject", ""},
+		{"crash", coverage.Panic, []string{"demo.Demo.<clinit>()", "demo.Demo.run(byte[])"}, "java.lang.StackOverflowError", "demo.Demo.deep\ndemo.Demo.deep\ndemo.Demo.deep"},
+		{"a", coverage.OK, []string{"demo.Demo.<clinit>()", "demo.Demo.a()", "demo.Demo.run(byte[])"}, "", ""},
+		{"", coverage.OK, []string{"demo.Demo.<clinit>()", "demo.Demo.run(byte[])"}, "", ""},
+	}
+	for _, tt := range tests {
+		r, err := s.Record([]byte(tt.in), 10*time.Second)
+		if err != nil {
+			t.Fatalf("%q: %v", tt.in, err)
+		}
+		if r.Outcome != tt.outcome || r.Message != tt.message || r.Frames != tt.frames {
+			t.Errorf("%q: outcome %s %q frames %q, want %s %q frames %q", tt.in, r.Outcome, r.Message, r.Frames, tt.outcome, tt.message, tt.frames)
+		}
+		if got := javaNames(s, r); !slices.Equal(got, tt.covered) {
+			t.Errorf("%q: covered %q, want %q", tt.in, got, tt.covered)
+		}
+	}
+	// A hang: the session kills the JVM, and a new one takes the next input.
+	r, err := s.Record([]byte("loop"), time.Second)
+	if err != nil || r.Outcome != coverage.Timeout {
+		t.Fatalf("loop: %v, %v; want a timeout", r, err)
+	}
+	r, err = s.Record([]byte("a"), 10*time.Second)
+	if err != nil || r.Outcome != coverage.OK || !slices.Contains(javaNames(s, r), "demo.Demo.a()") {
+		t.Fatalf("after the timeout: %+v, %v", r, err)
+	}
+
+	// The labels equal those of JaCoCo's XML report of a process per input.
+	tool := javaReportTool(t, jacoco, dir)
+	inputs := [][]byte{[]byte("a"), []byte("bb"), []byte("reject"), []byte("crash"), []byte("")}
+	per := javaPerProcess(t, jacoco, tool, dir, "demo.Demo.run", "demo.*", []string{filepath.Join(dir, "classes")}, inputs)
+	for i, in := range inputs {
+		r, err := s.Record(in, 10*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := javaNames(s, r); !slices.Equal(got, per[i]) {
+			t.Errorf("%q: in-process %q, JaCoCo's report of a process per input %q", in, got, per[i])
+		}
+	}
+
+	// A String entry gets the input as UTF-8 text; a wrong entry says why.
+	for _, tt := range []struct{ entry, err string }{
+		{"demo.Demo.text", ""},
+		{"demo.Demo.nothing", "no static method nothing(byte[]) or nothing(String)"},
+		{"demo.Nope.run", "cannot load class demo.Nope"},
+	} {
+		target.Harness.Entry = tt.entry
+		s, err := coverage.Open(ctx, target, cache, coverage.RunOptions{})
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%s: err %v, want %q", tt.entry, err, tt.err)
+			}
+			if s != nil {
+				s.Close()
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", tt.entry, err)
+		}
+		r, err := s.Record([]byte("x"), 10*time.Second)
+		s.Close()
+		if err != nil || r.Outcome != coverage.OK || !slices.Contains(javaNames(s, r), "demo.Demo.a()") {
+			t.Errorf("%s: %+v, %v", tt.entry, r, err)
+		}
+	}
+}
+
+// TestJavaBuildErrors: names that are not Java names never reach the
+// JVM's command line.
+func TestJavaBuildErrors(t *testing.T) {
+	for _, h := range []coverage.HarnessTarget{
+		{Lang: "java", Entry: "", Sources: []string{"."}},
+		{Lang: "java", Entry: "run", Sources: []string{"."}},
+		{Lang: "java", Entry: "a.B.run,output=file", Sources: []string{"."}},
+		{Lang: "java", Entry: "a.B.run", Sources: []string{"."}, Cover: []string{"a.*:b"}},
+		{Lang: "java", Entry: "a.B.run", Sources: []string{"."}, Reject: []string{"java.lang.Exception "}},
+	} {
+		if _, err := coverage.Build(context.Background(), coverage.Target{Harness: &h}, t.TempDir()); err == nil {
+			t.Errorf("%+v: built", h)
+		}
+	}
+}

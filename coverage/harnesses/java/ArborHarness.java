@@ -1,0 +1,527 @@
+// ArborHarness runs a static Java method in-process once per input and
+// reports which methods ran, speaking arbor's ARBOR2 protocol (see
+// coverage/native.go). It runs under the JaCoCo agent with output=none:
+// the agent instruments the recorded classes as they load, and the
+// harness reads the agent's probes after each input.
+//
+//	java -javaagent:agent.jar=includes=PATTERNS,output=none -cp CP ArborHarness \
+//	    ENTRY COVER REJECT CLASSPATH-TO-SCAN...
+//
+// ENTRY is pkg.Class.method (static, taking byte[] or String); COVER and
+// REJECT are comma-separated lists (COVER: classes or packages, "x.*" for
+// a prefix; REJECT: exception classes), either may be "-" for the
+// default; the rest are the class path entries whose classes are
+// recorded.
+import java.io.BufferedOutputStream;
+import java.io.ByteArrayInputStream;
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.File;
+import java.io.FileInputStream;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Enumeration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
+
+import org.jacoco.agent.rt.IAgent;
+import org.jacoco.agent.rt.RT;
+import org.jacoco.core.analysis.Analyzer;
+import org.jacoco.core.analysis.CoverageBuilder;
+import org.jacoco.core.analysis.IClassCoverage;
+import org.jacoco.core.analysis.IMethodCoverage;
+import org.jacoco.core.data.ExecutionData;
+import org.jacoco.core.data.ExecutionDataReader;
+import org.jacoco.core.data.ExecutionDataStore;
+import org.jacoco.core.internal.flow.ClassProbesAdapter;
+import org.jacoco.core.internal.flow.ClassProbesVisitor;
+import org.jacoco.core.internal.flow.IFrame;
+import org.jacoco.core.internal.flow.LabelInfo;
+import org.jacoco.core.internal.flow.MethodProbesVisitor;
+import org.jacoco.core.internal.instr.InstrSupport;
+import org.objectweb.asm.Label;
+import org.objectweb.asm.Type;
+
+public final class ArborHarness {
+    // A recorded class: its probe count and, for each probe, the id of
+    // the method it belongs to (-1: a method JaCoCo's report leaves out).
+    static final class Klass {
+        int probes;
+        int[] method;
+    }
+
+    static final Map<String, Klass> classes = new HashMap<>(); // by internal name
+    static final List<String> names = new ArrayList<>();
+    static final List<Integer> clinits = new ArrayList<>();
+    static boolean[] clinitRan;
+    static String[] cover;
+    static Class<?>[] reject;
+
+    public static void main(String[] args) throws Exception {
+        // Java has no portable way to use an inherited descriptor by its
+        // number; on Linux /proc/self/fd/N (or /dev/fd/N) opens the pipe
+        // the parent passed as descriptor N.
+        InputStream requests = new FileInputStream(fd(3));
+        OutputStream replies = new BufferedOutputStream(new FileOutputStream(fd(4)), 1 << 16);
+        watchParent();
+        Out out = new Out(replies);
+        out.raw("ARBOR2\n".getBytes(StandardCharsets.UTF_8));
+        String status;
+        Method entry = null;
+        boolean bytes = true;
+        try {
+            if (args.length < 3) {
+                throw new Failure("usage: ArborHarness ENTRY COVER REJECT CLASSPATH...");
+            }
+            entry = resolve(args[0]);
+            bytes = entry.getParameterTypes()[0] == byte[].class;
+            String pkg = args[0].substring(0, args[0].lastIndexOf('.'));
+            pkg = pkg.contains(".") ? pkg.substring(0, pkg.lastIndexOf('.')) : "";
+            cover = args[1].equals("-") ? new String[] {pkg.isEmpty() ? args[0].substring(0, args[0].lastIndexOf('.')) : pkg + ".*"} : args[1].split(",");
+            String[] rej = args[2].equals("-") ? new String[] {"java.lang.Exception"} : args[2].split(",");
+            reject = new Class<?>[rej.length];
+            for (int i = 0; i < rej.length; i++) {
+                try {
+                    reject[i] = Class.forName(rej[i], false, ArborHarness.class.getClassLoader());
+                } catch (ClassNotFoundException e) {
+                    throw new Failure("no exception class " + rej[i] + " for rejections");
+                }
+            }
+            for (int i = 3; i < args.length; i++) {
+                scan(new File(args[i]));
+            }
+            if (names.isEmpty()) {
+                throw new Failure("no methods of " + String.join(", ", cover) + " found on the class path");
+            }
+            // The entry's class is initialized now, so that its static
+            // initializer is not taken for the first input's work.
+            try {
+                Class.forName(entry.getDeclaringClass().getName(), true, entry.getDeclaringClass().getClassLoader());
+            } catch (LinkageError e) {
+                Throwable t = e instanceof ExceptionInInitializerError && e.getCause() != null ? e.getCause() : e;
+                throw new Failure("initializing " + entry.getDeclaringClass().getName() + " failed: " + t);
+            }
+            agent();
+            status = "ok";
+        } catch (Failure e) {
+            status = e.getMessage();
+        } catch (NoClassDefFoundError e) {
+            status = "the JaCoCo agent is not loaded: " + e;
+        } catch (RuntimeException e) {
+            status = "cannot start: " + e;
+        }
+        out.raw((status.replace('\n', ' ') + "\n").getBytes(StandardCharsets.UTF_8));
+        if (!status.equals("ok")) {
+            out.flush();
+            return;
+        }
+        StringBuilder sb = new StringBuilder();
+        for (String n : names) {
+            sb.append(n).append('\n');
+        }
+        out.blob(sb.toString().getBytes(StandardCharsets.UTF_8));
+        out.flush();
+        clinitRan = new boolean[names.size()];
+        boolean dirty = true; // probes hit outside a recorded run
+        DataInputStream in = new DataInputStream(new java.io.BufferedInputStream(requests, 1 << 16));
+        byte[] input = new byte[0];
+        IAgent agent = agent();
+        for (;;) {
+            int kind;
+            int n;
+            try {
+                kind = in.readUnsignedByte();
+                n = Integer.reverseBytes(in.readInt());
+            } catch (EOFException e) {
+                return;
+            }
+            if (n < 0) {
+                throw new IOException("input of " + n + " bytes");
+            }
+            if (input.length != n) {
+                input = new byte[n];
+            }
+            in.readFully(input);
+            if (kind == 'Q') {
+                out.flush();
+                Runtime.getRuntime().halt(0);
+            }
+            if (kind == 'R' && dirty) {
+                covered(agent.getExecutionData(true)); // static initializers that ran
+            }
+            Object arg = bytes ? input : new String(input, StandardCharsets.UTF_8);
+            int outcome = 0;
+            String message = "";
+            String frames = "";
+            long start = System.nanoTime();
+            try {
+                entry.invoke(null, arg);
+            } catch (InvocationTargetException e) {
+                Throwable t = e.getCause() != null ? e.getCause() : e;
+                outcome = 2;
+                for (Class<?> r : reject) {
+                    if (r.isInstance(t)) {
+                        outcome = 1;
+                    }
+                }
+                message = String.valueOf(t);
+                if (outcome == 2) {
+                    frames = frames(t);
+                }
+            } catch (IllegalAccessException e) {
+                outcome = 2;
+                message = String.valueOf(e);
+            }
+            long took = System.nanoTime() - start;
+            byte[] counters = new byte[0];
+            if (kind == 'R') {
+                counters = covered(agent.getExecutionData(true));
+                dirty = false;
+            } else {
+                dirty = true;
+            }
+            out.u8(outcome);
+            out.u64(took);
+            out.blob(message.getBytes(StandardCharsets.UTF_8));
+            out.blob(frames.getBytes(StandardCharsets.UTF_8));
+            out.blob(counters);
+            out.flush();
+        }
+    }
+
+    static String fd(int n) {
+        File proc = new File("/proc/self/fd/" + n);
+        return proc.exists() ? proc.getPath() : "/dev/fd/" + n;
+    }
+
+    static IAgent agent() {
+        try {
+            return RT.getAgent();
+        } catch (IllegalStateException e) {
+            throw new Failure("the JaCoCo agent is not running (start java with -javaagent)");
+        }
+    }
+
+    // watchParent ends the process when the parent's pipe (descriptor 5)
+    // reads EOF: the parent is gone, and no one will read our replies.
+    static void watchParent() {
+        Thread t = new Thread(() -> {
+            try (InputStream live = new FileInputStream(fd(5))) {
+                byte[] b = new byte[64];
+                while (live.read(b) >= 0) {
+                }
+            } catch (IOException e) {
+                // Unreadable is as good as closed.
+            }
+            Runtime.getRuntime().halt(0);
+        }, "arbor-parent");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    static final class Failure extends RuntimeException {
+        Failure(String msg) {
+            super(msg);
+        }
+    }
+
+    static Method resolve(String entry) {
+        int dot = entry.lastIndexOf('.');
+        if (dot <= 0 || dot == entry.length() - 1) {
+            throw new Failure("want the entry as pkg.Class.method, not " + entry);
+        }
+        String cls = entry.substring(0, dot), name = entry.substring(dot + 1);
+        Class<?> c;
+        try {
+            c = Class.forName(cls, false, ArborHarness.class.getClassLoader());
+        } catch (ClassNotFoundException | LinkageError e) {
+            throw new Failure("cannot load class " + cls + ": " + e);
+        }
+        for (Class<?> p : new Class<?>[] {byte[].class, String.class}) {
+            try {
+                Method m = c.getDeclaredMethod(name, p);
+                if (!Modifier.isStatic(m.getModifiers())) {
+                    throw new Failure(entry + " is not static");
+                }
+                m.setAccessible(true);
+                return m;
+            } catch (NoSuchMethodException e) {
+                // Try the other parameter type.
+            } catch (SecurityException | LinkageError e) {
+                throw new Failure("cannot use " + entry + ": " + e);
+            }
+        }
+        throw new Failure("class " + cls + " has no static method " + name + "(byte[]) or " + name + "(String)");
+    }
+
+    static boolean covers(String cls) {
+        for (String p : cover) {
+            if (p.endsWith(".*")) {
+                if (cls.startsWith(p.substring(0, p.length() - 1))) {
+                    return true;
+                }
+            } else if (cls.equals(p) || cls.startsWith(p + "$")
+                    || (cls.startsWith(p + ".") && cls.indexOf('.', p.length() + 1) < 0)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    // scan analyses the recorded classes of a class path entry, in name
+    // order so that a restarted harness names the same methods.
+    static void scan(File f) throws IOException {
+        TreeMap<String, byte[]> found = new TreeMap<>();
+        if (f.isDirectory()) {
+            walk(f, "", found);
+        } else if (f.isFile()) {
+            try (JarFile jar = new JarFile(f)) {
+                for (Enumeration<JarEntry> e = jar.entries(); e.hasMoreElements();) {
+                    JarEntry je = e.nextElement();
+                    String n = je.getName();
+                    // Multi-release versions replace classes JaCoCo
+                    // would read twice; module-info has no code.
+                    if (!n.endsWith(".class") || n.startsWith("META-INF/") || n.endsWith("module-info.class")) {
+                        continue;
+                    }
+                    String cls = n.substring(0, n.length() - 6);
+                    if (covers(cls.replace('/', '.'))) {
+                        found.putIfAbsent(cls, jar.getInputStream(je).readAllBytes());
+                    }
+                }
+            }
+        }
+        for (Map.Entry<String, byte[]> e : found.entrySet()) {
+            if (!classes.containsKey(e.getKey())) {
+                analyse(e.getKey(), e.getValue());
+            }
+        }
+    }
+
+    static void walk(File dir, String prefix, TreeMap<String, byte[]> found) throws IOException {
+        File[] list = dir.listFiles();
+        if (list == null) {
+            return;
+        }
+        for (File f : list) {
+            String n = prefix + f.getName();
+            if (f.isDirectory()) {
+                walk(f, n + "/", found);
+            } else if (n.endsWith(".class") && !n.endsWith("module-info.class")) {
+                String cls = n.substring(0, n.length() - 6);
+                if (covers(cls.replace('/', '.'))) {
+                    found.putIfAbsent(cls, Files.readAllBytes(f.toPath()));
+                }
+            }
+        }
+    }
+
+    // analyse finds which probes belong to which method, as the agent
+    // numbers them, and names the methods JaCoCo's report would list
+    // (those with instructions left after its filters), as
+    // coverage/report.JavaName does.
+    static void analyse(String cls, byte[] bytes) {
+        CoverageBuilder builder = new CoverageBuilder();
+        try {
+            new Analyzer(new ExecutionDataStore(), builder).analyzeClass(bytes, cls);
+        } catch (IOException | RuntimeException e) {
+            System.err.println("arbor: cannot analyse " + cls + " (left out): " + e);
+            return;
+        }
+        Map<String, Integer> ids = new HashMap<>();
+        for (IClassCoverage cc : builder.getClasses()) {
+            for (IMethodCoverage mc : cc.getMethods()) {
+                StringBuilder sb = new StringBuilder(cls.replace('/', '.')).append('.').append(mc.getName()).append('(');
+                Type[] params = Type.getArgumentTypes(mc.getDesc());
+                for (int i = 0; i < params.length; i++) {
+                    sb.append(i > 0 ? "," : "").append(params[i].getClassName());
+                }
+                ids.put(mc.getName() + mc.getDesc(), names.size());
+                if (mc.getName().equals("<clinit>")) {
+                    clinits.add(names.size());
+                }
+                names.add(sb.append(')').toString());
+            }
+        }
+        Klass k = new Klass();
+        List<int[]> spans = new ArrayList<>(); // probe id, method id
+        ClassProbesVisitor v = new ClassProbesVisitor() {
+            @Override
+            public MethodProbesVisitor visitMethod(int access, String name, String desc, String signature, String[] exceptions) {
+                final int id = ids.getOrDefault(name + desc, -1);
+                return new MethodProbesVisitor() {
+                    void probe(int p) {
+                        if (p >= 0) {
+                            spans.add(new int[] {p, id});
+                        }
+                    }
+
+                    void probes(Label dflt, Label[] labels) {
+                        probe(LabelInfo.getProbeId(dflt));
+                        for (Label l : labels) {
+                            probe(LabelInfo.getProbeId(l));
+                        }
+                    }
+
+                    @Override
+                    public void visitProbe(int p) {
+                        probe(p);
+                    }
+
+                    @Override
+                    public void visitJumpInsnWithProbe(int op, Label l, int p, IFrame f) {
+                        probe(p);
+                    }
+
+                    @Override
+                    public void visitInsnWithProbe(int op, int p) {
+                        probe(p);
+                    }
+
+                    @Override
+                    public void visitTableSwitchInsnWithProbes(int min, int max, Label dflt, Label[] labels, IFrame f) {
+                        probes(dflt, labels);
+                    }
+
+                    @Override
+                    public void visitLookupSwitchInsnWithProbes(Label dflt, int[] keys, Label[] labels, IFrame f) {
+                        probes(dflt, labels);
+                    }
+                };
+            }
+
+            @Override
+            public void visitTotalProbeCount(int count) {
+                k.probes = count;
+            }
+        };
+        InstrSupport.classReaderFor(bytes).accept(new ClassProbesAdapter(v, false), 0);
+        k.method = new int[k.probes];
+        Arrays.fill(k.method, -1);
+        for (int[] s : spans) {
+            if (s[0] < k.probes) {
+                k.method[s[0]] = s[1];
+            }
+        }
+        classes.put(cls, k);
+    }
+
+    // covered turns the agent's execution data into (method id, 1) pairs:
+    // a method ran when any of its probes was hit, as JaCoCo's report
+    // counts a method covered when any of its instructions is. A static
+    // initializer runs once per process, but in every process-per-input
+    // run that uses its class; so one that has run is reported in every
+    // recorded run after, to match those runs' reports.
+    static byte[] covered(byte[] data) throws IOException {
+        final boolean[] hit = new boolean[names.size()];
+        ExecutionDataReader r = new ExecutionDataReader(new ByteArrayInputStream(data));
+        r.setSessionInfoVisitor(info -> {
+        });
+        r.setExecutionDataVisitor((ExecutionData d) -> {
+            Klass k = classes.get(d.getName());
+            boolean[] p = d.getProbes();
+            if (k == null || p.length != k.probes) {
+                return;
+            }
+            for (int i = 0; i < p.length; i++) {
+                if (p[i] && k.method[i] >= 0) {
+                    hit[k.method[i]] = true;
+                }
+            }
+        });
+        r.read();
+        for (int id : clinits) {
+            if (hit[id]) {
+                clinitRan[id] = true;
+            }
+            hit[id] |= clinitRan[id];
+        }
+        int n = 0;
+        for (boolean h : hit) {
+            n += h ? 1 : 0;
+        }
+        byte[] out = new byte[8 * n];
+        int o = 0;
+        for (int id = 0; id < hit.length; id++) {
+            if (hit[id]) {
+                putInt(out, o, id);
+                putInt(out, o + 4, 1);
+                o += 8;
+            }
+        }
+        return out;
+    }
+
+    // frames names the innermost three frames of a crash in recorded
+    // classes (any frames if none is), one per line.
+    static String frames(Throwable t) {
+        StackTraceElement[] st = t.getStackTrace();
+        StringBuilder sb = new StringBuilder();
+        int n = 0;
+        for (StackTraceElement e : st) {
+            if (n < 3 && covers(e.getClassName())) {
+                sb.append(e.getClassName()).append('.').append(e.getMethodName()).append('\n');
+                n++;
+            }
+        }
+        for (int i = 0; n == 0 && i < st.length && i < 3; i++) {
+            sb.append(st[i].getClassName()).append('.').append(st[i].getMethodName()).append('\n');
+        }
+        return sb.toString().trim();
+    }
+
+    static void putInt(byte[] b, int o, int v) {
+        b[o] = (byte) v;
+        b[o + 1] = (byte) (v >>> 8);
+        b[o + 2] = (byte) (v >>> 16);
+        b[o + 3] = (byte) (v >>> 24);
+    }
+
+    // Out writes the protocol's little-endian integers and blobs.
+    static final class Out {
+        final OutputStream w;
+        final byte[] b = new byte[8];
+
+        Out(OutputStream w) {
+            this.w = w;
+        }
+
+        void raw(byte[] p) throws IOException {
+            w.write(p);
+        }
+
+        void u8(int v) throws IOException {
+            w.write(v);
+        }
+
+        void u64(long v) throws IOException {
+            for (int i = 0; i < 8; i++) {
+                b[i] = (byte) (v >>> (8 * i));
+            }
+            w.write(b, 0, 8);
+        }
+
+        void blob(byte[] p) throws IOException {
+            putInt(b, 0, p.length);
+            w.write(b, 0, 4);
+            w.write(p);
+        }
+
+        void flush() throws IOException {
+            w.flush();
+        }
+    }
+}
