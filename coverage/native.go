@@ -3,6 +3,7 @@ package coverage
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 )
 
@@ -63,6 +64,17 @@ func (h HarnessTarget) String() string {
 		return "c:" + strings.Join(h.Sources, ",")
 	}
 	return h.Lang + ":" + h.Entry
+}
+
+// Name is how the target is named in coverage files and results: the
+// entry function, or for C the first source file's name without its
+// extension.
+func (h HarnessTarget) Name() string {
+	if h.Lang == "c" && len(h.Sources) > 0 {
+		base := filepath.Base(h.Sources[0])
+		return strings.TrimSuffix(base, filepath.Ext(base))
+	}
+	return h.Entry
 }
 
 // HarnessLangs are the languages a HarnessTarget can be written in.

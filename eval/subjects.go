@@ -25,22 +25,44 @@ type SubjectSetup struct {
 }
 
 // SubjectSpec names a program under test the way every command does: a
-// bundled subject, or any Go function func([]byte) error or func([]byte),
-// with the grammar of its inputs.
+// bundled subject, any Go function func([]byte) error or func([]byte), a
+// function of another language run by its harness, or a command run once
+// per input; with the grammar of its inputs.
 type SubjectSpec struct {
 	Name      string   // a bundled subject
 	Go        string   // or a function, as importpath.Func
 	Dir       string   // with Go: a directory of a module that can import it; default the current one
 	CoverPkgs []string // with Go: packages to record; default coverage.DefaultCoverPkgs
-	Grammar   string   // a grammar file or bundled grammar; default the bundled subject's
+	// Or a function of another language (C, Java, Python), or a command.
+	Harness *coverage.HarnessTarget
+	Command *coverage.CommandTarget
+	Grammar string // a grammar file or bundled grammar; default the bundled subject's
+}
+
+// kinds counts the kinds of subject the spec names.
+func (s SubjectSpec) kinds() int {
+	n := 0
+	for _, set := range []bool{s.Name != "", s.Go != "", s.Harness != nil, s.Command != nil} {
+		if set {
+			n++
+		}
+	}
+	return n
 }
 
 // Target resolves the spec to a coverage target without its grammar, and
 // returns the subject's name: the bundled name or importpath.Func.
 func (s SubjectSpec) Target() (coverage.Target, string, error) {
 	switch {
-	case s.Name != "" && s.Go != "":
-		return coverage.Target{}, "", errors.New("give one of a bundled subject and a Go function, not both")
+	case s.kinds() > 1:
+		return coverage.Target{}, "", errors.New("give one subject: a bundled one, a Go function, a function of another language or a command")
+	case s.Harness != nil:
+		return coverage.Target{Harness: s.Harness}, s.Harness.Name(), nil
+	case s.Command != nil:
+		if len(s.Command.Argv) == 0 {
+			return coverage.Target{}, "", errors.New("the command is empty")
+		}
+		return coverage.Target{Command: s.Command}, filepath.Base(s.Command.Argv[0]), nil
 	case s.Name != "":
 		if s.Dir != "" || len(s.CoverPkgs) > 0 {
 			return coverage.Target{}, "", errors.New("the module directory and recorded packages are chosen by a Go function's subject, not a bundled one")
@@ -79,7 +101,7 @@ func ResolveSubject(s SubjectSpec) (SubjectSetup, error) {
 	}
 	grammarArg := s.Grammar
 	if grammarArg == "" {
-		if s.Name == "" {
+		if s.Name == "" || s.kinds() > 1 {
 			return SubjectSetup{}, fmt.Errorf("subject %s: a grammar of its inputs is required", name)
 		}
 		b, _ := datasets.LookupSubject(s.Name)

@@ -19,53 +19,12 @@ import (
 // gcov. Each run's .gcda goes to its own folder (GCOV_PREFIX), where gcov
 // --json-format turns it into the report arbor reads.
 func TestRecordCmdGcov(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a C program")
-	}
-	for _, tool := range []string{"gcc", "gcov", "sh"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skip(tool + " is not installed")
-		}
-	}
-	dir := t.TempDir()
-	build := filepath.Join(dir, "build")
-	os.MkdirAll(build, 0o755)
-	src := filepath.Join(dir, "prog.c")
-	os.WriteFile(src, []byte(`#include <stdio.h>
-#include <ctype.h>
-
-static int number(const char *s) { int n = 0; while (isdigit((unsigned char)*s)) n = n*10 + *s++ - '0'; return n; }
-static int word(const char *s) { int n = 0; while (isalpha((unsigned char)*s)) s++, n++; return n; }
-static int other(void) { return -1; }
-
-int main(int argc, char **argv) {
-	char buf[256] = {0};
-	FILE *f = fopen(argv[1], "r");
-	if (!f) return 3;
-	fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	if (buf[0] == 'x') return 2;
-	if (isdigit((unsigned char)buf[0])) printf("%d\n", number(buf));
-	else if (isalpha((unsigned char)buf[0])) printf("%d\n", word(buf));
-	else printf("%d\n", other());
-	return 0;
-}
-`), 0o644)
-	gcc := exec.Command("gcc", "--coverage", "-O0", "-o", filepath.Join(build, "prog"), src)
-	gcc.Dir = build
-	if out, err := gcc.CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v\n%s", err, out)
-	}
-	strip := strconv.Itoa(strings.Count(filepath.Clean(build), string(filepath.Separator)))
-	script := `GCOV_PREFIX="$ARBOR_RUN_DIR" GCOV_PREFIX_STRIP=` + strip + ` "$0/prog" "$1"; s=$?
-cp "$0"/*.gcno "$ARBOR_RUN_DIR"/ && cd "$ARBOR_RUN_DIR" && gcov --json-format *.gcda >/dev/null 2>&1
-exit $s`
+	dir, line := gcovProgram(t)
 	inputs := filepath.Join(dir, "inputs")
 	for name, text := range map[string]string{"a": "123", "b": "abc", "c": "+", "d": "xyz", "e": "42"} {
 		writeInput(t, inputs, name, []byte(text))
 	}
 	out := filepath.Join(dir, "cov.jsonl")
-	line := "sh -c '" + script + "' " + build + " {}"
 	stdout, errOut, code := runArbor(t, "", "record", "--cmd", line, "--report", "gcov", "--source-root", dir, "--inputs", inputs, "--out", out, "--json", "--timeout", "20s")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, errOut)
@@ -95,10 +54,17 @@ exit $s`
 	}
 	runCases(t, []cliCase{
 		{name: "cmd without report", args: []string{"record", "--cmd", "true", "--inputs", inputs}, code: exitUsage, stderr: []string{"--cmd needs --report FORMAT"}},
-		{name: "cmd with subject", args: []string{"record", "--cmd", "true", "--subject", "json", "--inputs", inputs}, code: exitUsage, stderr: []string{"one of --subject, --go and --cmd"}},
+		{name: "cmd with subject", args: []string{"record", "--cmd", "true", "--subject", "json", "--inputs", inputs}, code: exitUsage, stderr: []string{"(given: --subject, --cmd)"}},
 		{name: "cmd with a pipe", args: []string{"record", "--cmd", "prog | tee", "--report", "lcov", "--inputs", inputs}, code: exitUsage, stderr: []string{"shell syntax"}},
-		{name: "unknown report", args: []string{"record", "--cmd", "true", "--report", "cobertura", "--inputs", inputs}, code: exitUsage, stderr: []string{`unknown coverage format "cobertura"`}},
+		{name: "unknown report", args: []string{"record", "--cmd", "true", "--report", "cobertura", "--inputs", inputs}, code: exitUsage, stderr: []string{`--report: unknown format "cobertura"`}},
 		{name: "bad reject", args: []string{"record", "--cmd", "true", "--report", "lcov", "--reject", "0", "--inputs", inputs}, code: exitUsage, stderr: []string{"--reject wants exit statuses"}},
+		{name: "cflags with go", args: []string{"record", "--go", "encoding/json.Valid", "--cflags", "-O2", "--inputs", inputs}, code: exitUsage, stderr: []string{"--cflags goes with --c, not with --go"}},
+		{name: "reject with c", args: []string{"record", "--c", "a.c", "--reject", "1", "--inputs", inputs}, code: exitUsage, stderr: []string{"--reject goes with --cmd, --java, --python, not with --c"}},
+		{name: "java without method", args: []string{"record", "--java", "Parser", "--inputs", inputs}, code: exitUsage, stderr: []string{"--java wants pkg.Class.method"}},
+		{name: "python without function", args: []string{"record", "--python", "json", "--inputs", inputs}, code: exitUsage, stderr: []string{"--python wants module:function"}},
+		{name: "two languages", args: []string{"record", "--java", "a.B.c", "--python", "m:f", "--inputs", inputs}, code: exitUsage, stderr: []string{"(given: --java, --python)"}},
+		{name: "classpath with python", args: []string{"record", "--python", "m:f", "--classpath", "x.jar", "--inputs", inputs}, code: exitUsage, stderr: []string{"--classpath goes with --java, not with --python"}},
+		{name: "eval without grammar", args: []string{"eval", "E3", "--python", "m:f"}, code: exitUsage, stderr: []string{"--grammar is required with --python"}},
 	})
 }
 
@@ -169,5 +135,114 @@ exit $s`
 		if name := filepath.Base(r.Input); got != want[name] {
 			t.Errorf("input %s: %q, want %q (functions %q)", name, got, want[name], f.Functions)
 		}
+	}
+}
+
+// gcovProgram builds a small C program with gcc --coverage and returns
+// its folder and the --cmd line that runs it on an input and leaves a
+// gcov JSON report in the run's folder: each run's .gcda goes to its own
+// folder (GCOV_PREFIX), where gcov --json-format reads it. Input "x..."
+// is rejected (status 2); a digit runs number, a letter word, anything
+// else other.
+func gcovProgram(t *testing.T) (dir, line string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds a C program")
+	}
+	for _, tool := range []string{"gcc", "gcov", "sh"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skip(tool + " is not installed (Debian: gcc)")
+		}
+	}
+	dir = t.TempDir()
+	build := filepath.Join(dir, "build")
+	os.MkdirAll(build, 0o755)
+	src := filepath.Join(dir, "prog.c")
+	os.WriteFile(src, []byte(`#include <stdio.h>
+#include <ctype.h>
+
+static int number(const char *s) { int n = 0; while (isdigit((unsigned char)*s)) n = n*10 + *s++ - '0'; return n; }
+static int word(const char *s) { int n = 0; while (isalpha((unsigned char)*s)) s++, n++; return n; }
+static int other(void) { return -1; }
+
+int main(int argc, char **argv) {
+	char buf[256] = {0};
+	FILE *f = fopen(argv[1], "r");
+	if (!f) return 3;
+	fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	if (buf[0] == 'x') return 2;
+	if (isdigit((unsigned char)buf[0])) printf("%d\n", number(buf));
+	else if (isalpha((unsigned char)buf[0])) printf("%d\n", word(buf));
+	else printf("%d\n", other());
+	return 0;
+}
+`), 0o644)
+	gcc := exec.Command("gcc", "--coverage", "-O0", "-o", filepath.Join(build, "prog"), src)
+	gcc.Dir = build
+	if out, err := gcc.CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	strip := strconv.Itoa(strings.Count(filepath.Clean(build), string(filepath.Separator)))
+	script := `GCOV_PREFIX="$ARBOR_RUN_DIR" GCOV_PREFIX_STRIP=` + strip + ` "$0/prog" "$1"; s=$?
+cp "$0"/*.gcno "$ARBOR_RUN_DIR"/ && cd "$ARBOR_RUN_DIR" && gcov --json-format *.gcda >/dev/null 2>&1
+exit $s`
+	return dir, "sh -c '" + script + "' " + build + " {}"
+}
+
+// TestCmdEverywhere (issue 16): a command subject is accepted wherever a
+// subject is: eval E3 records and trains through it, target --verify
+// runs the model's command again (kept in the model from the coverage
+// file), and rlcheck takes its outcome as validity.
+func TestCmdEverywhere(t *testing.T) {
+	dir, line := gcovProgram(t)
+	g := filepath.Join(dir, "prog.grammar")
+	os.WriteFile(g, []byte("Input := Number | Word | Other | Rejected ;\nNumber := /[0-9]+/ ;\nWord := /[a-w]+/ ;\nOther := \"+\" | \"*\" | \"/\" ;\nRejected := \"x\" /[a-z]*/ ;\n"), 0o644)
+	subject := []string{"--cmd", line, "--report", "gcov", "--source-root", dir, "--grammar", g}
+	work := filepath.Join(dir, "work")
+	stdout, errOut, code := runArbor(t, "", append([]string{"eval", "E3", "--train", "60", "--test", "30", "--work", work, "--json"}, subject...)...)
+	if code != 0 {
+		t.Fatalf("eval E3: exit %d\n%s", code, errOut)
+	}
+	var e3 struct {
+		Functions int     `json:"functions_trainable"`
+		Accuracy  float64 `json:"accuracy"`
+		Model     string  `json:"model"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &e3); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	// number, word and other each run on some inputs only, and which one
+	// runs is the input's first symbol: the trees learn it exactly.
+	t.Logf("E3: %s", stdout)
+	if e3.Functions != 3 || e3.Accuracy < 0.99 {
+		t.Errorf("E3 on the command: %s", stdout)
+	}
+	out := filepath.Join(dir, "targeted")
+	stdout, errOut, code = runArbor(t, "", "target", "--model", e3.Model, "--function", "prog.c:word", "-n", "3", "--out", out, "--json")
+	if code != 0 {
+		t.Fatalf("target: exit %d\n%s", code, errOut)
+	}
+	var tr struct {
+		Verified int `json:"verified"`
+	}
+	json.Unmarshal([]byte(stdout), &tr)
+	t.Logf("target: %s", stdout)
+	if !strings.Contains(stdout, `"prog.c:word"`) {
+		t.Errorf("target: %s", stdout)
+	}
+	files, _ := filepath.Glob(filepath.Join(out, "*"))
+	if len(files) < 3 {
+		t.Errorf("target wrote %d files, want 3 inputs and a manifest: %s", len(files), stdout)
+	}
+	stdout, errOut, code = runArbor(t, "", append([]string{"rlcheck", "--trials", "40", "--json"}, subject...)...)
+	if code != 0 {
+		t.Fatalf("rlcheck: exit %d\n%s", code, errOut)
+	}
+	var rl struct {
+		Valid int `json:"valid"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rl); err != nil || rl.Valid == 0 || rl.Valid == 40 {
+		t.Errorf("rlcheck on the command (x... is invalid, the rest valid): %s", stdout)
 	}
 }

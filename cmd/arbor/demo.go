@@ -46,8 +46,10 @@ end. It takes a few seconds (the first run also builds the harness).
 With --json the story goes to stderr and stdout gets the numbers
 (docs/json.md).
 
-The subject is a bundled one (--subject, json by default) or any Go
-function with a grammar of its inputs (--go importpath.Func --grammar G).`,
+The subject is a bundled one (--subject, json by default), or any Go
+function, function of another language or command with a grammar of its
+inputs (--go importpath.Func, --c, --java, --python or --cmd, each with
+--grammar G; see 'arbor record --help').`,
 		Example: "  arbor demo\n  arbor demo --subject gjson\n  arbor demo --go example.com/semver.Run --grammar semver.grammar --dir ./semver",
 		Args:    exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -63,8 +65,12 @@ function with a grammar of its inputs (--go importpath.Func --grammar G).`,
 			if err := os.MkdirAll(out, 0o755); err != nil {
 				return err
 			}
-			if subject.goFunc != "" && !cmd.Flags().Changed("subject") {
+			if !cmd.Flags().Changed("subject") {
+				// json is the default only when no other subject is named.
 				subject.subject = ""
+				if !subject.hasSubject() {
+					subject.subject = "json"
+				}
 			}
 			s, err := subject.setup()
 			if err != nil {

@@ -746,7 +746,7 @@ func (f *experimentFlags) config(cmd *cobra.Command) (eval.E3Config, func(), err
 			return eval.E3Config{}, nothing, err
 		}
 		f.loaded = p.Model
-		if f.subject == "" && f.goFunc == "" {
+		if !f.hasSubject() {
 			s, err = modelSubject(p)
 		} else {
 			s, err = f.setup()

@@ -19,7 +19,6 @@ import (
 type recordFlags struct {
 	subjectFlags
 	memoryFlag
-	commandFlags
 	inputs, out, shard, cacheDir string
 	isolate, wait, showOutput    bool
 	asJSON                       bool
@@ -86,7 +85,6 @@ however arbor ends.`,
 	fl.BoolVar(&f.wait, "wait", false, "if another recording is writing --out, wait for it instead of failing")
 	fl.DurationVar(&f.timeout, "timeout", time.Second, "time limit per input")
 	f.memoryFlag.register(fl)
-	f.commandFlags.register(fl)
 	fl.BoolVar(&f.showOutput, "show-output", false, "copy what the program writes to stdout and stderr to arbor's stderr")
 	fl.BoolVar(&f.asJSON, "json", false, "print the summary as JSON (docs/json.md), also after an interruption")
 	fl.StringVar(&f.shard, "shard", "", "record only shard `i/n` of the inputs")
@@ -96,11 +94,7 @@ however arbor ends.`,
 }
 
 func runRecord(cmd *cobra.Command, f recordFlags) error {
-	if f.command != "" {
-		if f.subject != "" || f.goFunc != "" {
-			return usageError{errors.New("give one of --subject, --go and --cmd")}
-		}
-	} else if err := f.check(); err != nil {
+	if err := f.check(); err != nil {
 		return err
 	}
 	if f.inputs == "" {
@@ -142,15 +136,6 @@ func runRecord(cmd *cobra.Command, f recordFlags) error {
 	if err != nil {
 		return err
 	}
-	if f.command != "" {
-		c, rr, name, err := f.commandSubject(f.dir)
-		if err != nil {
-			return err
-		}
-		opts.Subject = name
-		sum, err := coverage.RecordCommand(ctx, c, rr, files, f.out, opts)
-		return f.report(cmd, sum, err, nil)
-	}
 	target, name, err := f.target()
 	if err != nil {
 		return err
@@ -159,7 +144,9 @@ func runRecord(cmd *cobra.Command, f recordFlags) error {
 	if f.cacheDir == "" {
 		f.cacheDir = coverage.DefaultCacheDir()
 	}
-	fmt.Fprintf(errOut, "building the harness for %s ...\n", target)
+	if target.Command == nil {
+		fmt.Fprintf(errOut, "building the harness for %s ...\n", target)
+	}
 	bin, err := coverage.Build(ctx, target, f.cacheDir)
 	if err != nil {
 		return err
@@ -168,7 +155,11 @@ func runRecord(cmd *cobra.Command, f recordFlags) error {
 		fmt.Fprintf(errOut, "recording the functions of %s\n", strings.Join(bin.Target.CoverPkgs, ", "))
 	}
 	sum, err := coverage.RecordInputs(ctx, bin, files, f.out, opts)
-	return f.report(cmd, sum, err, func(n int) { warnFewFunctions(errOut, bin.Target, n) })
+	var few func(int)
+	if f.goFunc != "" {
+		few = func(n int) { warnFewFunctions(errOut, bin.Target, n) }
+	}
+	return f.report(cmd, sum, err, few)
 }
 
 // report prints a recording's summary, as text or JSON, and returns the

@@ -194,7 +194,7 @@ func (f *rlcheckFlags) benchmark(cmd *cobra.Command, st synth.StateKind) (eval.B
 	}
 	var oracle synth.Oracle
 	cleanup := nothing
-	hasSubject := f.subject != "" || f.goFunc != ""
+	hasSubject := f.hasSubject()
 	switch {
 	case hasSubject && f.oracleCmd == "":
 		target, _, err := f.target()

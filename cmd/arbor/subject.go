@@ -3,6 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -11,11 +16,19 @@ import (
 )
 
 // subjectFlags name a program under test. Every command that runs one
-// takes them, with the same meaning: --subject NAME (bundled) or --go
-// importpath.Func with --dir and --coverpkg, and --grammar.
+// takes them, with the same meaning: --subject NAME (bundled); --go
+// importpath.Func with --dir and --coverpkg; a function of another
+// language run in-process by arbor's harness for it (--c, --java,
+// --python); or a command run once per input (--cmd with --report); and
+// --grammar.
 type subjectFlags struct {
 	subject, goFunc, dir, grammar string
 	coverPkgs                     []string
+
+	cSources, classPath, pythonPath []string
+	java, python, cflags            string
+
+	command, reportFormat, crash, root, reject string
 }
 
 // register adds the flags; withGrammar also adds --grammar (commands
@@ -23,31 +36,220 @@ type subjectFlags struct {
 func (f *subjectFlags) register(fl *pflag.FlagSet, withGrammar bool) {
 	fl.StringVar(&f.subject, "subject", "", "bundled subject `NAME` (see 'arbor subjects')")
 	fl.StringVar(&f.goFunc, "go", "", "or any Go function func([]byte) error, as `importpath.Func`")
-	fl.StringVar(&f.dir, "dir", "", "with --go: a directory of a module that can import the function's package; with --cmd: where the command runs (default: the current directory)")
-	fl.StringSliceVar(&f.coverPkgs, "coverpkg", nil, "with --go: packages to record (patterns like a/b/... allowed; default: the function's package, the non-standard packages it depends on and the standard-library packages it imports directly, but for plumbing such as fmt and bytes)")
+	fl.StringSliceVar(&f.cSources, "c", nil, "or C `sources` (comma-separated .c files), one defining the libFuzzer entry point LLVMFuzzerTestOneInput; a nonzero return is a rejection")
+	fl.StringVar(&f.cflags, "cflags", "", "with --c: compiler `flags`, like '-Iinclude -DNDEBUG'")
+	fl.StringVar(&f.java, "java", "", "or a static Java method taking byte[] or String, as `pkg.Class.method` (JaCoCo records it)")
+	fl.StringSliceVar(&f.classPath, "classpath", nil, "with --java: class path `entries` (folders of classes, jars)")
+	fl.StringVar(&f.python, "python", "", "or a Python function taking bytes, as `module:function` (coverage.py records it)")
+	fl.StringSliceVar(&f.pythonPath, "pythonpath", nil, "with --python: `folders` added to the module search path")
+	fl.StringVar(&f.command, "cmd", "", "or any program, as a command `line` run once per input: {} is the input's file (else the input goes to stdin), {dir} the run's folder for coverage reports; no shell")
+	fl.StringVar(&f.reportFormat, "report", "", "with --cmd: the report `format` the run leaves in {dir}: "+formatList())
+	fl.StringVar(&f.reject, "reject", "", "what means the input was rejected (outcome error) rather than a crash: with --cmd exit `statuses` like 1,2 (default: every nonzero status); with --java or --python exception classes (default java.lang.Exception, ValueError)")
+	fl.StringVar(&f.crash, "crash", "", "with --cmd: a `regexp` that, found on stderr, makes a run a crash")
+	fl.StringVar(&f.root, "source-root", ".", "with --cmd or --c: source paths below this folder are named relative to it")
+	fl.StringVar(&f.dir, "dir", "", "with --go: a directory of a module that can import the function's package; otherwise where the program runs (default: the current directory)")
+	fl.StringSliceVar(&f.coverPkgs, "coverpkg", nil, "what is recorded: with --go packages (patterns like a/b/... allowed; default: the function's package, the non-standard packages it depends on and the standard-library packages it imports directly, but for plumbing such as fmt and bytes); with --c source files or folders (default: every source); with --java packages or classes, pkg.* for a prefix (default: the method's package); with --python modules or packages (default: the function's module)")
 	if withGrammar {
-		fl.StringVar(&f.grammar, "grammar", "", "grammar of the subject's inputs: a .grammar file or a bundled grammar (required with --go; default: the bundled subject's)")
+		fl.StringVar(&f.grammar, "grammar", "", "grammar of the subject's inputs: a grammar file or a bundled grammar (required but for a bundled subject, whose grammar is the default)")
 	}
 }
 
-func (f *subjectFlags) spec() eval.SubjectSpec {
-	return eval.SubjectSpec{Name: f.subject, Go: f.goFunc, Dir: f.dir, CoverPkgs: f.coverPkgs, Grammar: f.grammar}
+func formatList() string {
+	formats := coverage.ReportFormats()
+	var names []string
+	for name, files := range formats {
+		names = append(names, name+" ("+files+")")
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
 }
+
+// kinds names the kinds of subject the flags give.
+func (f *subjectFlags) kinds() []string {
+	var given []string
+	for _, k := range []struct {
+		flag string
+		set  bool
+	}{{"--subject", f.subject != ""}, {"--go", f.goFunc != ""}, {"--c", len(f.cSources) > 0}, {"--java", f.java != ""}, {"--python", f.python != ""}, {"--cmd", f.command != ""}} {
+		if k.set {
+			given = append(given, k.flag)
+		}
+	}
+	return given
+}
+
+// hasSubject reports whether any subject flag is given.
+func (f *subjectFlags) hasSubject() bool { return len(f.kinds()) > 0 }
 
 // check reports misuse of the flags as a usage error.
 func (f *subjectFlags) check() error {
-	switch {
-	case (f.subject == "") == (f.goFunc == ""):
-		return usageError{errors.New("give exactly one of --subject NAME and --go IMPORTPATH.Func")}
-	case f.subject != "" && (f.dir != "" || len(f.coverPkgs) > 0):
-		return usageError{errors.New("--dir and --coverpkg go with --go, not with a bundled --subject")}
+	kinds := f.kinds()
+	if len(kinds) != 1 {
+		msg := "give exactly one of --subject NAME, --go IMPORTPATH.Func, --c SOURCES, --java pkg.Class.method, --python module:function and --cmd LINE"
+		if len(kinds) > 1 {
+			msg += " (given: " + strings.Join(kinds, ", ") + ")"
+		}
+		return usageError{errors.New(msg)}
 	}
-	if f.goFunc != "" {
+	kind := kinds[0]
+	// Flags that belong to another kind of subject are mistakes, not
+	// options to ignore.
+	for _, o := range []struct {
+		flag  string
+		set   bool
+		kinds []string
+	}{
+		{"--dir", f.dir != "", []string{"--go", "--c", "--java", "--python", "--cmd"}},
+		{"--coverpkg", len(f.coverPkgs) > 0, []string{"--go", "--c", "--java", "--python"}},
+		{"--cflags", f.cflags != "", []string{"--c"}},
+		{"--classpath", len(f.classPath) > 0, []string{"--java"}},
+		{"--pythonpath", len(f.pythonPath) > 0, []string{"--python"}},
+		{"--report", f.reportFormat != "", []string{"--cmd"}},
+		{"--reject", f.reject != "", []string{"--cmd", "--java", "--python"}},
+		{"--crash", f.crash != "", []string{"--cmd"}},
+		{"--source-root", f.root != "." && f.root != "", []string{"--cmd", "--c"}},
+	} {
+		if o.set && !slices.Contains(o.kinds, kind) {
+			return usageError{fmt.Errorf("%s goes with %s, not with %s", o.flag, strings.Join(o.kinds, ", "), kind)}
+		}
+	}
+	switch kind {
+	case "--go":
 		if _, err := coverage.ParseTarget(f.goFunc); err != nil {
 			return usageError{errors.New("--go: " + err.Error())}
 		}
+	case "--cmd":
+		if f.reportFormat == "" {
+			return usageError{errors.New("--cmd needs --report FORMAT: the coverage report the run leaves in {dir}: " + formatList())}
+		}
+	case "--java":
+		if i := strings.LastIndex(f.java, "."); i <= 0 || i == len(f.java)-1 {
+			return usageError{fmt.Errorf("--java wants pkg.Class.method, not %q", f.java)}
+		}
+	case "--python":
+		if mod, fn, ok := strings.Cut(f.python, ":"); !ok || mod == "" || fn == "" {
+			return usageError{fmt.Errorf("--python wants module:function, not %q", f.python)}
+		}
 	}
 	return nil
+}
+
+func (f *subjectFlags) spec() (eval.SubjectSpec, error) {
+	s := eval.SubjectSpec{Name: f.subject, Go: f.goFunc, Dir: f.dir, CoverPkgs: f.coverPkgs, Grammar: f.grammar}
+	var err error
+	switch {
+	case f.command != "":
+		s.Dir, s.CoverPkgs = "", nil
+		s.Command, err = f.commandTarget()
+	case len(f.cSources) > 0 || f.java != "" || f.python != "":
+		s.Dir, s.CoverPkgs = "", nil
+		s.Harness, err = f.harnessTarget()
+	}
+	return s, err
+}
+
+// abs makes paths absolute, so that a coverage file or model remembers
+// where its subject is wherever it is used from.
+func abs(paths []string) ([]string, error) {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		a, err := filepath.Abs(p)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = a
+	}
+	return out, nil
+}
+
+// harnessTarget is the --c, --java or --python subject.
+func (f *subjectFlags) harnessTarget() (*coverage.HarnessTarget, error) {
+	h := &coverage.HarnessTarget{Cover: f.coverPkgs}
+	var err error
+	if f.dir != "" {
+		if h.Dir, err = filepath.Abs(f.dir); err != nil {
+			return nil, err
+		}
+	}
+	switch {
+	case len(f.cSources) > 0:
+		h.Lang = "c"
+		if h.Sources, err = abs(f.cSources); err != nil {
+			return nil, err
+		}
+		if len(h.Cover) > 0 {
+			if h.Cover, err = abs(h.Cover); err != nil {
+				return nil, err
+			}
+		}
+		if f.cflags != "" {
+			if h.Flags, err = coverage.ParseCommand(f.cflags); err != nil {
+				return nil, usageError{fmt.Errorf("--cflags: %w", err)}
+			}
+		}
+		if f.root != "" && f.root != "." {
+			if h.Root, err = filepath.Abs(f.root); err != nil {
+				return nil, err
+			}
+		}
+	case f.java != "":
+		h.Lang, h.Entry = "java", f.java
+		if h.Sources, err = abs(f.classPath); err != nil {
+			return nil, err
+		}
+	case f.python != "":
+		h.Lang, h.Entry = "python", f.python
+		if h.Sources, err = abs(f.pythonPath); err != nil {
+			return nil, err
+		}
+	}
+	if f.reject != "" {
+		for _, name := range strings.Split(f.reject, ",") {
+			h.Reject = append(h.Reject, strings.TrimSpace(name))
+		}
+	}
+	return h, nil
+}
+
+// commandTarget is the --cmd subject.
+func (f *subjectFlags) commandTarget() (*coverage.CommandTarget, error) {
+	argv, err := coverage.ParseCommand(f.command)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("--cmd: %w", err)}
+	}
+	if _, ok := coverage.ReportFormats()[f.reportFormat]; !ok {
+		return nil, usageError{fmt.Errorf("--report: unknown format %q (there are: %s)", f.reportFormat, formatList())}
+	}
+	dir := f.dir
+	if dir != "" {
+		if dir, err = filepath.Abs(dir); err != nil {
+			return nil, err
+		}
+	}
+	root := f.root
+	if !filepath.IsAbs(root) && dir != "" {
+		root = filepath.Join(dir, root)
+	}
+	if root, err = filepath.Abs(root); err != nil {
+		return nil, err
+	}
+	t := &coverage.CommandTarget{Argv: argv, Dir: dir, Coverage: f.reportFormat, Root: root}
+	if f.reject != "" {
+		for _, s := range strings.Split(f.reject, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil || n < 1 || n > 255 {
+				return nil, usageError{fmt.Errorf("--reject wants exit statuses 1-255, separated by commas, not %q", f.reject)}
+			}
+			t.Reject = append(t.Reject, n)
+		}
+	}
+	if f.crash != "" {
+		if _, err := regexp.Compile(f.crash); err != nil {
+			return nil, usageError{fmt.Errorf("--crash: %w", err)}
+		}
+		t.Crash = f.crash
+	}
+	return t, nil
 }
 
 // target resolves the subject without its grammar.
@@ -55,7 +257,11 @@ func (f *subjectFlags) target() (coverage.Target, string, error) {
 	if err := f.check(); err != nil {
 		return coverage.Target{}, "", err
 	}
-	return f.spec().Target()
+	s, err := f.spec()
+	if err != nil {
+		return coverage.Target{}, "", err
+	}
+	return s.Target()
 }
 
 // setup resolves the subject with its grammar.
@@ -63,10 +269,14 @@ func (f *subjectFlags) setup() (eval.SubjectSetup, error) {
 	if err := f.check(); err != nil {
 		return eval.SubjectSetup{}, err
 	}
-	if f.goFunc != "" && f.grammar == "" {
-		return eval.SubjectSetup{}, usageError{errors.New("--grammar is required with --go")}
+	if f.subject == "" && f.grammar == "" {
+		return eval.SubjectSetup{}, usageError{fmt.Errorf("--grammar is required with %s", f.kinds()[0])}
 	}
-	return eval.ResolveSubject(f.spec())
+	s, err := f.spec()
+	if err != nil {
+		return eval.SubjectSetup{}, err
+	}
+	return eval.ResolveSubject(s)
 }
 
 // memoryFlag is --memory: the memory limit of the program under test,
