@@ -2,6 +2,7 @@ package coverage_test
 
 import (
 	"context"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -356,6 +357,133 @@ func TestJavaBuildErrors(t *testing.T) {
 	} {
 		if _, err := coverage.Build(context.Background(), coverage.Target{Harness: &h}, t.TempDir()); err == nil {
 			t.Errorf("%+v: built", h)
+		}
+	}
+}
+
+// javaJSON makes n small JSON documents of every kind of value, about
+// one in six of them broken in a way a lenient parser might let through
+// (single quotes, comments, trailing commas, NaN, a truncation), with a
+// fixed seed so that runs compare.
+func javaJSON(n int) [][]byte {
+	rng := rand.New(rand.NewPCG(1, 2))
+	strs := []string{"", "a", "key", "h\\u00e9llo", "tab\\t", "quote\\\"", "\\\\", "snow \u2603", "\\ud83d\\ude00", "<b>&amp;</b>", "=", "x y z"}
+	nums := []string{"0", "-1", "42", "3.25", "-0.5", "1e3", "2E-7", "123456789012345678901234567890", "1.7976931348623157e309", "-0", "9223372036854775807"}
+	var value func(depth int) string
+	value = func(depth int) string {
+		k := rng.IntN(9)
+		if depth > 3 {
+			k = rng.IntN(5)
+		}
+		switch k {
+		case 0, 1:
+			return `"` + strs[rng.IntN(len(strs))] + `"`
+		case 2:
+			return nums[rng.IntN(len(nums))]
+		case 3:
+			return []string{"true", "false", "null"}[rng.IntN(3)]
+		case 4:
+			return nums[rng.IntN(len(nums))]
+		case 5, 6:
+			var parts []string
+			for i := rng.IntN(4); i > 0; i-- {
+				parts = append(parts, `"`+strs[rng.IntN(len(strs))]+`"`+[]string{":", " : "}[rng.IntN(2)]+value(depth+1))
+			}
+			return "{" + strings.Join(parts, ",") + "}"
+		default:
+			var parts []string
+			for i := rng.IntN(4); i > 0; i-- {
+				parts = append(parts, value(depth+1))
+			}
+			return "[" + strings.Join(parts, []string{",", ", "}[rng.IntN(2)]) + "]"
+		}
+	}
+	var out [][]byte
+	for len(out) < n {
+		doc := value(0)
+		if rng.IntN(3) > 0 && !strings.HasPrefix(doc, "{") && !strings.HasPrefix(doc, "[") {
+			doc = "[" + doc + "]"
+		}
+		if rng.IntN(6) == 0 {
+			switch rng.IntN(6) {
+			case 0:
+				doc = strings.Replace(doc, `"`, `'`, 2)
+			case 1:
+				doc = "/* c */" + doc
+			case 2:
+				doc = strings.Replace(doc, "]", ",]", 1) + "]"
+			case 3:
+				doc = "[NaN, " + doc + "]"
+			case 4:
+				doc = doc[:rng.IntN(len(doc)+1)]
+			default:
+				doc += " x"
+			}
+		}
+		out = append(out, []byte(doc))
+	}
+	return out
+}
+
+// javaGson is the bundled gson subject, as datasets registers it.
+func javaGson() coverage.Target {
+	return coverage.Target{Harness: &coverage.HarnessTarget{Lang: "java", Entry: "arbor.subjects.GsonSubject.run",
+		Sources: []string{filepath.Join("..", "datasets", "native", "gson"), "gson.jar"}, Cover: []string{"com.google.gson.*"}}}
+}
+
+func javaNeedGson(t testing.TB) {
+	t.Helper()
+	if _, err := os.Stat("/usr/share/java/gson.jar"); err != nil && os.Getenv("ARBOR_JAVA_LIBS") == "" {
+		t.Skip("no gson.jar: install Debian's libgoogle-gson-java")
+	}
+}
+
+// TestJavaGson records gson, the published study's subject, through its
+// entry class (compiled at build time from datasets/native/gson).
+func TestJavaGson(t *testing.T) {
+	javaNeed(t)
+	javaNeedGson(t)
+	s, err := coverage.Open(context.Background(), javaGson(), t.TempDir(), coverage.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if len(s.Funcs.Names) < 500 {
+		t.Errorf("%d gson methods recorded, want hundreds", len(s.Funcs.Names))
+	}
+	for _, n := range s.Funcs.Names {
+		if !strings.HasPrefix(n, "com.google.gson.") {
+			t.Fatalf("recorded %s, outside com.google.gson", n)
+		}
+	}
+	outcomes := map[coverage.Outcome]int{}
+	union := map[string]bool{}
+	sizes := map[int]bool{}
+	for _, in := range javaJSON(200) {
+		r, err := s.Record(in, 10*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		outcomes[r.Outcome]++
+		if r.Outcome == coverage.Panic {
+			t.Errorf("%q crashed: %s\n%s", in, r.Message, r.Frames)
+		}
+		sizes[len(r.Covered)] = true
+		for _, n := range javaNames(s, r) {
+			union[n] = true
+		}
+	}
+	t.Logf("%d gson methods, %d covered by some input; outcomes %v", len(s.Funcs.Names), len(union), outcomes)
+	if outcomes[coverage.OK] < 100 || outcomes[coverage.Error] < 10 {
+		t.Errorf("outcomes %v: want mostly ok and some rejections", outcomes)
+	}
+	if len(union) < 150 || len(sizes) < 20 {
+		t.Errorf("%d gson methods covered in all, %d distinct label sizes: want many of each", len(union), len(sizes))
+	}
+	for _, n := range []string{"com.google.gson.stream.JsonReader.peek()", "com.google.gson.stream.JsonWriter.value(java.lang.String)",
+		"com.google.gson.JsonObject.deepCopy()", "com.google.gson.stream.JsonReader.syntaxError(java.lang.String)"} {
+		if !union[n] {
+			t.Errorf("%s never covered", n)
 		}
 	}
 }

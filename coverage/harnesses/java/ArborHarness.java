@@ -466,7 +466,8 @@ public final class ArborHarness {
     }
 
     // frames names the innermost three frames of a crash in recorded
-    // classes (any frames if none is), one per line.
+    // classes, one per line, or if none is, the innermost frames above the
+    // harness's reflective call.
     static String frames(Throwable t) {
         StackTraceElement[] st = t.getStackTrace();
         StringBuilder sb = new StringBuilder();
@@ -477,8 +478,18 @@ public final class ArborHarness {
                 n++;
             }
         }
-        for (int i = 0; n == 0 && i < st.length && i < 3; i++) {
-            sb.append(st[i].getClassName()).append('.').append(st[i].getMethodName()).append('\n');
+        int covered = n;
+        for (int i = 0; i < st.length && n < 3 && covered == 0; i++) {
+            String c = st[i].getClassName();
+            if (c.equals("ArborHarness")) {
+                break;
+            }
+            // The reflective call of the entry is the harness's, not the
+            // subject's: its frames' names vary from run to run.
+            if (!c.startsWith("jdk.internal.reflect.") && !c.startsWith("java.lang.reflect.") && !c.startsWith("sun.reflect.")) {
+                sb.append(c).append('.').append(st[i].getMethodName()).append('\n');
+                n++;
+            }
         }
         return sb.toString().trim();
     }
