@@ -378,7 +378,7 @@ NOINSTR static void oncrash(int sig, siginfo_t *si, void *uc)
 			past = 1;
 		}
 	}
-	i++;
+	int first = ++i;
 	for (; i < n && top < 3; i++) {
 		size_t mark = frames.len;
 		if (harnessframe(pcs[i])) {
@@ -387,7 +387,10 @@ NOINSTR static void oncrash(int sig, siginfo_t *si, void *uc)
 		if (top > 0) {
 			put(&frames, "\n", 1);
 		}
-		if (frames.len + 200 > frames.cap || !frame(&frames, pcs[i], sig)) {
+		/* Outer frames are return addresses, which may be the first byte
+		 * after a call at the end of a function: look up the call. */
+		void *pc = i > first ? (char *)pcs[i] - 1 : pcs[i];
+		if (frames.len + 200 > frames.cap || !frame(&frames, pc, sig)) {
 			frames.len = mark;
 			continue;
 		}
