@@ -3,6 +3,7 @@ package coverage_test
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -256,9 +257,11 @@ func TestPythonCached(t *testing.T) {
 
 // pythonDriver runs an entry function on one input file, the way the
 // harness calls it, for coverage.py's own command line: a rejection
-// exits 3, a crash (an uncaught exception) 1.
-const pythonDriver = `import importlib, json, sys
-cfg = json.loads(sys.argv[1])
+// exits 3, a crash (an uncaught exception) 1. Its configuration, JSON of
+// strings alone, is read as a Python literal: json.loads would run the
+// json module under measurement.
+const pythonDriver = `import ast, importlib, sys
+cfg = ast.literal_eval(sys.argv[1])
 sys.path[:0] = cfg["sources"]
 mod, _, fn = cfg["entry"].partition(":")
 f = getattr(importlib.import_module(mod), fn)
@@ -447,4 +450,182 @@ func TestPythonStdlib(t *testing.T) {
 			}
 		})
 	}
+}
+
+var pythonMeasure = flag.Bool("python.measure", false, "measure the Python harness against the Go recorder and coverage.py run once per input (TestPythonMeasure)")
+
+// TestPythonMeasure measures, over the same generated inputs: the
+// in-process Python harness in each of its modes, the Go recorder on the
+// Go subject of the same name, coverage.py run once per input, and how
+// often the harness's labels equal coverage.py's. It only reports:
+//
+//	go test ./coverage -run TestPythonMeasure -v -args -python.measure
+func TestPythonMeasure(t *testing.T) {
+	if !*pythonMeasure {
+		t.Skip("a measurement: -args -python.measure")
+	}
+	tool := pythonCoverageTool(t)
+	const n, warm, adapterN = 1000, 50, 150
+	stdlib := pythonStdlibDir(t, tool)
+	cache := t.TempDir()
+	for _, sub := range pythonSubjects(t) {
+		t.Run(sub.name, func(t *testing.T) {
+			inputs := pythonInputs(t, sub.grammar, n, 2)
+			warmUp := pythonInputs(t, sub.grammar, warm, 3)
+			labels := map[string][][]string{}
+			outcomes := map[string][]coverage.Outcome{}
+			for _, mode := range []string{"collector", "api", "trace"} {
+				t.Setenv("ARBOR_PYTHON_MODE", mode)
+				s := startPython(t, sub.target, cache)
+				var wallW, wallR, call []time.Duration
+				for _, in := range warmUp {
+					start := time.Now()
+					if _, err := s.WarmUp(in, 20*time.Second); err != nil {
+						t.Fatal(err)
+					}
+					wallW = append(wallW, time.Since(start))
+				}
+				for _, in := range inputs {
+					start := time.Now()
+					r, err := s.Record(in, 20*time.Second)
+					if err != nil {
+						t.Fatal(err)
+					}
+					wallR = append(wallR, time.Since(start))
+					call = append(call, r.Duration)
+					labels[mode] = append(labels[mode], coveredNames(s, r))
+					outcomes[mode] = append(outcomes[mode], r.Outcome)
+				}
+				t.Logf("%s python harness, mode %s: median per input %v recorded (call alone %v), %v unrecorded warm-up",
+					sub.name, mode, median(wallR), median(call), median(wallW))
+				s.Close()
+			}
+			if s, err := datasets.LookupSubject(sub.name); err == nil {
+				target, err := s.Target()
+				if err != nil {
+					t.Fatal(err)
+				}
+				bin, err := coverage.Build(context.Background(), target, coverage.DefaultCacheDir())
+				if err != nil {
+					t.Fatal(err)
+				}
+				gs, err := coverage.Start(bin, coverage.RunOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, in := range warmUp {
+					gs.WarmUp(in, 20*time.Second)
+				}
+				var wall []time.Duration
+				for _, in := range inputs {
+					start := time.Now()
+					if _, err := gs.Record(in, 20*time.Second); err != nil {
+						t.Fatal(err)
+					}
+					wall = append(wall, time.Since(start))
+				}
+				gs.Close()
+				t.Logf("%s Go recorder (%s): median per input %v", sub.name, target, median(wall))
+			}
+			include := make([]string, len(sub.include))
+			for i, p := range sub.include {
+				include[i] = filepath.Join(stdlib, p)
+			}
+			a := newPythonAdapter(t, tool, stdlib, strings.Join(include, ","), sub.target)
+			var wall []time.Duration
+			agree := map[string]int{}
+			differ := map[string]map[string]int{}
+			for i, in := range inputs[:adapterN] {
+				start := time.Now()
+				outcome, ran, _, err := a.run(in)
+				if err != nil {
+					t.Fatalf("%q: %v", in, err)
+				}
+				wall = append(wall, time.Since(start))
+				for _, mode := range []string{"collector", "api", "trace"} {
+					got := labels[mode][i]
+					if outcomes[mode][i] == outcome && slices.Equal(got, ran) {
+						agree[mode]++
+						continue
+					}
+					if differ[mode] == nil {
+						differ[mode] = map[string]int{}
+					}
+					if outcomes[mode][i] != outcome {
+						differ[mode]["outcome "+string(outcomes[mode][i])+" vs "+string(outcome)]++
+					}
+					for _, name := range pythonSymDiff(got, ran) {
+						differ[mode][name]++
+					}
+				}
+			}
+			t.Logf("%s coverage.py once per input: median per input %v over %d inputs", sub.name, median(wall), adapterN)
+			for _, mode := range []string{"collector", "api", "trace"} {
+				t.Logf("%s mode %s: labels equal coverage.py's on %d of %d inputs (%.1f%%); differing (harness-only +, coverage.py-only -): %v",
+					sub.name, mode, agree[mode], adapterN, 100*float64(agree[mode])/adapterN, differ[mode])
+			}
+		})
+	}
+	// The harness's own cost: an entry that does nothing.
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "trivial.py"), []byte("def run(data):\n    return None\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []string{"collector", "api", "trace"} {
+		t.Setenv("ARBOR_PYTHON_MODE", mode)
+		s := startPython(t, coverage.HarnessTarget{Lang: "python", Entry: "trivial:run", Sources: []string{dir}}, cache)
+		var wall []time.Duration
+		for i := 0; i < n; i++ {
+			start := time.Now()
+			if _, err := s.Record([]byte("x"), 20*time.Second); err != nil {
+				t.Fatal(err)
+			}
+			wall = append(wall, time.Since(start))
+		}
+		t.Logf("trivial entry, mode %s: median per input %v", mode, median(wall))
+		s.Close()
+	}
+}
+
+// pythonSymDiff lists the names in one sorted list only: "+name" for a,
+// "-name" for b.
+func pythonSymDiff(a, b []string) []string {
+	var out []string
+	for _, x := range a {
+		if _, ok := slices.BinarySearch(b, x); !ok {
+			out = append(out, "+"+x)
+		}
+	}
+	for _, x := range b {
+		if _, ok := slices.BinarySearch(a, x); !ok {
+			out = append(out, "-"+x)
+		}
+	}
+	return out
+}
+
+func median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// pythonStdlibDir is the folder of the standard library of the
+// interpreter that runs coverage.py's command.
+func pythonStdlibDir(t testing.TB, tool string) string {
+	t.Helper()
+	out, err := exec.Command(tool, "run", "--data-file="+filepath.Join(t.TempDir(), "c"), "-m", "sysconfig").Output()
+	if err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if k, v, ok := strings.Cut(strings.TrimSpace(line), " = "); ok && k == "stdlib" {
+			return strings.Trim(v, `"`)
+		}
+	}
+	t.Fatalf("%s: no stdlib path in sysconfig's output", tool)
+	return ""
 }

@@ -117,6 +117,8 @@ class Subject:
         root = config.get("root") or ""
         self.root = os.path.realpath(root) if root else ""
         self.files = {}  # canonical path -> per line: function id or -1
+        self.modules = []  # the covered modules' names
+        self.caches = {}  # covered module name -> its functions' cache_clear
         self.defs = {}  # canonical path -> def (or first decorator) line -> id
         self.names = []
         for name in config.get("cover") or [mod_name]:
@@ -128,6 +130,16 @@ class Subject:
         self.measure = measure(mode, self.files, self.defs)
         # What runs when the entry's module is imported runs before every
         # input of a process-per-input run too: it counts for every input.
+        # But coverage.py's command line, the process-per-input way to
+        # measure, imports some standard-library modules before it starts
+        # measuring (json, configparser, tomllib; its console script's
+        # importlib.metadata brings email and, through pathlib,
+        # urllib.parse); so they are imported here before too.
+        for name in ("importlib.metadata", "coverage.cmdline"):
+            try:
+                importlib.import_module(name)
+            except ImportError:
+                pass
         self.measure.begin()
         try:
             module = importlib.import_module(mod_name)
@@ -159,6 +171,7 @@ class Subject:
                     walk(child, prefix)
 
         walk(tree, "")
+        self.modules.append(module)
         real = os.path.realpath(path)
         if self.root and real.startswith(self.root + os.sep):
             rel = os.path.relpath(real, self.root)[:-3].replace(os.sep, ".")
@@ -185,26 +198,55 @@ class Subject:
             self.files[p], self.defs[p] = table, defs
 
     def run(self, data, recorded):
-        outcome, msg, frames = 0, "", ""
+        outcome, err = 0, None
         m = self.measure
         if recorded:
+            self.clear_caches()
             m.begin()
         start = time.perf_counter_ns()
         try:
             self.fn(data)
         except (RecursionError, MemoryError) as e:
-            outcome, msg, frames = 2, describe(e), self.frames(e)
+            outcome, err = 2, e
         except self.reject as e:
-            outcome, msg = 1, str(e)
+            outcome, err = 1, e
         except BaseException as e:  # SystemExit and KeyboardInterrupt too
-            outcome, msg, frames = 2, describe(e), self.frames(e)
+            outcome, err = 2, e
         dur = time.perf_counter_ns() - start
         ran = {}
         if recorded:
             ran = m.end()
             for i, c in self.always.items():
                 ran[i] = ran.get(i, 0) + c
+        # Only now: str() of an exception may run the subject's code.
+        msg, frames = "", ""
+        try:
+            if outcome == 1:
+                msg = str(err)
+            elif outcome == 2:
+                msg, frames = describe(err), self.frames(err)
+        except Exception as e:
+            msg = "(the exception cannot be described: %s)" % type(e).__name__
         return outcome, dur, msg, frames, ran
+
+    def clear_caches(self):
+        """Empties the functools caches of the covered modules, so that an
+        input runs the functions a cache would spare it, as in a process
+        of its own (urllib.parse caches urlsplit and its quoters)."""
+        for name in self.modules:
+            clears = self.caches.get(name)
+            if clears is None:
+                mod = sys.modules.get(name)
+                if mod is None:
+                    continue
+                clears = self.caches[name] = []
+                for obj in list(vars(mod).values()):
+                    for o in [obj] + (list(vars(obj).values()) if isinstance(obj, type) else []):
+                        clear = getattr(o, "cache_clear", None)
+                        if callable(clear) and hasattr(o, "cache_info"):
+                            clears.append(clear)
+            for clear in clears:
+                clear()
 
     def frames(self, e):
         """The innermost three frames of the traceback, preferring those
