@@ -1,7 +1,9 @@
-package coverage
+package coverage_test
 
 import (
 	"context"
+	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +11,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/arbor-fuzz/arbor/coverage"
+	"github.com/arbor-fuzz/arbor/datasets"
+	"github.com/arbor-fuzz/arbor/synth"
 )
 
 // A tiny library with a known call structure: "n..." counts digits with
@@ -58,7 +64,7 @@ func needGCC(t *testing.T) {
 }
 
 // cTarget writes the tiny library into a folder and returns its target.
-func cTarget(t *testing.T) Target {
+func cTarget(t *testing.T) coverage.Target {
 	t.Helper()
 	dir := t.TempDir()
 	for name, text := range map[string]string{"lib.h": cLibHeader, "lib.c": cLib, "fuzz/entry.c": cEntry} {
@@ -67,7 +73,7 @@ func cTarget(t *testing.T) Target {
 			t.Fatal(err)
 		}
 	}
-	return Target{Harness: &HarnessTarget{
+	return coverage.Target{Harness: &coverage.HarnessTarget{
 		Lang:    "c",
 		Sources: []string{"lib.c", "fuzz/entry.c"},
 		Flags:   []string{"-I."},
@@ -81,14 +87,14 @@ func TestCHarness(t *testing.T) {
 	ctx := context.Background()
 	target := cTarget(t)
 	cache := t.TempDir()
-	bin, err := Build(ctx, target, cache)
+	bin, err := coverage.Build(ctx, target, cache)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if bin.Cached {
 		t.Error("first build reported as cached")
 	}
-	s, err := Start(bin, RunOptions{})
+	s, err := coverage.Start(bin, coverage.RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,21 +111,21 @@ func TestCHarness(t *testing.T) {
 	}
 	for _, tt := range []struct {
 		in      string
-		outcome Outcome
+		outcome coverage.Outcome
 		covered []count
 		frames  string // a crash's innermost frames, or the first of them
 	}{
-		{in: "n12a", outcome: OK, covered: []count{{"lib.c:digit", 3}, {"lib.c:digits", 1}}},
-		{in: "wab1", outcome: OK, covered: []count{{"lib.c:letters", 1}, {"lib.c:word", 3}, {"lib.h:is_letter", 3}}},
-		{in: "x", outcome: Error},
-		{in: "crash", outcome: Panic, frames: "fuzz/entry.c:smash\nfuzz/entry.c:crash\nfuzz/entry.c:LLVMFuzzerTestOneInput"},
-		{in: "n1", outcome: OK, covered: []count{{"lib.c:digit", 1}, {"lib.c:digits", 1}}},
-		{in: "abort", outcome: Panic, frames: "fuzz/entry.c:LLVMFuzzerTestOneInput"},
-		{in: "loop", outcome: Timeout},
-		{in: "wz", outcome: OK, covered: []count{{"lib.c:letters", 1}, {"lib.c:word", 1}, {"lib.h:is_letter", 1}}},
+		{in: "n12a", outcome: coverage.OK, covered: []count{{"lib.c:digit", 3}, {"lib.c:digits", 1}}},
+		{in: "wab1", outcome: coverage.OK, covered: []count{{"lib.c:letters", 1}, {"lib.c:word", 3}, {"lib.h:is_letter", 3}}},
+		{in: "x", outcome: coverage.Error},
+		{in: "crash", outcome: coverage.Panic, frames: "fuzz/entry.c:smash\nfuzz/entry.c:crash\nfuzz/entry.c:LLVMFuzzerTestOneInput"},
+		{in: "n1", outcome: coverage.OK, covered: []count{{"lib.c:digit", 1}, {"lib.c:digits", 1}}},
+		{in: "abort", outcome: coverage.Panic, frames: "fuzz/entry.c:LLVMFuzzerTestOneInput"},
+		{in: "loop", outcome: coverage.Timeout},
+		{in: "wz", outcome: coverage.OK, covered: []count{{"lib.c:letters", 1}, {"lib.c:word", 1}, {"lib.h:is_letter", 1}}},
 	} {
 		timeout := 10 * time.Second
-		if tt.outcome == Timeout {
+		if tt.outcome == coverage.Timeout {
 			timeout = 200 * time.Millisecond
 		}
 		r, err := s.Record([]byte(tt.in), timeout)
@@ -134,7 +140,7 @@ func TestCHarness(t *testing.T) {
 		for i, id := range r.Covered {
 			got = append(got, count{s.Funcs.Names[id], r.Counts[i]})
 		}
-		if tt.outcome != Timeout && tt.outcome != Panic && !slices.Equal(got, tt.covered) {
+		if tt.outcome != coverage.Timeout && tt.outcome != coverage.Panic && !slices.Equal(got, tt.covered) {
 			t.Errorf("%q: covered %v, want %v", tt.in, got, tt.covered)
 		}
 		if tt.frames != "" {
@@ -147,7 +153,7 @@ func TestCHarness(t *testing.T) {
 		}
 	}
 
-	again, err := Build(ctx, target, cache)
+	again, err := coverage.Build(ctx, target, cache)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,12 +166,12 @@ func TestCHarness(t *testing.T) {
 // leaves none behind for the recorded run after it.
 func TestCHarnessWarmUp(t *testing.T) {
 	needGCC(t)
-	s, err := Open(context.Background(), cTarget(t), t.TempDir(), RunOptions{})
+	s, err := coverage.Open(context.Background(), cTarget(t), t.TempDir(), coverage.RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if r, err := s.WarmUp([]byte("n123"), 10*time.Second); err != nil || r.Outcome != OK || len(r.Covered) != 0 {
+	if r, err := s.WarmUp([]byte("n123"), 10*time.Second); err != nil || r.Outcome != coverage.OK || len(r.Covered) != 0 {
 		t.Fatalf("warm-up: %+v, %v", r, err)
 	}
 	r, err := s.Record([]byte("wa"), 10*time.Second)
@@ -186,24 +192,309 @@ func TestCHarnessErrors(t *testing.T) {
 	ctx := context.Background()
 	for _, tt := range []struct {
 		name  string
-		edit  func(h *HarnessTarget)
+		edit  func(h *coverage.HarnessTarget)
 		error string
 	}{
-		{"compile error", func(h *HarnessTarget) {
+		{"compile error", func(h *coverage.HarnessTarget) {
 			os.WriteFile(filepath.Join(h.Dir, "lib.c"), []byte("int digits(void) { return 1 +; }\n"), 0o644)
 		}, "lib.c"},
-		{"no entry", func(h *HarnessTarget) { h.Sources = []string{"lib.c"} }, "LLVMFuzzerTestOneInput"},
-		{"missing source", func(h *HarnessTarget) { h.Sources = append(h.Sources, "gone.c") }, "gone.c"},
-		{"no sources", func(h *HarnessTarget) { h.Sources = nil }, "no sources"},
-		{"nothing covered", func(h *HarnessTarget) { h.Cover = []string{"elsewhere"} }, "none of the sources"},
+		{"no entry", func(h *coverage.HarnessTarget) { h.Sources = []string{"lib.c"} }, "LLVMFuzzerTestOneInput"},
+		{"missing source", func(h *coverage.HarnessTarget) { h.Sources = append(h.Sources, "gone.c") }, "gone.c"},
+		{"no sources", func(h *coverage.HarnessTarget) { h.Sources = nil }, "no sources"},
+		{"nothing covered", func(h *coverage.HarnessTarget) { h.Cover = []string{"elsewhere"} }, "none of the sources"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			target := cTarget(t)
 			tt.edit(target.Harness)
-			_, err := Build(ctx, target, t.TempDir())
+			_, err := coverage.Build(ctx, target, t.TempDir())
 			if err == nil || !strings.Contains(err.Error(), tt.error) {
 				t.Fatalf("error %v, want one mentioning %q", err, tt.error)
 			}
 		})
 	}
+}
+
+// cJSONTarget is cJSON from Debian's source package, or a skip.
+func cJSONTarget(t *testing.T) coverage.Target {
+	t.Helper()
+	needGCC(t)
+	if testing.Short() {
+		t.Skip("fetches and builds cJSON")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	h, err := datasets.CJSON(ctx)
+	if err != nil {
+		t.Skipf("cannot fetch Debian's cjson source package (needs apt-get and the network, or an earlier fetch): %v", err)
+	}
+	return coverage.Target{Harness: &h}
+}
+
+// cJSONInputs are n JSON texts from arbor's generator, every seventh cut
+// short, so that some are rejected.
+func cJSONInputs(t testing.TB, n int, seed uint64) [][]byte {
+	t.Helper()
+	g, err := datasets.Grammar("json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen := synth.NewGenerator(g, synth.NewRandom(seed), synth.RandomPolicy)
+	gen.MaxDepth = 10
+	out := make([][]byte, n)
+	for i := range out {
+		out[i] = []byte(gen.Generate().String())
+		if i%7 == 3 && len(out[i]) > 1 {
+			out[i] = out[i][:len(out[i])/2]
+		}
+	}
+	return out
+}
+
+func cCovered(s *coverage.Session, r *coverage.Result) []string {
+	names := make([]string, len(r.Covered))
+	for i, id := range r.Covered {
+		names[i] = s.Funcs.Names[id]
+	}
+	return names
+}
+
+// TestCJSON records generated JSON texts with cJSON: most of the
+// library's functions run, texts are accepted and rejected, nothing
+// crashes, and functions are named by their file in the upstream folder.
+func TestCJSON(t *testing.T) {
+	target := cJSONTarget(t)
+	s, err := coverage.Open(context.Background(), target, t.TempDir(), coverage.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, name := range []string{"cJSON.c:parse_value", "cJSON.c:print_value", "cJSON.c:cJSON_Minify", "cJSON_Utils.c:cJSONUtils_MergePatchCaseSensitive"} {
+		if !slices.Contains(s.Funcs.Names, name) {
+			t.Errorf("no function %s among %d", name, len(s.Funcs.Names))
+		}
+	}
+	for _, n := range s.Funcs.Names {
+		if strings.Contains(n, "cjson_target") || strings.HasPrefix(n, "/") {
+			t.Errorf("function %s is not the library's", n)
+		}
+	}
+	outcomes := map[coverage.Outcome]int{}
+	ran := map[string]bool{}
+	inputs := cJSONInputs(t, 200, 1)
+	for _, in := range inputs {
+		r, err := s.Record(in, 10*time.Second)
+		if err != nil {
+			t.Fatalf("%q: %v", in, err)
+		}
+		outcomes[r.Outcome]++
+		if r.Outcome == coverage.Panic {
+			t.Errorf("%q: crash %s\n%s", in, r.Message, r.Frames)
+		}
+		for _, n := range cCovered(s, r) {
+			ran[n] = true
+		}
+	}
+	t.Logf("%d functions, %d ran; outcomes %v", len(s.Funcs.Names), len(ran), outcomes)
+	if len(ran) < len(s.Funcs.Names)/3 {
+		t.Errorf("%d of %d functions ran", len(ran), len(s.Funcs.Names))
+	}
+	if outcomes[coverage.OK] < len(inputs)/2 || outcomes[coverage.Error] == 0 {
+		t.Errorf("outcomes %v: want most accepted, some rejected", outcomes)
+	}
+	// A rejected text runs the parser but none of the printing.
+	r, err := s.Record([]byte(`{"a": [1, 2`), 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := cCovered(s, r)
+	if r.Outcome != coverage.Error || !slices.Contains(got, "cJSON.c:parse_array") || slices.Contains(got, "cJSON.c:print_value") {
+		t.Errorf("a cut text: %s, covered %q", r.Outcome, got)
+	}
+}
+
+var cMeasure = flag.Bool("c.measure", false, "TestCMeasure: time the C harness against Go's and gcov run once per input")
+
+// TestCMeasure measures, over the same generated JSON texts: the C
+// harness on cJSON, the Go recorder on the bundled json subject, cJSON
+// built with --coverage and read by gcov once per input, how often the
+// harness's labels equal gcov's, and the harness's own cost (an entry
+// that returns at once). It only reports:
+//
+//	go test ./coverage -run TestCMeasure -v -args -c.measure
+func TestCMeasure(t *testing.T) {
+	if !*cMeasure {
+		t.Skip("a measurement: -args -c.measure")
+	}
+	for _, tool := range []string{"gcov", "sh"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skip(tool + " is not installed (Debian package gcc)")
+		}
+	}
+	target := cJSONTarget(t)
+	const n, warm, gcovN = 1000, 20, 300
+	inputs := cJSONInputs(t, n, 2)
+	cache := t.TempDir()
+	ctx := context.Background()
+
+	record := func(s *coverage.Session, inputs [][]byte) (wall, call []time.Duration, labels [][]string, outcomes []coverage.Outcome) {
+		for _, in := range inputs {
+			start := time.Now()
+			r, err := s.Record(in, 20*time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wall = append(wall, time.Since(start))
+			call = append(call, r.Duration)
+			labels = append(labels, cCovered(s, r))
+			outcomes = append(outcomes, r.Outcome)
+		}
+		return
+	}
+
+	s, err := coverage.Open(ctx, target, cache, coverage.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range inputs[:warm] {
+		s.WarmUp(in, 20*time.Second)
+	}
+	wall, call, labels, outcomes := record(s, inputs)
+	s.Close()
+	t.Logf("(a) C harness, cJSON: median per input %v (call alone %v) over %d inputs", cMedian(wall), cMedian(call), n)
+
+	if sub, err := datasets.LookupSubject("json"); err == nil {
+		gt, err := sub.Target()
+		if err != nil {
+			t.Fatal(err)
+		}
+		bin, err := coverage.Build(ctx, gt, coverage.DefaultCacheDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		gs, err := coverage.Start(bin, coverage.RunOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, in := range inputs[:warm] {
+			gs.WarmUp(in, 20*time.Second)
+		}
+		gwall, gcall, _, _ := record(gs, inputs)
+		gs.Close()
+		t.Logf("(b) Go recorder, json subject (%s): median per input %v (call alone %v)", gt, cMedian(gwall), cMedian(gcall))
+	} else {
+		t.Logf("(b) no Go json subject: %v", err)
+	}
+
+	// (c) cJSON built with --coverage, a process per input, read by gcov.
+	h := target.Harness
+	build := t.TempDir()
+	driver := filepath.Join(build, "driver.c")
+	os.WriteFile(driver, []byte(`#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int main(int argc, char **argv) {
+	static uint8_t buf[1 << 20];
+	FILE *f = fopen(argv[1], "rb");
+	if (f == NULL) return 3;
+	size_t n = fread(buf, 1, sizeof buf, f);
+	fclose(f);
+	return LLVMFuzzerTestOneInput(buf, n) == 0 ? 0 : 1;
+}
+`), 0o644)
+	args := append([]string{"--coverage", "-O0", "-o", filepath.Join(build, "prog")}, h.Flags...)
+	args = append(append(args, h.Sources...), driver, "-lm")
+	gcc := exec.Command("gcc", args...)
+	gcc.Dir = build
+	if out, err := gcc.CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	strip := fmt.Sprint(strings.Count(filepath.Clean(build), string(filepath.Separator)))
+	script := `GCOV_PREFIX="$ARBOR_RUN_DIR" GCOV_PREFIX_STRIP=` + strip + ` "$0/prog" "$1"; s=$?
+cp "$0"/*.gcno "$ARBOR_RUN_DIR"/ && cd "$ARBOR_RUN_DIR" && gcov --json-format *.gcda >/dev/null 2>&1
+exit $s`
+	cs, err := coverage.Start(&coverage.Binary{Target: coverage.Target{Command: &coverage.CommandTarget{
+		Argv: []string{"sh", "-c", script, build, "{}"}, Coverage: "gcov", Root: h.Root,
+	}}}, coverage.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cwall, _, clabels, coutcomes := record(cs, inputs[:gcovN])
+	cs.Close()
+	t.Logf("(c) gcov, a process per input: median per input %v over %d inputs", cMedian(cwall), gcovN)
+
+	// (d) The labels, on the library's functions alone (gcov also names
+	// the entry's and the driver's).
+	library := map[string]bool{}
+	for _, n := range labelsNames(labels) {
+		library[n] = true
+	}
+	agree := 0
+	differ := map[string]int{}
+	for i := range inputs[:gcovN] {
+		var theirs []string
+		for _, n := range clabels[i] {
+			if strings.HasPrefix(n, "cJSON.c:") || strings.HasPrefix(n, "cJSON_Utils.c:") {
+				theirs = append(theirs, n)
+			}
+		}
+		if slices.Equal(labels[i], theirs) && outcomes[i] == coutcomes[i] {
+			agree++
+			continue
+		}
+		if outcomes[i] != coutcomes[i] {
+			differ[fmt.Sprintf("outcome %s vs %s", outcomes[i], coutcomes[i])]++
+		}
+		for _, n := range cSymDiff(labels[i], theirs) {
+			differ[n]++
+		}
+	}
+	t.Logf("(d) labels equal gcov's on %d of %d inputs (%.1f%%); differing (harness-only +, gcov-only -): %v",
+		agree, gcovN, 100*float64(agree)/gcovN, differ)
+
+	// The harness's own cost: an entry that returns at once.
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "trivial.c"), []byte("#include <stdint.h>\n#include <stddef.h>\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { return 0; }\n"), 0o644)
+	ts, err := coverage.Open(ctx, coverage.Target{Harness: &coverage.HarnessTarget{Lang: "c", Sources: []string{filepath.Join(dir, "trivial.c")}}}, cache, coverage.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	twall, _, _, _ := record(ts, inputs)
+	ts.Close()
+	t.Logf("trivial entry: median per input %v; cJSON's entry costs %v more", cMedian(twall), cMedian(wall)-cMedian(twall))
+}
+
+func labelsNames(labels [][]string) []string {
+	var all []string
+	for _, l := range labels {
+		all = append(all, l...)
+	}
+	slices.Sort(all)
+	return slices.Compact(all)
+}
+
+// cSymDiff lists the names in only one of two sorted lists, "+" for a's,
+// "-" for b's.
+func cSymDiff(a, b []string) []string {
+	var d []string
+	for _, n := range a {
+		if _, ok := slices.BinarySearch(b, n); !ok {
+			d = append(d, "+"+n)
+		}
+	}
+	for _, n := range b {
+		if _, ok := slices.BinarySearch(a, n); !ok {
+			d = append(d, "-"+n)
+		}
+	}
+	return d
+}
+
+func cMedian(d []time.Duration) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[len(s)/2]
 }
