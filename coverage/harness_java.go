@@ -198,7 +198,10 @@ func javaAgentJar(path string, jars map[string]string) error {
 // class path, and the harness's own arguments.
 func javaArgs(h HarnessTarget, dir string, jars map[string]string, sources []string, compiled bool) []string {
 	cover := javaCover(h)
-	var includes []string
+	// The entry's class is instrumented too, recorded or not: the harness
+	// reads which classes its code initializes.
+	entryClass := h.Entry[:strings.LastIndex(h.Entry, ".")]
+	includes := []string{entryClass, entryClass + "$*"}
 	for _, p := range cover {
 		if strings.HasSuffix(p, ".*") {
 			includes = append(includes, p)

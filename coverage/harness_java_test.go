@@ -2,6 +2,8 @@ package coverage_test
 
 import (
 	"context"
+	"flag"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -12,6 +14,7 @@ import (
 	"time"
 
 	"github.com/arbor-fuzz/arbor/coverage"
+	"github.com/arbor-fuzz/arbor/datasets"
 )
 
 // javaDemo is a class of known structure: which methods an input runs
@@ -485,5 +488,160 @@ func TestJavaGson(t *testing.T) {
 		if !union[n] {
 			t.Errorf("%s never covered", n)
 		}
+	}
+}
+
+var javaMeasure = flag.Bool("java.measure", false, "TestJavaMeasure: time the Java harness against Go's and a process per input")
+
+// TestJavaMeasure times, over the same small JSON documents, the Java
+// harness on gson and on a method that does nothing, the Go harness on
+// the bundled json subject, and a process per input on gson (the agent
+// writing an exec file, JaCoCo's XML report written from it, read by the
+// jacoco adapter), and compares the labels of the last with the Java
+// harness's. It only logs: go test ./coverage -run TestJavaMeasure -v -args -java.measure
+func TestJavaMeasure(t *testing.T) {
+	if !*javaMeasure {
+		t.Skip("a measurement: run with -args -java.measure")
+	}
+	jacoco := javaNeed(t)
+	javaNeedGson(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	cache := filepath.Join(dir, "cache")
+	inputs := javaJSON(1000)
+	median := func(d []time.Duration) time.Duration {
+		slices.Sort(d)
+		return d[len(d)/2]
+	}
+	// measure records every input after a warm-up and returns the session
+	// with the median wall time of a Record and of the call alone.
+	measure := func(name string, target coverage.Target) *coverage.Session {
+		bin, err := coverage.Build(ctx, target, cache)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		s, err := coverage.Start(bin, coverage.RunOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, in := range inputs[:100] {
+			if _, err := s.WarmUp(in, 10*time.Second); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var wall, call, over []time.Duration
+		for _, in := range inputs {
+			start := time.Now()
+			r, err := s.Record(in, 10*time.Second)
+			w := time.Since(start)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wall, call, over = append(wall, w), append(call, r.Duration), append(over, w-r.Duration)
+		}
+		t.Logf("%s: %d inputs, %d functions: median per input %v (the call %v, the rest %v)",
+			name, len(inputs), len(s.Funcs.Names), median(wall), median(call), median(over))
+		return s
+	}
+
+	gson := measure("java harness, gson", javaGson())
+	defer gson.Close()
+	nop := filepath.Join(dir, "nop")
+	if err := os.MkdirAll(filepath.Join(nop, "nop"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src := "package nop;\npublic class Nop {\n    public static void run(byte[] data) {\n        if (data.length > 1 << 20) {\n            throw new IllegalArgumentException(\"large\");\n        }\n    }\n}\n"
+	if err := os.WriteFile(filepath.Join(nop, "nop", "Nop.java"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	measure("java harness, an empty method", coverage.Target{Harness: &coverage.HarnessTarget{Lang: "java", Entry: "nop.Nop.run", Sources: []string{nop}}}).Close()
+	subject, err := datasets.LookupSubject("json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	goTarget, err := subject.Target()
+	if err != nil {
+		t.Fatal(err)
+	}
+	measure("go harness, json", goTarget).Close()
+
+	// A process per input: the entry's class started afresh under the
+	// agent, which writes an exec file at exit, then JaCoCo's report.
+	tool := javaReportTool(t, jacoco, dir)
+	bin, err := coverage.Build(ctx, javaGson(), cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp := bin.Args[slices.Index(bin.Args, "-cp")+1] + string(os.PathListSeparator) + filepath.Join(dir, "tool")
+	gsonJar := bin.Args[len(bin.Args)-1]
+	agent := strings.TrimPrefix(strings.Split(bin.Args[0], "=")[0], "-javaagent:")
+	script := `java -javaagent:"$AGENT"=destfile="$2/run.exec",includes=com.google.gson.* -cp "$CP" Once arbor.subjects.GsonSubject.run "$1"
+s=$?
+java -cp "$TOOL" Report "$GSON" "$2/run.exec" "$2/report.xml" || exit 3
+exit $s`
+	cmd := &coverage.Command{Argv: []string{"sh", "-c", script, "sh", "{}", "{dir}"}, Timeout: time.Minute, Reject: []int{1},
+		Env: []string{"AGENT=" + agent, "CP=" + cp, "TOOL=" + tool, "GSON=" + gsonJar}}
+	rr, err := coverage.NewReportReader("jacoco", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const perProcess = 50
+	var wall []time.Duration
+	agree := 0
+	differ := map[string]int{}
+	for i, in := range inputs[:perProcess] {
+		start := time.Now()
+		run, err := cmd.Run(ctx, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := rr.Read(run.Dir)
+		wall = append(wall, time.Since(start))
+		run.Close()
+		if err != nil {
+			t.Fatalf("%q: %s: %v", in, run.Outcome, err)
+		}
+		var per []string
+		for _, f := range c.Functions {
+			if f.Hits > 0 {
+				per = append(per, f.Name)
+			}
+		}
+		slices.Sort(per)
+		if i == 0 {
+			var missing []string
+			for _, f := range c.Functions {
+				if _, ok := slices.BinarySearch(gson.Funcs.Names, f.Name); !ok {
+					missing = append(missing, f.Name)
+				}
+			}
+			t.Logf("the report lists %d methods, the harness %d; %d of the report's are not the harness's: %q",
+				len(c.Functions), len(gson.Funcs.Names), len(missing), missing)
+		}
+		r, err := gson.Record(in, 10*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := javaNames(gson, r)
+		if slices.Equal(in, per) {
+			agree++
+			continue
+		}
+		for _, n := range in {
+			if _, ok := slices.BinarySearch(per, n); !ok {
+				differ["in-process only: "+n]++
+			}
+		}
+		for _, n := range per {
+			if _, ok := slices.BinarySearch(in, n); !ok {
+				differ["process per input only: "+n]++
+			}
+		}
+	}
+	t.Logf("process per input, gson: %d inputs: median per input %v", perProcess, median(wall))
+	t.Logf("labels agree on %d of %d inputs (%.1f%%)", agree, perProcess, 100*float64(agree)/perProcess)
+	keys := slices.Sorted(maps.Keys(differ))
+	for _, k := range keys {
+		t.Logf("  %s: %d inputs", k, differ[k])
 	}
 }
