@@ -63,6 +63,8 @@ def run(data):
         deep(0)
     if text == "exit":
         sys.exit(0)
+    if text == "mem":
+        return len(bytearray(256 << 20))
     return Parser(text).parse()
 
 
@@ -202,6 +204,38 @@ func TestPythonHarnessReject(t *testing.T) {
 			t.Errorf("reject %q, %q: %s (%s), want %s", tt.reject, tt.in, r.Outcome, r.Message, tt.want)
 		}
 		s.Close()
+	}
+}
+
+// TestPythonHarnessMemory: the session's memory limit holds in the
+// harness; past it the input crashes, with MemoryError.
+func TestPythonHarnessMemory(t *testing.T) {
+	pythonCoverageTool(t)
+	dir := writePythonModule(t)
+	h := coverage.HarnessTarget{Lang: "python", Entry: "pkg.shapes:run", Sources: []string{dir}}
+	bin, err := coverage.Build(context.Background(), coverage.Target{Harness: &h}, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		memory int64
+		want   coverage.Outcome
+	}{
+		{-1, coverage.OK},
+		{128 << 20, coverage.Panic},
+	} {
+		s, err := coverage.Start(bin, coverage.RunOptions{Memory: tt.memory})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := s.Record([]byte("mem"), 20*time.Second)
+		s.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Outcome != tt.want || (tt.want == coverage.Panic && !strings.HasPrefix(r.Message, "MemoryError")) {
+			t.Errorf("memory %d: %s %q, want %s", tt.memory, r.Outcome, r.Message, tt.want)
+		}
 	}
 }
 
