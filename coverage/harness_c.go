@@ -221,7 +221,8 @@ func (p *cBuild) build(ctx context.Context, dir string) error {
 		obj := filepath.Join(dir, fmt.Sprintf("%d_%s.o", len(objects), strings.TrimSuffix(filepath.Base(src), filepath.Ext(src))))
 		args := append([]string{"-c", "-o", obj}, flags...)
 		if instrument {
-			args = append(args, "-finstrument-functions")
+			// Identical code folding would give two functions one address.
+			args = append(args, "-finstrument-functions", "-fno-ipa-icf")
 		}
 		if err := cRun(ctx, p.base, append(args, src)...); err != nil {
 			return fmt.Errorf("c harness: compile %s: %w", src, err)

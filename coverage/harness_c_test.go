@@ -47,6 +47,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 	if (size == 5 && memcmp(s, "crash", 5) == 0) crash();
 	if (size == 5 && memcmp(s, "abort", 5) == 0) abort();
 	if (size == 4 && memcmp(s, "loop", 4) == 0) for (;;) sink++;
+	if (size == 3 && memcmp(s, "big", 3) == 0) {
+		char *p = malloc(1 << 30);
+		if (p == NULL) return -1;
+		memset(p, 1, 1 << 30);
+		sink = p[12345];
+		free(p);
+		return 0;
+	}
 	switch (s[0]) {
 	case 'n': sink = digits(s + 1, size - 1); return 0;
 	case 'w': sink = letters(s + 1, size - 1); return 0;
@@ -184,6 +192,21 @@ func TestCHarnessWarmUp(t *testing.T) {
 	}
 	if want := []string{"lib.c:letters", "lib.c:word", "lib.h:is_letter"}; !slices.Equal(got, want) {
 		t.Errorf("covered %q, want %q", got, want)
+	}
+}
+
+// TestCHarnessMemory checks that the harness applies the session's
+// memory limit: past it, malloc fails (and the entry rejects the input).
+func TestCHarnessMemory(t *testing.T) {
+	needGCC(t)
+	s, err := coverage.Open(context.Background(), cTarget(t), t.TempDir(), coverage.RunOptions{Memory: 256 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r, err := s.Record([]byte("big"), 10*time.Second)
+	if err != nil || r.Outcome != coverage.Error {
+		t.Errorf("a gigabyte under a 256 MB limit: %+v, %v; want a rejection", r, err)
 	}
 }
 

@@ -510,9 +510,9 @@ NOINSTR int main(int argc, char **argv)
 			return 0;
 		}
 		n = hdr[1] | hdr[2] << 8 | hdr[3] << 16 | (uint32_t)hdr[4] << 24;
-		if (n + 1 > cap) {
+		if ((size_t)n + 1 > cap) {
 			free(data);
-			cap = n + 1;
+			cap = (size_t)n + 1;
 			data = malloc(cap);
 			if (data == NULL) {
 				return 2;
