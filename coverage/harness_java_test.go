@@ -8,8 +8,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -38,6 +40,8 @@ public class Demo {
             throw new IllegalArgumentException("rejected " + s);
         } else if (s.equals("crash")) {
             deep(0);
+        } else if (s.startsWith("c")) {
+            spins += Table.T.length;
         } else if (s.equals("loop")) {
             for (;;) {
                 spins++;
@@ -51,6 +55,16 @@ public class Demo {
 
     static int deep(int n) {
         return deep(n + 1) + 1;
+    }
+
+    // Table is initialized by the first input that reads it: a process per
+    // input runs build whenever the input does.
+    static class Table {
+        static final int[] T = build();
+
+        static int[] build() {
+            return new int[] {1, 2};
+        }
     }
 
     static class Inner {
@@ -164,10 +178,10 @@ func javaJaCoCoPath(dir string, jars ...string) string {
 	return strings.Join(p, string(os.PathListSeparator))
 }
 
-// javaPerProcess runs each input in a JVM of its own with the agent
+// javaReportLabels runs each input in a JVM of its own with the agent
 // writing an exec file, then reads JaCoCo's XML report of each run with
 // the jacoco adapter: the labels a process per input gets.
-func javaPerProcess(t testing.TB, jacoco, tool, dir, entry, includes string, classPath []string, inputs [][]byte) [][]string {
+func javaReportLabels(t testing.TB, jacoco, tool, dir, entry, includes string, classPath []string, inputs [][]byte) [][]string {
 	t.Helper()
 	agent := filepath.Join(dir, "perprocess-agent.jar")
 	man := "Premain-Class: org.jacoco.agent.rt.internal.PreMain\nClass-Path:"
@@ -181,6 +195,8 @@ func javaPerProcess(t testing.TB, jacoco, tool, dir, entry, includes string, cla
 	javaRun(t, dir, "jar", "cfm", agent, "manifest.txt")
 	cp := strings.Join(append(slices.Clone(classPath), filepath.Join(dir, "tool")), string(os.PathListSeparator))
 	report := []string{"java", "-cp", tool, "Report", strings.Join(classPath, string(os.PathListSeparator))}
+	var wg sync.WaitGroup
+	slots := make(chan bool, runtime.NumCPU())
 	for i, in := range inputs {
 		run := filepath.Join(dir, "run", string(rune('a'+i%26))+strings.Repeat("x", i/26))
 		if err := os.MkdirAll(run, 0o755); err != nil {
@@ -190,9 +206,16 @@ func javaPerProcess(t testing.TB, jacoco, tool, dir, entry, includes string, cla
 			t.Fatal(err)
 		}
 		cmd := exec.Command("java", "-javaagent:"+agent+"=destfile="+filepath.Join(run, "run.exec")+",includes="+includes, "-cp", cp, "Once", entry, filepath.Join(run, "input"))
-		cmd.Run() // a rejection or crash exits nonzero; the exec file is written all the same
+		wg.Add(1)
+		slots <- true
+		go func() {
+			defer wg.Done()
+			cmd.Run() // a rejection or crash exits nonzero; the exec file is written all the same
+			<-slots
+		}()
 		report = append(report, filepath.Join(run, "run.exec"), filepath.Join(run, "report.xml"))
 	}
+	wg.Wait()
 	javaRun(t, dir, report...)
 	rr, err := coverage.NewReportReader("jacoco", dir)
 	if err != nil {
@@ -260,13 +283,15 @@ func TestJavaHarness(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	wantNames := []string{"demo.Demo$Inner.<init>()", "demo.Demo$Inner.b(int)", "demo.Demo.<clinit>()", "demo.Demo.<init>()",
+	wantNames := []string{"demo.Demo$Inner.<init>()", "demo.Demo$Inner.b(int)", "demo.Demo$Table.<clinit>()", "demo.Demo$Table.<init>()", "demo.Demo$Table.build()", "demo.Demo.<clinit>()", "demo.Demo.<init>()",
 		"demo.Demo.a()", "demo.Demo.deep(int)", "demo.Demo.run(byte[])", "demo.Demo.text(java.lang.String)"}
 	if !slices.Equal(s.Funcs.Names, wantNames) {
 		t.Fatalf("names\n%q\nwant\n%q", s.Funcs.Names, wantNames)
 	}
 	// The static initializer ran when the harness loaded the class; it is
-	// reported with every input, as in every process-per-input run. A
+	// reported with every input, as in every process-per-input run, and
+	// Table's with every input that reads Table, though it runs only in
+	// the first. A
 	// method counts as run once one of its probes is hit, as in JaCoCo's
 	// report, where an instruction counts only when a probe after it is:
 	// deep, which never returns, does not.
@@ -282,6 +307,8 @@ func TestJavaHarness(t *testing.T) {
 		{"reject", coverage.Error, []string{"demo.Demo.<clinit>()", "demo.Demo.run(byte[])"}, "java.lang.IllegalArgumentException: rejected reject", ""},
 		{"crash", coverage.Panic, []string{"demo.Demo.<clinit>()", "demo.Demo.run(byte[])"}, "java.lang.StackOverflowError", "demo.Demo.deep\ndemo.Demo.deep\ndemo.Demo.deep"},
 		{"a", coverage.OK, []string{"demo.Demo.<clinit>()", "demo.Demo.a()", "demo.Demo.run(byte[])"}, "", ""},
+		{"c", coverage.OK, []string{"demo.Demo$Table.<clinit>()", "demo.Demo$Table.build()", "demo.Demo.<clinit>()", "demo.Demo.run(byte[])"}, "", ""},
+		{"c", coverage.OK, []string{"demo.Demo$Table.<clinit>()", "demo.Demo$Table.build()", "demo.Demo.<clinit>()", "demo.Demo.run(byte[])"}, "", ""},
 		{"", coverage.OK, []string{"demo.Demo.<clinit>()", "demo.Demo.run(byte[])"}, "", ""},
 	}
 	for _, tt := range tests {
@@ -308,8 +335,8 @@ func TestJavaHarness(t *testing.T) {
 
 	// The labels equal those of JaCoCo's XML report of a process per input.
 	tool := javaReportTool(t, jacoco, dir)
-	inputs := [][]byte{[]byte("a"), []byte("bb"), []byte("reject"), []byte("crash"), []byte("")}
-	per := javaPerProcess(t, jacoco, tool, dir, "demo.Demo.run", "demo.*", []string{filepath.Join(dir, "classes")}, inputs)
+	inputs := [][]byte{[]byte("a"), []byte("bb"), []byte("reject"), []byte("crash"), []byte("c"), []byte("")}
+	per := javaReportLabels(t, jacoco, tool, dir, "demo.Demo.run", "demo.*", []string{filepath.Join(dir, "classes")}, inputs)
 	for i, in := range inputs {
 		r, err := s.Record(in, 10*time.Second)
 		if err != nil {
@@ -491,7 +518,10 @@ func TestJavaGson(t *testing.T) {
 	}
 }
 
-var javaMeasure = flag.Bool("java.measure", false, "TestJavaMeasure: time the Java harness against Go's and a process per input")
+var (
+	javaMeasure    = flag.Bool("java.measure", false, "TestJavaMeasure: time the Java harness against Go's and a process per input")
+	javaPerProcess = flag.Int("java.perprocess", 50, "TestJavaMeasure: how many inputs to run a process each")
+)
 
 // TestJavaMeasure times, over the same small JSON documents, the Java
 // harness on gson and on a method that does nothing, the Go harness on
@@ -585,7 +615,7 @@ exit $s`
 	if err != nil {
 		t.Fatal(err)
 	}
-	const perProcess = 50
+	perProcess := min(*javaPerProcess, len(inputs))
 	var wall []time.Duration
 	agree := 0
 	differ := map[string]int{}
@@ -639,7 +669,7 @@ exit $s`
 		}
 	}
 	t.Logf("process per input, gson: %d inputs: median per input %v", perProcess, median(wall))
-	t.Logf("labels agree on %d of %d inputs (%.1f%%)", agree, perProcess, 100*float64(agree)/perProcess)
+	t.Logf("labels agree on %d of %d inputs (%.1f%%)", agree, perProcess, 100*float64(agree)/float64(perProcess))
 	keys := slices.Sorted(maps.Keys(differ))
 	for _, k := range keys {
 		t.Logf("  %s: %d inputs", k, differ[k])
