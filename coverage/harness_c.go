@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -428,6 +429,10 @@ func (p *cBuild) table(bin string) ([]byte, int, error) {
 			fn.name = report.QualifiedName(w.file, w.name)
 			if id, ok := ids[fn.name]; ok {
 				fn.id = id
+			} else if path.IsAbs(w.file) {
+				// Only crash frames name it: without the folder, which
+				// differs between machines, so that a crash hashes alike.
+				fn.name = report.QualifiedName(path.Base(w.file), w.name)
 			}
 		}
 		funcs = append(funcs, fn)

@@ -382,7 +382,13 @@ func TestCMeasure(t *testing.T) {
 		s.WarmUp(in, 20*time.Second)
 	}
 	wall, call, labels, outcomes := record(s, inputs)
+	names := s.Funcs.Names
 	s.Close()
+	sizes := make([]time.Duration, len(inputs))
+	for i, in := range inputs {
+		sizes[i] = time.Duration(len(in))
+	}
+	t.Logf("%d generated JSON texts, median %d bytes", n, int(cMedian(sizes)))
 	t.Logf("(a) C harness, cJSON: median per input %v (call alone %v) over %d inputs", cMedian(wall), cMedian(call), n)
 
 	if sub, err := datasets.LookupSubject("json"); err == nil {
@@ -442,16 +448,19 @@ exit $s`
 	if err != nil {
 		t.Fatal(err)
 	}
+	var listed []string
+	for _, n := range cs.Funcs.Names {
+		if strings.HasPrefix(n, "cJSON.c:") || strings.HasPrefix(n, "cJSON_Utils.c:") {
+			listed = append(listed, n)
+		}
+	}
+	t.Logf("function lists: harness %d, gcov %d; differing (harness-only +, gcov-only -): %q", len(names), len(listed), cSymDiff(names, listed))
 	cwall, _, clabels, coutcomes := record(cs, inputs[:gcovN])
 	cs.Close()
 	t.Logf("(c) gcov, a process per input: median per input %v over %d inputs", cMedian(cwall), gcovN)
 
 	// (d) The labels, on the library's functions alone (gcov also names
 	// the entry's and the driver's).
-	library := map[string]bool{}
-	for _, n := range labelsNames(labels) {
-		library[n] = true
-	}
 	agree := 0
 	differ := map[string]int{}
 	for i := range inputs[:gcovN] {
@@ -485,15 +494,6 @@ exit $s`
 	twall, _, _, _ := record(ts, inputs)
 	ts.Close()
 	t.Logf("trivial entry: median per input %v; cJSON's entry costs %v more", cMedian(twall), cMedian(wall)-cMedian(twall))
-}
-
-func labelsNames(labels [][]string) []string {
-	var all []string
-	for _, l := range labels {
-		all = append(all, l...)
-	}
-	slices.Sort(all)
-	return slices.Compact(all)
 }
 
 // cSymDiff lists the names in only one of two sorted lists, "+" for a's,
