@@ -138,13 +138,15 @@ public final class ArborHarness {
             status = e.getMessage();
         } catch (NoClassDefFoundError e) {
             status = "the JaCoCo agent is not loaded: " + e;
-        } catch (RuntimeException e) {
+        } catch (Exception | LinkageError e) {
             status = "cannot start: " + e;
         }
         out.raw((status.replace('\n', ' ') + "\n").getBytes(StandardCharsets.UTF_8));
         if (!status.equals("ok")) {
             out.flush();
-            return;
+            // Threads the entry's class may have started must not keep
+            // the process alive.
+            Runtime.getRuntime().halt(0);
         }
         StringBuilder sb = new StringBuilder();
         for (String n : names) {
@@ -163,6 +165,8 @@ public final class ArborHarness {
                 kind = in.readUnsignedByte();
                 n = Integer.reverseBytes(in.readInt());
             } catch (EOFException e) {
+                out.flush();
+                Runtime.getRuntime().halt(0);
                 return;
             }
             if (n < 0) {
