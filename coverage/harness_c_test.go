@@ -244,13 +244,15 @@ func cJSONTarget(t *testing.T) coverage.Target {
 	if testing.Short() {
 		t.Skip("fetches and builds cJSON")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	h, err := datasets.CJSON(ctx)
+	s, err := datasets.LookupSubject("cjson")
+	if err != nil {
+		t.Fatal(err)
+	}
+	target, err := s.Target()
 	if err != nil {
 		t.Skipf("cannot fetch Debian's cjson source package (needs apt-get and the network, or an earlier fetch): %v", err)
 	}
-	return coverage.Target{Harness: &h}
+	return target
 }
 
 // cJSONInputs are n JSON texts from arbor's generator, every seventh cut

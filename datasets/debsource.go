@@ -7,7 +7,6 @@ import (
 	"compress/bzip2"
 	"compress/gzip"
 	"context"
-	"embed"
 	"errors"
 	"fmt"
 	"io"
@@ -20,8 +19,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/arbor-fuzz/arbor/coverage"
 )
 
 // DebianSource fetches the source package pkg of the system's Debian
@@ -416,72 +413,4 @@ func mirrorOneLine(text, suite string) string {
 		}
 	}
 	return ""
-}
-
-// native holds the fuzz targets arbor writes for C libraries it fetches
-// as Debian sources.
-//
-//go:embed native
-var native embed.FS
-
-// CJSON is the harness target of cJSON (Debian source package cjson):
-// the library's cJSON.c and cJSON_Utils.c, recorded, driven by arbor's
-// own entry point (native/cjson/cjson_target.c), which is written into
-// the cache beside the unpacked source. Function names are relative to
-// the upstream folder ("cJSON.c:parse_value").
-func CJSON(ctx context.Context) (coverage.HarnessTarget, error) {
-	src, err := DebianSource(ctx, "cjson")
-	if err != nil {
-		return coverage.HarnessTarget{}, err
-	}
-	entry, err := nativeFile("native/cjson/cjson_target.c")
-	if err != nil {
-		return coverage.HarnessTarget{}, err
-	}
-	lib := []string{filepath.Join(src, "cJSON.c"), filepath.Join(src, "cJSON_Utils.c")}
-	return coverage.HarnessTarget{
-		Lang:    "c",
-		Sources: append(lib, entry),
-		Flags:   []string{"-I" + src},
-		Cover:   lib,
-		Root:    src,
-	}, nil
-}
-
-// nativeFile writes an embedded entry point into the cache, beside the
-// unpacked sources (never into them), unless it is there already, and
-// returns its path.
-func nativeFile(name string) (string, error) {
-	b, err := native.ReadFile(name)
-	if err != nil {
-		return "", err
-	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		return "", err
-	}
-	target := filepath.Join(cache, "arbor", "sources", filepath.FromSlash(name))
-	dir := filepath.Dir(target)
-	if old, err := os.ReadFile(target); err == nil && bytes.Equal(old, b) {
-		return target, nil
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	tmp, err := os.CreateTemp(dir, ".tmp-*")
-	if err != nil {
-		return "", err
-	}
-	_, err = tmp.Write(b)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), target)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return "", err
-	}
-	return target, nil
 }

@@ -3,6 +3,7 @@ package datasets
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/hex"
@@ -17,15 +18,20 @@ import (
 )
 
 // Subject is a bundled program under test: a wrapper function around a
-// real third-party library, in the subjects module (datasets/subjects).
+// real third-party library, in the subjects module (datasets/subjects),
+// or an entry point of ours around a library of another language
+// (datasets/native), run by arbor's harness for that language.
 type Subject struct {
 	Name        string   // as used by every command: json, url, ...
-	Library     string   // the library's import path
+	Library     string   // the library's import path, or its name
 	Grammar     string   // the bundled grammar of its inputs
 	Package     string   // the wrapper's import path
 	Func        string   // the wrapper function: func([]byte) error
 	CoverPkgs   []string // packages whose functions are recorded
 	Description string
+	// Lang is the subject's language: "go", "c", "java" or "python".
+	Lang   string
+	native *nativeSubject
 }
 
 const subjectsModule = "github.com/arbor-fuzz/arbor/datasets/subjects"
@@ -33,33 +39,38 @@ const subjectsModule = "github.com/arbor-fuzz/arbor/datasets/subjects"
 // Subjects lists the bundled subjects, sorted by name.
 func Subjects() []Subject {
 	s := []Subject{
-		{"json", "encoding/json", "json", "", "Run", []string{"encoding/json"}, "decode to values and numbers, re-encode, compact and indent"},
-		{"url", "net/url", "url", "", "Run", []string{"net/url"}, "parse, resolve against a base, decode query and path, serialise"},
-		{"csv", "encoding/csv", "csv", "", "Run", []string{"encoding/csv"}, "read records one by one with field positions, write them back"},
-		{"xml", "encoding/xml", "xml", "", "Run", []string{"encoding/xml"}, "copy token by token, unmarshal to a tree, marshal it"},
-		{"gjson", "github.com/tidwall/gjson", "json", "", "Run", []string{"github.com/tidwall/gjson", "github.com/tidwall/match", "github.com/tidwall/pretty"}, "validate, walk every value, run path queries and modifiers"},
-		{"fastjson", "github.com/valyala/fastjson", "json", "", "Run", []string{"github.com/valyala/fastjson/..."}, "validate, parse, walk with typed getters, marshal"},
-		{"govaluate", "github.com/Knetic/govaluate", "govaluate", "", "Run", []string{"github.com/Knetic/govaluate"}, "parse an expression, list its variables and tokens, evaluate it"},
-		{"exprlang", "github.com/expr-lang/expr", "exprlang", "", "Run", []string{"github.com/expr-lang/expr/..."}, "compile against an environment, disassemble, run"},
-		{"toml", "github.com/BurntSushi/toml", "toml", "", "Run", []string{"github.com/BurntSushi/toml/..."}, "decode to values, inspect keys, encode again"},
-		{"ini", "gopkg.in/ini.v1", "ini", "", "Run", []string{"gopkg.in/ini.v1"}, "load, read every key through typed accessors, write back"},
-		{"goldmark", "github.com/yuin/goldmark", "markdown", "", "Run", []string{"github.com/yuin/goldmark/..."}, "parse markdown (GFM, footnotes, definition lists), walk the tree, render HTML"},
+		goSubject("json", "encoding/json", "json", []string{"encoding/json"}, "decode to values and numbers, re-encode, compact and indent"),
+		goSubject("url", "net/url", "url", []string{"net/url"}, "parse, resolve against a base, decode query and path, serialise"),
+		goSubject("csv", "encoding/csv", "csv", []string{"encoding/csv"}, "read records one by one with field positions, write them back"),
+		goSubject("xml", "encoding/xml", "xml", []string{"encoding/xml"}, "copy token by token, unmarshal to a tree, marshal it"),
+		goSubject("gjson", "github.com/tidwall/gjson", "json", []string{"github.com/tidwall/gjson", "github.com/tidwall/match", "github.com/tidwall/pretty"}, "validate, walk every value, run path queries and modifiers"),
+		goSubject("fastjson", "github.com/valyala/fastjson", "json", []string{"github.com/valyala/fastjson/..."}, "validate, parse, walk with typed getters, marshal"),
+		goSubject("govaluate", "github.com/Knetic/govaluate", "govaluate", []string{"github.com/Knetic/govaluate"}, "parse an expression, list its variables and tokens, evaluate it"),
+		goSubject("exprlang", "github.com/expr-lang/expr", "exprlang", []string{"github.com/expr-lang/expr/..."}, "compile against an environment, disassemble, run"),
+		goSubject("toml", "github.com/BurntSushi/toml", "toml", []string{"github.com/BurntSushi/toml/..."}, "decode to values, inspect keys, encode again"),
+		goSubject("ini", "gopkg.in/ini.v1", "ini", []string{"gopkg.in/ini.v1"}, "load, read every key through typed accessors, write back"),
+		goSubject("goldmark", "github.com/yuin/goldmark", "markdown", []string{"github.com/yuin/goldmark/..."}, "parse markdown (GFM, footnotes, definition lists), walk the tree, render HTML"),
 		// The generalization suite: grammars written from each format's
 		// specification before any learning result on them was seen.
-		{"html", "golang.org/x/net/html", "html", "", "Run", []string{"golang.org/x/net/html/..."}, "tokenize, parse to a tree and walk it, parse as a body fragment, render"},
-		{"css", "github.com/tdewolff/parse/v2", "css", "", "Run", []string{"github.com/tdewolff/parse/v2", "github.com/tdewolff/parse/v2/css"}, "lex to the end, parse rule by rule, write rules and declarations back"},
-		{"yaml", "gopkg.in/yaml.v3", "yaml", "", "Run", []string{"gopkg.in/yaml.v3"}, "decode to a node tree and walk it (typed scalars, anchors, aliases), decode to values, encode both"},
-		{"graphql", "github.com/vektah/gqlparser/v2", "graphql", "", "Run", []string{"github.com/vektah/gqlparser/v2/..."}, "parse a query, validate it against a fixed schema, walk selections and values, format it"},
-		{"gotoml", "github.com/pelletier/go-toml/v2", "toml", "", "Run", []string{"github.com/pelletier/go-toml/v2/..."}, "decode to values and walk them, decode strictly into a struct, encode again"},
-		{"cron", "github.com/robfig/cron/v3", "cron", "", "Run", []string{"github.com/robfig/cron/v3"}, "parse a schedule (optional seconds, descriptors, @every), next five activations, parse as standard"},
-		{"template", "text/template", "gotemplate", "", "Run", []string{"text/template", "text/template/parse"}, "parse, walk the parse tree, execute against fixed data"},
-		{"regexp", "regexp", "regexp", "", "Run", []string{"regexp", "regexp/syntax"}, "parse, simplify, compile and print the syntax tree; compile (Perl, POSIX), match, find, replace"},
+		goSubject("html", "golang.org/x/net/html", "html", []string{"golang.org/x/net/html/..."}, "tokenize, parse to a tree and walk it, parse as a body fragment, render"),
+		goSubject("css", "github.com/tdewolff/parse/v2", "css", []string{"github.com/tdewolff/parse/v2", "github.com/tdewolff/parse/v2/css"}, "lex to the end, parse rule by rule, write rules and declarations back"),
+		goSubject("yaml", "gopkg.in/yaml.v3", "yaml", []string{"gopkg.in/yaml.v3"}, "decode to a node tree and walk it (typed scalars, anchors, aliases), decode to values, encode both"),
+		goSubject("graphql", "github.com/vektah/gqlparser/v2", "graphql", []string{"github.com/vektah/gqlparser/v2/..."}, "parse a query, validate it against a fixed schema, walk selections and values, format it"),
+		goSubject("gotoml", "github.com/pelletier/go-toml/v2", "toml", []string{"github.com/pelletier/go-toml/v2/..."}, "decode to values and walk them, decode strictly into a struct, encode again"),
+		goSubject("cron", "github.com/robfig/cron/v3", "cron", []string{"github.com/robfig/cron/v3"}, "parse a schedule (optional seconds, descriptors, @every), next five activations, parse as standard"),
+		goSubject("template", "text/template", "gotemplate", []string{"text/template", "text/template/parse"}, "parse, walk the parse tree, execute against fixed data"),
+		goSubject("regexp", "regexp", "regexp", []string{"regexp", "regexp/syntax"}, "parse, simplify, compile and print the syntax tree; compile (Perl, POSIX), match, find, replace"),
 	}
-	for i := range s {
-		s[i].Package = subjectsModule + "/" + s[i].Name
-	}
+	s = append(s, nativeSubjects()...)
 	sort.Slice(s, func(i, j int) bool { return s[i].Name < s[j].Name })
 	return s
+}
+
+// goSubject is a bundled Go subject: the function Run of the subjects
+// module's package of the same name.
+func goSubject(name, library, grammar string, coverPkgs []string, desc string) Subject {
+	return Subject{Name: name, Library: library, Grammar: grammar, Package: subjectsModule + "/" + name, Func: "Run",
+		CoverPkgs: coverPkgs, Description: desc, Lang: "go"}
 }
 
 // LookupSubject returns the bundled subject with the given name.
@@ -77,6 +88,9 @@ func LookupSubject(name string) (Subject, error) {
 // Version is the version of the subject's library: the module version
 // the subjects module requires, or the Go version for the standard library.
 func (s Subject) Version() string {
+	if s.native != nil {
+		return s.native.version
+	}
 	for _, f := range subjectFiles() {
 		if f.name != "go.mod" {
 			continue
@@ -135,6 +149,11 @@ func formatArchive(files []archiveFile) []byte {
 // Target is the subject as a coverage target: its wrapper function in
 // the subjects module, which is written out on first use.
 func (s Subject) Target() (coverage.Target, error) {
+	if s.native != nil {
+		// Fetching a Debian source package is the one slow step, and
+		// happens once; it is bounded by apt-get's own timeouts.
+		return s.native.target(context.Background())
+	}
 	dir, err := SubjectsModule()
 	if err != nil {
 		return coverage.Target{}, err

@@ -74,7 +74,7 @@ func TestSubjects(t *testing.T) {
 			t.Errorf("%s version %q, want %s", name, s.Version(), want)
 		}
 	}
-	if _, err := LookupSubject("nosuch"); err == nil || !strings.Contains(err.Error(), "bundled: cron, css, csv, exprlang") {
+	if _, err := LookupSubject("nosuch"); err == nil || !strings.Contains(err.Error(), "bundled: cjson, cron, css, csv") {
 		t.Errorf("unknown subject: %v", err)
 	}
 	dir, err := SubjectsModule()
@@ -83,5 +83,49 @@ func TestSubjects(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "json", "json.go")); err != nil {
 		t.Errorf("extracted module: %v", err)
+	}
+}
+
+// TestNativeSubjects: the subjects of other languages resolve to harness
+// targets whose placeholders are expanded to files that exist: the
+// embedded entry points written into the cache, and for cJSON the
+// unpacked Debian source (skipped when it cannot be fetched).
+func TestNativeSubjects(t *testing.T) {
+	langs := map[string]string{}
+	for _, s := range Subjects() {
+		langs[s.Name] = s.Lang
+	}
+	for name, lang := range map[string]string{"json": "go", "cjson": "c", "gson": "java", "pyjson": "python", "pytoml": "python", "pyurl": "python", "pyini": "python", "pyhtml": "python"} {
+		if langs[name] != lang {
+			t.Errorf("subject %s: language %q, want %q", name, langs[name], lang)
+		}
+	}
+	for _, name := range []string{"gson", "pyjson", "cjson"} {
+		s, err := LookupSubject(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		target, err := s.Target()
+		if name == "cjson" && err != nil {
+			t.Logf("cjson: %v (needs apt-get and the network on the first run)", err)
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		h := target.Harness
+		if h == nil || h.Lang != s.Lang {
+			t.Fatalf("%s: target %+v", name, target)
+		}
+		for _, p := range append(append([]string{}, h.Sources...), h.Root) {
+			if strings.Contains(p, "{") {
+				t.Errorf("%s: placeholder left in %q", name, p)
+			}
+			if filepath.IsAbs(p) {
+				if _, err := os.Stat(p); err != nil {
+					t.Errorf("%s: %v", name, err)
+				}
+			}
+		}
 	}
 }

@@ -1,0 +1,150 @@
+package datasets
+
+import (
+	"context"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/arbor-fuzz/arbor/coverage"
+)
+
+// The subjects of other languages: entry points we wrote around real
+// libraries (cJSON from Debian's source package, gson from Debian's jar,
+// parsers of Python's standard library), run by arbor's harness for
+// their language.
+//
+//go:embed native
+var nativeFiles embed.FS
+
+// nativeSubject is how a subject of another language is run: a harness
+// target whose paths may name two places known only at run time:
+// "{native}" for the folder the embedded entry points are written to,
+// and "{debian:PKG}" for the unpacked upstream source of the Debian
+// source package PKG (DebianSource).
+type nativeSubject struct {
+	harness coverage.HarnessTarget
+	version string // of the library, and where it comes from
+}
+
+// NativeDir returns a folder holding the entry points of the subjects of
+// other languages, written from the embedded copy into the user's cache
+// on first use.
+func NativeDir() (string, error) {
+	h := sha256.New()
+	var files []string
+	err := fs.WalkDir(nativeFiles, "native", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := nativeFiles.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", p, len(data))
+		h.Write(data)
+		files = append(files, p)
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	base, err := os.UserCacheDir()
+	if err != nil {
+		base = os.TempDir()
+	}
+	dir := filepath.Join(base, "arbor", "native", hex.EncodeToString(h.Sum(nil)[:8]))
+	if _, err := os.Stat(dir); err == nil {
+		return dir, nil
+	}
+	tmp := dir + ".tmp" + fmt.Sprint(os.Getpid())
+	for _, p := range files {
+		data, _ := nativeFiles.ReadFile(p)
+		out := filepath.Join(tmp, filepath.FromSlash(strings.TrimPrefix(p, "native/")))
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			return "", fmt.Errorf("native subjects: %w", err)
+		}
+		if err := os.WriteFile(out, data, 0o644); err != nil {
+			return "", fmt.Errorf("native subjects: %w", err)
+		}
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		os.RemoveAll(tmp)
+		if _, statErr := os.Stat(dir); statErr == nil {
+			return dir, nil // another process wrote it first
+		}
+		return "", fmt.Errorf("native subjects: %w", err)
+	}
+	return dir, nil
+}
+
+// nativeTarget resolves a native subject's placeholders.
+func (n *nativeSubject) target(ctx context.Context) (coverage.Target, error) {
+	h := n.harness
+	dir, err := NativeDir()
+	if err != nil {
+		return coverage.Target{}, err
+	}
+	// A placeholder may stand anywhere in a value, as in -I{debian:cjson}.
+	expand := func(s string) (string, error) {
+		s = strings.ReplaceAll(s, "{native}", dir)
+		for {
+			i := strings.Index(s, "{debian:")
+			if i < 0 {
+				return s, nil
+			}
+			j := strings.Index(s[i:], "}")
+			if j < 0 {
+				return "", fmt.Errorf("bad placeholder in %q", s)
+			}
+			src, err := DebianSource(ctx, s[i+len("{debian:"):i+j])
+			if err != nil {
+				return "", err
+			}
+			s = s[:i] + src + s[i+j+1:]
+		}
+	}
+	for _, list := range []*[]string{&h.Sources, &h.Cover, &h.Flags} {
+		out := make([]string, len(*list))
+		for i, s := range *list {
+			if out[i], err = expand(s); err != nil {
+				return coverage.Target{}, err
+			}
+		}
+		*list = out
+	}
+	if h.Root, err = expand(h.Root); err != nil {
+		return coverage.Target{}, err
+	}
+	return coverage.Target{Harness: &h}, nil
+}
+
+// nativeSubjects are the bundled subjects of other languages.
+func nativeSubjects() []Subject {
+	py := func(name, lib, fn, grammar string, cover, reject []string, desc string) Subject {
+		return Subject{Name: name, Library: lib, Grammar: grammar, Lang: "python", Description: desc,
+			native: &nativeSubject{version: "Python 3 standard library", harness: coverage.HarnessTarget{
+				Lang: "python", Entry: "arbor_stdlib:" + fn, Sources: []string{"{native}/python"}, Cover: cover, Reject: reject}}}
+	}
+	return []Subject{
+		{Name: "cjson", Library: "cJSON", Grammar: "json", Lang: "c",
+			Description: "parse strictly, print formatted, unformatted and preallocated, duplicate and compare, walk with typed accessors, minify; JSON pointers, patches and merge patches (cJSON_Utils)",
+			native: &nativeSubject{version: "1.7.15 (Debian source package cjson, upstream tarball)", harness: coverage.HarnessTarget{
+				Lang: "c", Sources: []string{"{debian:cjson}/cJSON.c", "{debian:cjson}/cJSON_Utils.c", "{native}/cjson/cjson_target.c"},
+				Flags: []string{"-I{debian:cjson}"}, Cover: []string{"{debian:cjson}/cJSON.c", "{debian:cjson}/cJSON_Utils.c"}, Root: "{debian:cjson}"}}},
+		{Name: "gson", Library: "com.google.gson", Grammar: "json", Lang: "java",
+			Description: "parse strictly to a tree and walk it with typed accessors, serialize (pretty, with nulls), bind to maps and lists, deep copy and compare",
+			native: &nativeSubject{version: "Debian package libgoogle-gson-java", harness: coverage.HarnessTarget{
+				Lang: "java", Entry: "arbor.subjects.GsonSubject.run", Sources: []string{"{native}/gson", "gson.jar"}, Cover: []string{"com.google.gson.*"}}}},
+		py("pyjson", "json (Python)", "json_run", "json", []string{"json"}, nil, "decode with the pure-Python scanner, encode compact, sorted and indented"),
+		py("pytoml", "tomllib (Python)", "toml_run", "toml", []string{"tomllib"}, nil, "parse and walk every value"),
+		py("pyurl", "urllib.parse (Python)", "url_run", "url", []string{"urllib.parse"}, nil, "split, parse, parse the query, unquote, join against a base, unsplit, quote"),
+		py("pyini", "configparser (Python)", "ini_run", "ini", []string{"configparser"}, []string{"ValueError", "configparser.Error"}, "read, every option through typed getters with fallbacks, interpolation"),
+		py("pyhtml", "html.parser (Python)", "html_run", "html", []string{"html.parser", "html"}, nil, "parse collecting every event, with and without converting character references"),
+	}
+}
