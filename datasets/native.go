@@ -144,7 +144,7 @@ func nativeSubjects() []Subject {
 		py("pyjson", "json (Python)", "json_run", "json", []string{"json"}, nil, "decode with the pure-Python scanner, encode compact, sorted and indented"),
 		py("pytoml", "tomllib (Python)", "toml_run", "toml", []string{"tomllib"}, nil, "parse and walk every value"),
 		py("pyurl", "urllib.parse (Python)", "url_run", "url", []string{"urllib.parse"}, nil, "split, parse, parse the query, unquote, join against a base, unsplit, quote"),
-		py("pyini", "configparser (Python)", "ini_run", "ini", []string{"configparser"}, []string{"ValueError", "configparser.Error"}, "read, every option through typed getters with fallbacks, interpolation"),
-		py("pyhtml", "html.parser (Python)", "html_run", "html", []string{"html.parser", "html"}, nil, "parse collecting every event, with and without converting character references"),
+		py("pyini", "configparser (Python)", "ini_run", "ini", []string{"configparser"}, []string{"configparser.Error", "ValueError"}, "read, every option through typed getters with fallbacks, interpolation"),
+		py("pyhtml", "html.parser (Python)", "html_run", "html", []string{"html", "_markupbase"}, nil, "parse collecting every event, with and without converting character references"),
 	}
 }
