@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -194,8 +195,20 @@ func (f *subjectFlags) harnessTarget() (*coverage.HarnessTarget, error) {
 		}
 	case f.java != "":
 		h.Lang, h.Entry = "java", f.java
-		if h.Sources, err = abs(f.classPath); err != nil {
-			return nil, err
+		for _, e := range f.classPath {
+			// A bare jar name that is not here is looked up among the
+			// system's jars (ARBOR_JAVA_LIBS, Debian's /usr/share/java).
+			if !strings.ContainsRune(e, filepath.Separator) {
+				if _, err := os.Stat(e); err != nil {
+					h.Sources = append(h.Sources, e)
+					continue
+				}
+			}
+			a, err := filepath.Abs(e)
+			if err != nil {
+				return nil, err
+			}
+			h.Sources = append(h.Sources, a)
 		}
 	case f.python != "":
 		h.Lang, h.Entry = "python", f.python
