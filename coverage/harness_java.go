@@ -414,12 +414,18 @@ func javaBuildKey(ctx context.Context, javac string, jars map[string]string, sou
 	}
 	for _, s := range sources {
 		// The compiled sources depend on the jars' APIs: their sizes and
-		// times stand in for their contents, which may be large.
+		// times stand in for their contents, which may be large. A
+		// folder's time changes whenever it is written out afresh (as
+		// bundled subjects are), so only its sources count.
 		fi, err := os.Stat(s)
 		if err != nil {
 			return "", fmt.Errorf("java harness: %w", err)
 		}
-		fmt.Fprintf(h, "cp %s %d %d\n", s, fi.Size(), fi.ModTime().UnixNano())
+		if fi.IsDir() {
+			fmt.Fprintf(h, "cp %s\n", s)
+		} else {
+			fmt.Fprintf(h, "cp %s %d %d\n", s, fi.Size(), fi.ModTime().UnixNano())
+		}
 	}
 	for _, f := range compile {
 		if err := hashFile(f); err != nil {
