@@ -504,6 +504,15 @@ func TestJavaGson(t *testing.T) {
 		}
 	}
 	t.Logf("%d gson methods, %d covered by some input; outcomes %v", len(s.Funcs.Names), len(union), outcomes)
+	// Nesting deep enough to overflow the stack is a crash in gson's
+	// frames, and the JVM goes on.
+	r, err := s.Record([]byte(strings.Repeat("[", 100000)+strings.Repeat("]", 100000)), 10*time.Second)
+	if err != nil || r.Outcome != coverage.Panic || !strings.HasPrefix(r.Frames, "com.google.gson.") {
+		t.Errorf("deep nesting: %+v, %v; want a crash in gson", r, err)
+	}
+	if r, err := s.Record([]byte(`{"a": [1]}`), 10*time.Second); err != nil || r.Outcome != coverage.OK {
+		t.Errorf("after the crash: %+v, %v", r, err)
+	}
 	if outcomes[coverage.OK] < 100 || outcomes[coverage.Error] < 10 {
 		t.Errorf("outcomes %v: want mostly ok and some rejections", outcomes)
 	}
