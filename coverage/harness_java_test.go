@@ -684,3 +684,50 @@ exit $s`
 		t.Logf("  %s: %d inputs", k, differ[k])
 	}
 }
+
+// TestJavaMemory: --memory bounds a JVM's heap (the session passes it to
+// the launcher in JDK_JAVA_OPTIONS): an input that needs more ends in
+// an OutOfMemoryError, a crash, and the next input runs.
+func TestJavaMemory(t *testing.T) {
+	javaNeed(t)
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src", "mem")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(src, "Mem.java"), []byte(`package mem;
+public class Mem {
+	static byte[] kept;
+	public static void run(byte[] data) {
+		kept = new byte[Integer.parseInt(new String(data)) << 20];
+	}
+}
+`), 0o644)
+	target := coverage.Target{Harness: &coverage.HarnessTarget{Lang: "java", Entry: "mem.Mem.run", Sources: []string{filepath.Join(dir, "src")}, Dir: dir}}
+	bin, err := coverage.Build(context.Background(), target, filepath.Join(dir, "cache"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		memory int64
+		in     string
+		want   coverage.Outcome
+	}{
+		{128 << 20, "512", coverage.Panic},
+		{128 << 20, "1", coverage.OK},
+		{-1, "512", coverage.OK},
+	} {
+		s, err := coverage.Start(bin, coverage.RunOptions{Memory: tt.memory})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := s.Record([]byte(tt.in), 20*time.Second)
+		s.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Outcome != tt.want || (tt.want == coverage.Panic && !strings.Contains(r.Message, "OutOfMemoryError")) {
+			t.Errorf("memory %d, %s MB: %s %q, want %s", tt.memory, tt.in, r.Outcome, r.Message, tt.want)
+		}
+	}
+}

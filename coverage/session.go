@@ -136,11 +136,19 @@ func (s *Session) start() error {
 	if s.Meta != nil {
 		cmd.Env = append(cmd.Env, "ARBOR_HARNESS_META=0")
 	}
-	switch m := s.opts.Memory; {
-	case m == 0:
-		cmd.Env = append(cmd.Env, fmt.Sprintf("ARBOR_HARNESS_MEMORY=%d", DefaultMemory))
-	case m > 0:
-		cmd.Env = append(cmd.Env, fmt.Sprintf("ARBOR_HARNESS_MEMORY=%d", m))
+	memory := s.opts.Memory
+	if memory == 0 {
+		memory = DefaultMemory
+	}
+	if memory > 0 {
+		cmd.Env = append(cmd.Env, fmt.Sprintf("ARBOR_HARNESS_MEMORY=%d", memory))
+		// A JVM cannot take a limit once it runs: its launcher reads the
+		// heap's bound from JDK_JAVA_OPTIONS (after any options the user
+		// set there), and an input that needs more ends in an
+		// OutOfMemoryError, which the harness reports as a crash.
+		if h := s.bin.Target.Harness; h != nil && h.Lang == "java" {
+			cmd.Env = append(cmd.Env, fmt.Sprintf("JDK_JAVA_OPTIONS=%s -Xmx%dk", os.Getenv("JDK_JAVA_OPTIONS"), memory>>10))
+		}
 	}
 	// The protocol has pipes of its own (see harnessSource); the subject's
 	// stdin is empty and its stdout and stderr go to the capture. Replies
