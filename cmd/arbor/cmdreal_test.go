@@ -187,7 +187,7 @@ public class Report {
 		if out, err := exec.Command("jar", "cfm", filepath.Join(build, "agent.jar"), filepath.Join(build, "manifest.txt")).CombinedOutput(); err != nil {
 			t.Fatalf("jar: %v\n%s", err, out)
 		}
-		script := `java -javaagent:"$0/agent.jar"=destfile="$ARBOR_RUN_DIR/run.exec",includes=com.google.gson.* -cp "$1" Once ` + h.Entry + ` "$3"; s=$?
+		script := `java "-javaagent:$0/agent.jar=destfile=$ARBOR_RUN_DIR/run.exec,includes=com.google.gson.*" -cp "$1" Once ` + h.Entry + ` "$3"; s=$?
 java -cp "$1" Report "$2" "$ARBOR_RUN_DIR/run.exec" "$ARBOR_RUN_DIR/report.xml" || exit 3
 exit $s`
 		cmdRealCompare(t, "gson", jsonInputs, "sh -c '"+script+"' "+build+" "+cp+" "+gson+" {}",
