@@ -731,3 +731,51 @@ public class Mem {
 		}
 	}
 }
+
+// TestJavaFirstInput: a JVM's first input may take longer than the time
+// limit (class loading and initialization, the harness measuring the
+// initializers), and gets a grace period for it; later inputs get the
+// limit alone.
+func TestJavaFirstInput(t *testing.T) {
+	javaNeed(t)
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src", "slow")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(src, "Slow.java"), []byte(`package slow;
+public class Slow {
+	static class Late {
+		static { pause(1500); }
+		static void use() {}
+	}
+	static void pause(long ms) { try { Thread.sleep(ms); } catch (InterruptedException e) {} }
+	public static void run(byte[] data) {
+		Late.use();
+		if (new String(data).equals("hang")) pause(5000);
+	}
+}
+`), 0o644)
+	target := coverage.Target{Harness: &coverage.HarnessTarget{Lang: "java", Entry: "slow.Slow.run", Sources: []string{filepath.Join(dir, "src")}, Dir: dir}}
+	bin, err := coverage.Build(context.Background(), target, filepath.Join(dir, "cache"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := coverage.Start(bin, coverage.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, tt := range []struct {
+		in   string
+		want coverage.Outcome
+	}{{"a", coverage.OK}, {"b", coverage.OK}, {"hang", coverage.Timeout}} {
+		r, err := s.Record([]byte(tt.in), time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Outcome != tt.want {
+			t.Errorf("%s: %s %q, want %s", tt.in, r.Outcome, r.Message, tt.want)
+		}
+	}
+}

@@ -87,6 +87,9 @@ type Session struct {
 	exit    error      // how the last process ended
 	blob    []byte
 	starts  int      // processes started so far
+	// fresh is set from a process's start to its first reply, which may
+	// take longer than the others (startGrace).
+	fresh bool
 	seen    []int32  // per function: the generation it was last covered in
 	counts  []uint32 // per function: entry count in the current decode
 	gen     int32
@@ -142,12 +145,12 @@ func (s *Session) start() error {
 	}
 	if memory > 0 {
 		cmd.Env = append(cmd.Env, fmt.Sprintf("ARBOR_HARNESS_MEMORY=%d", memory))
-		// A JVM cannot take a limit once it runs: its launcher reads the
-		// heap's bound from JDK_JAVA_OPTIONS (after any options the user
-		// set there), and an input that needs more ends in an
-		// OutOfMemoryError, which the harness reports as a crash.
+		// A JVM cannot take a limit once it runs: the heap's bound is its
+		// first option (JVM options the target names come later and win),
+		// and an input that needs more ends in an OutOfMemoryError, which
+		// the harness reports as a crash.
 		if h := s.bin.Target.Harness; h != nil && h.Lang == "java" {
-			cmd.Env = append(cmd.Env, fmt.Sprintf("JDK_JAVA_OPTIONS=%s -Xmx%dk", os.Getenv("JDK_JAVA_OPTIONS"), memory>>10))
+			cmd.Args = slices.Insert(cmd.Args, 1, fmt.Sprintf("-Xmx%dk", memory>>10))
 		}
 	}
 	// The protocol has pipes of its own (see harnessSource); the subject's
@@ -183,6 +186,7 @@ func (s *Session) start() error {
 		return fmt.Errorf("start harness: %w", err)
 	}
 	s.starts++
+	s.fresh = true
 	s.cmd, s.requests, s.live = cmd, pipes[1], pipes[5]
 	s.stdin, s.stdout = bufio.NewWriterSize(pipes[1], 1<<16), bufio.NewReaderSize(pipes[2], 1<<16)
 	s.mu.Lock()
@@ -330,9 +334,14 @@ func (s *Session) receive(kind byte, timeout time.Duration) (*Result, error) {
 	}
 	// A read deadline on the pipe bounds the wait without a goroutine or a
 	// timer per input (they cost more than the rest of the round trip).
+	wait := timeout
+	if s.fresh {
+		wait += s.startGrace()
+		s.fresh = false
+	}
 	s.mu.Lock()
 	if s.pipe != nil {
-		deadline := time.Now().Add(timeout)
+		deadline := time.Now().Add(wait)
 		if s.stopped {
 			deadline = time.Now()
 		}
@@ -353,6 +362,19 @@ func (s *Session) receive(kind byte, timeout time.Duration) (*Result, error) {
 		return s.crashed()
 	}
 	return r, nil
+}
+
+// startGrace is the time a harness's first input may take beyond the
+// time limit. A JVM's first input loads and verifies the classes it uses,
+// runs them interpreted, and has the harness measure their static
+// initializers: seconds for gson, where later inputs take a millisecond.
+// Without it a small --timeout fails the first input of every process,
+// and, restarting, the next one's too.
+func (s *Session) startGrace() time.Duration {
+	if h := s.bin.Target.Harness; h != nil && h.Lang == "java" {
+		return 10 * time.Second
+	}
+	return 0
 }
 
 // Interrupt makes the reply being waited for, and every later one, end
