@@ -86,14 +86,14 @@ type Session struct {
 	done    chan error // the process's exit
 	exit    error      // how the last process ended
 	blob    []byte
-	starts  int      // processes started so far
+	starts  int // processes started so far
 	// fresh is set from a process's start to its first reply, which may
 	// take longer than the others (startGrace).
-	fresh bool
-	seen    []int32  // per function: the generation it was last covered in
-	counts  []uint32 // per function: entry count in the current decode
-	gen     int32
-	ids     []int // ARBOR2 harnesses: the harness's function ids -> index into Funcs.Names
+	fresh  bool
+	seen   []int32  // per function: the generation it was last covered in
+	counts []uint32 // per function: entry count in the current decode
+	gen    int32
+	ids    []int // ARBOR2 harnesses: the harness's function ids -> index into Funcs.Names
 	// command runs the inputs of a CommandTarget, a process each, in
 	// place of a harness.
 	command *commandSubject
