@@ -390,8 +390,8 @@ func TestCMeasure(t *testing.T) {
 	for i, in := range inputs {
 		sizes[i] = time.Duration(len(in))
 	}
-	t.Logf("%d generated JSON texts, median %d bytes", n, int(cMedian(sizes)))
-	t.Logf("(a) C harness, cJSON: median per input %v (call alone %v) over %d inputs", cMedian(wall), cMedian(call), n)
+	t.Logf("%d generated JSON texts, median %d bytes", n, int(median(sizes)))
+	t.Logf("(a) C harness, cJSON: median per input %v (call alone %v) over %d inputs", median(wall), median(call), n)
 
 	if sub, err := datasets.LookupSubject("json"); err == nil {
 		gt, err := sub.Target()
@@ -411,7 +411,7 @@ func TestCMeasure(t *testing.T) {
 		}
 		gwall, gcall, _, _ := record(gs, inputs)
 		gs.Close()
-		t.Logf("(b) Go recorder, json subject (%s): median per input %v (call alone %v)", gt, cMedian(gwall), cMedian(gcall))
+		t.Logf("(b) Go recorder, json subject (%s): median per input %v (call alone %v)", gt, median(gwall), median(gcall))
 	} else {
 		t.Logf("(b) no Go json subject: %v", err)
 	}
@@ -456,10 +456,10 @@ exit $s`
 			listed = append(listed, n)
 		}
 	}
-	t.Logf("function lists: harness %d, gcov %d; differing (harness-only +, gcov-only -): %q", len(names), len(listed), cSymDiff(names, listed))
+	t.Logf("function lists: harness %d, gcov %d; differing (harness-only +, gcov-only -): %q", len(names), len(listed), symDiff(names, listed))
 	cwall, _, clabels, coutcomes := record(cs, inputs[:gcovN])
 	cs.Close()
-	t.Logf("(c) gcov, a process per input: median per input %v over %d inputs", cMedian(cwall), gcovN)
+	t.Logf("(c) gcov, a process per input: median per input %v over %d inputs", median(cwall), gcovN)
 
 	// (d) The labels, on the library's functions alone (gcov also names
 	// the entry's and the driver's).
@@ -479,7 +479,7 @@ exit $s`
 		if outcomes[i] != coutcomes[i] {
 			differ[fmt.Sprintf("outcome %s vs %s", outcomes[i], coutcomes[i])]++
 		}
-		for _, n := range cSymDiff(labels[i], theirs) {
+		for _, n := range symDiff(labels[i], theirs) {
 			differ[n]++
 		}
 	}
@@ -495,31 +495,5 @@ exit $s`
 	}
 	twall, _, _, _ := record(ts, inputs)
 	ts.Close()
-	t.Logf("trivial entry: median per input %v; cJSON's entry costs %v more", cMedian(twall), cMedian(wall)-cMedian(twall))
-}
-
-// cSymDiff lists the names in only one of two sorted lists, "+" for a's,
-// "-" for b's.
-func cSymDiff(a, b []string) []string {
-	var d []string
-	for _, n := range a {
-		if _, ok := slices.BinarySearch(b, n); !ok {
-			d = append(d, "+"+n)
-		}
-	}
-	for _, n := range b {
-		if _, ok := slices.BinarySearch(a, n); !ok {
-			d = append(d, "-"+n)
-		}
-	}
-	return d
-}
-
-func cMedian(d []time.Duration) time.Duration {
-	if len(d) == 0 {
-		return 0
-	}
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[len(s)/2]
+	t.Logf("trivial entry: median per input %v; cJSON's entry costs %v more", median(twall), median(wall)-median(twall))
 }

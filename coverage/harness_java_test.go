@@ -548,10 +548,6 @@ func TestJavaMeasure(t *testing.T) {
 	dir := t.TempDir()
 	cache := filepath.Join(dir, "cache")
 	inputs := javaJSON(1000)
-	median := func(d []time.Duration) time.Duration {
-		slices.Sort(d)
-		return d[len(d)/2]
-	}
 	// measure records every input after a warm-up and returns the session
 	// with the median wall time of a Record and of the call alone.
 	measure := func(name string, target coverage.Target) *coverage.Session {

@@ -588,7 +588,7 @@ func TestPythonMeasure(t *testing.T) {
 					if outcomes[mode][i] != outcome {
 						differ[mode]["outcome "+string(outcomes[mode][i])+" vs "+string(outcome)]++
 					}
-					for _, name := range pythonSymDiff(got, ran) {
+					for _, name := range symDiff(got, ran) {
 						differ[mode][name]++
 					}
 				}
@@ -619,32 +619,6 @@ func TestPythonMeasure(t *testing.T) {
 		t.Logf("trivial entry, mode %s: median per input %v", mode, median(wall))
 		s.Close()
 	}
-}
-
-// pythonSymDiff lists the names in one sorted list only: "+name" for a,
-// "-name" for b.
-func pythonSymDiff(a, b []string) []string {
-	var out []string
-	for _, x := range a {
-		if _, ok := slices.BinarySearch(b, x); !ok {
-			out = append(out, "+"+x)
-		}
-	}
-	for _, x := range b {
-		if _, ok := slices.BinarySearch(a, x); !ok {
-			out = append(out, "-"+x)
-		}
-	}
-	return out
-}
-
-func median(ds []time.Duration) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[len(s)/2]
 }
 
 // pythonStdlibDir is the folder of the standard library of the

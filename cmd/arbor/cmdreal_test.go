@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -63,21 +62,8 @@ int main(int argc, char **argv) {
 	return LLVMFuzzerTestOneInput(buf, n) == 0 ? 0 : 1;
 }
 `))
-		args := append([]string{"--coverage", "-O0", "-o", filepath.Join(build, "prog")}, h.Flags...)
-		args = append(append(args, h.Sources...), driver, "-lm")
-		gcc := exec.Command("gcc", args...)
-		gcc.Dir = build
-		if out, err := gcc.CombinedOutput(); err != nil {
-			t.Fatalf("gcc: %v\n%s", err, out)
-		}
-		// Each run's .gcda files go to the run's folder (GCOV_PREFIX, with
-		// the build folder's components stripped), next to copies of the
-		// .gcno files, where gcov --json-format reads them.
-		strip := strconv.Itoa(strings.Count(filepath.Clean(build), string(filepath.Separator)))
-		script := `GCOV_PREFIX="$ARBOR_RUN_DIR" GCOV_PREFIX_STRIP=` + strip + ` "$0/prog" "$1"; s=$?
-cp "$0"/*.gcno "$ARBOR_RUN_DIR"/ && cd "$ARBOR_RUN_DIR" && gcov --json-format *.gcda >/dev/null 2>&1
-exit $s`
-		cmdRealCompare(t, "cjson", jsonInputs, "sh -c '"+script+"' "+build+" {}",
+		line := gcovCommand(t, build, append(append(h.Flags, h.Sources...), driver, "-lm")...)
+		cmdRealCompare(t, "cjson", jsonInputs, line,
 			"--report", "gcov", "--reject", "1", "--source-root", h.Root)
 	})
 	t.Run("gson", func(t *testing.T) {

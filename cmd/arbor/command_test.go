@@ -178,7 +178,18 @@ int main(int argc, char **argv) {
 	return 0;
 }
 `), 0o644)
-	gcc := exec.Command("gcc", "--coverage", "-O0", "-o", filepath.Join(build, "prog"), src)
+	return dir, gcovCommand(t, build, src)
+}
+
+// gcovCommand compiles a program with gcc --coverage into build/prog and
+// returns the --cmd line that runs it on an input and leaves a gcov JSON
+// report in the run's folder: each run's .gcda files go to the run's
+// folder (GCOV_PREFIX, with the build folder's components stripped), next
+// to copies of the .gcno files, where gcov --json-format reads them.
+func gcovCommand(t *testing.T, build string, gccArgs ...string) string {
+	t.Helper()
+	args := append([]string{"--coverage", "-O0", "-o", filepath.Join(build, "prog")}, gccArgs...)
+	gcc := exec.Command("gcc", args...)
 	gcc.Dir = build
 	if out, err := gcc.CombinedOutput(); err != nil {
 		t.Fatalf("gcc: %v\n%s", err, out)
@@ -187,7 +198,7 @@ int main(int argc, char **argv) {
 	script := `GCOV_PREFIX="$ARBOR_RUN_DIR" GCOV_PREFIX_STRIP=` + strip + ` "$0/prog" "$1"; s=$?
 cp "$0"/*.gcno "$ARBOR_RUN_DIR"/ && cd "$ARBOR_RUN_DIR" && gcov --json-format *.gcda >/dev/null 2>&1
 exit $s`
-	return dir, "sh -c '" + script + "' " + build + " {}"
+	return "sh -c '" + script + "' " + build + " {}"
 }
 
 // TestCmdEverywhere (issue 16): a command subject is accepted wherever a
