@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/features"
 	"github.com/arbor-fuzz/arbor/learn"
 )
@@ -94,5 +95,37 @@ func TestModelData(t *testing.T) {
 	}
 	if _, err := learn.LoadModel(path); err == nil || !strings.Contains(err.Error(), "training data") {
 		t.Errorf("mismatched data: %v", err)
+	}
+}
+
+// TestNewDatasetStreams: the dataset NewDataset streams for k-paths, on
+// every core and without keeping trees, equals the one built from
+// ParseExamples' trees: the same rows in record order, features,
+// columns, labels and left-out counts, with records that panicked, whose
+// input is missing and whose input does not parse among them.
+func TestNewDatasetStreams(t *testing.T) {
+	g := plantedGraph(t)
+	cov, data, _ := plantedCorpus(g, 500, 5, func(s string) bool { return strings.Contains(s, "=") })
+	cov.Records[3].Outcome = coverage.Panic
+	cov.Records[7].SHA256 = "missing"
+	data[cov.Records[11].SHA256] = []byte("\x00 not an input of the grammar")
+	for _, opts := range []features.Options{{MaxK: 1}, {MaxK: 3}, {MaxK: 3, Kinds: features.KPaths}} {
+		got := learn.NewDataset(g, opts, cov, data)
+		want := learn.ParseExamples(g, cov, data).Dataset(g, opts)
+		if got.Rows != want.Rows || got.Vocab.Len() != want.Vocab.Len() || !reflect.DeepEqual(got.Skipped, want.Skipped) ||
+			!slices.Equal(got.Inputs, want.Inputs) {
+			t.Fatalf("%+v: %d rows, %d features, skipped %v; want %d, %d, %v", opts, got.Rows, got.Vocab.Len(), got.Skipped, want.Rows, want.Vocab.Len(), want.Skipped)
+		}
+		if want.Skipped["panic"] != 1 || want.Skipped["input not found"] != 1 || want.Skipped["does not parse"] != 1 {
+			t.Errorf("the reference left out %v", want.Skipped)
+		}
+		if !reflect.DeepEqual(got.Columns, want.Columns) || !reflect.DeepEqual(got.Labels, want.Labels) {
+			t.Errorf("%+v: columns or labels differ", opts)
+		}
+		for id := range got.Vocab.Len() {
+			if !reflect.DeepEqual(got.Vocab.Feature(id), want.Vocab.Feature(id)) {
+				t.Fatalf("%+v: feature %d is %+v, want %+v", opts, id, got.Vocab.Feature(id), want.Vocab.Feature(id))
+			}
+		}
 	}
 }

@@ -2,6 +2,7 @@ package learn
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -71,11 +72,106 @@ func (e *Examples) Head(n int) *Examples {
 	return &Examples{Functions: e.Functions, Trees: e.Trees[:n], Covered: e.Covered[:n], Inputs: e.Inputs[:n], Skipped: e.Skipped}
 }
 
-// NewDataset turns recorded coverage into a dataset (ParseExamples, then
-// Dataset).
+// NewDataset turns recorded coverage into a dataset: the examples of
+// ParseExamples, described as Dataset describes them. For k-paths alone
+// (the default) it streams: inputs are parsed on every core, each one's
+// features are read off its parse in record order, and no tree is kept,
+// so that memory holds the feature matrix and not the trees (75 to 160
+// bytes per input byte for JSON). Other kinds need every input's trees
+// twice (Vocabulary.Fit), and keep them.
 func NewDataset(g *grammar.Graph, opts features.Options, cov *coverage.File, data map[string][]byte) *Dataset {
-	return ParseExamples(g, cov, data).Dataset(g, opts)
+	if opts.Kinds != 0 && opts.Kinds != features.KPaths {
+		return ParseExamples(g, cov, data).Dataset(g, opts)
+	}
+	d := &Dataset{Vocab: features.NewVocabulary(g, opts), Functions: cov.Functions, Skipped: map[string]int{}}
+	m := features.NewMatrix()
+	var covered [][]int
+	parseRecords(g, cov, data, d.Skipped, func(r *coverage.Record, p *grammar.Parsed) {
+		m.AddRow(d.Vocab.AddParsed(p))
+		covered = append(covered, r.Covered)
+		d.Inputs = append(d.Inputs, r.Input)
+	})
+	d.Rows = m.Rows()
+	d.Columns = m.Columns(d.Vocab.Len())
+	d.Labels = make([]features.Bitset, len(d.Functions))
+	for f := range d.Labels {
+		d.Labels[f] = features.NewBitset(d.Rows)
+	}
+	for r, ids := range covered {
+		for _, f := range ids {
+			d.Labels[f].Set(r)
+		}
+	}
+	return d
 }
+
+// parseRecords parses the inputs of the records ParseExamples would take,
+// on every core, and calls use with each that parses, in record order,
+// from one goroutine; it counts those left out in skipped.
+func parseRecords(g *grammar.Graph, cov *coverage.File, data map[string][]byte, skipped map[string]int, use func(*coverage.Record, *grammar.Parsed)) {
+	type job struct {
+		rec    *coverage.Record
+		in     []byte
+		parsed *grammar.Parsed
+		err    error
+		done   chan struct{}
+	}
+	workers := runtime.GOMAXPROCS(0)
+	// A bounded window of jobs in flight keeps results in order without
+	// holding more than a few parses at a time.
+	window := make(chan *job, 4*workers)
+	todo := make(chan *job, 4*workers)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range todo {
+				j.parsed, j.err = g.ParseLazy(j.in, grammar.DefaultTreeLimit)
+				close(j.done)
+			}
+		}()
+	}
+	go func() {
+		defer close(window)
+		defer close(todo)
+		for i := range cov.Records {
+			r := &cov.Records[i]
+			if r.Outcome == coverage.Panic || r.Outcome == coverage.Timeout {
+				window <- &job{rec: r, err: errSkipped(string(r.Outcome))}
+				continue
+			}
+			in, ok := data[r.SHA256]
+			if !ok {
+				window <- &job{rec: r, err: errSkipped("input not found")}
+				continue
+			}
+			j := &job{rec: r, in: in, done: make(chan struct{})}
+			window <- j
+			todo <- j
+		}
+	}()
+	for j := range window {
+		if j.done != nil {
+			<-j.done
+		}
+		var reason errSkipped
+		switch {
+		case errors.As(j.err, &reason):
+			skipped[string(reason)]++
+		case j.err != nil:
+			skipped["does not parse"]++
+		default:
+			use(j.rec, j.parsed)
+		}
+	}
+	wg.Wait()
+}
+
+// errSkipped is why a record is left out before its input is parsed.
+type errSkipped string
+
+func (e errSkipped) Error() string { return string(e) }
 
 // Dataset describes every example by the features opts selects (the
 // union over an ambiguous input's trees) and labels it with the functions
