@@ -1,12 +1,17 @@
 package corpus
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // List lists the inputs a path names: the file itself, or every regular
@@ -92,4 +97,49 @@ func Read(path string) ([]byte, error) {
 		return nil, err
 	}
 	return Decode(path, data)
+}
+
+// ReadAll reads the inputs of the files (as Read does) on every core and
+// returns them by the hexadecimal SHA-256 of the input, as coverage
+// files name them. The first error, by the files' order, is returned.
+// Reading a corpus of small files is mostly waiting on the file system,
+// so the reads overlap.
+func ReadAll(files []string) (map[string][]byte, error) {
+	type result struct {
+		sum  string
+		data []byte
+		err  error
+	}
+	results := make([]result, len(files))
+	workers := min(max(4*runtime.GOMAXPROCS(0), 1), len(files))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(files) {
+					return
+				}
+				b, err := Read(files[i])
+				if err != nil {
+					results[i].err = err
+					continue
+				}
+				sum := sha256.Sum256(b)
+				results[i] = result{sum: hex.EncodeToString(sum[:]), data: b}
+			}
+		}()
+	}
+	wg.Wait()
+	data := make(map[string][]byte, len(files))
+	for _, r := range results {
+		if r.err != nil {
+			return nil, r.err
+		}
+		data[r.sum] = r.data
+	}
+	return data, nil
 }

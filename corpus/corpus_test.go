@@ -2,9 +2,13 @@ package corpus
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -108,5 +112,39 @@ func TestRead(t *testing.T) {
 	var fe *FormatError
 	if _, err := Read(bad); !errors.As(err, &fe) || fe.File != bad || fe.Line != 2 || !strings.HasPrefix(err.Error(), bad+":2: a string value") {
 		t.Errorf("Read of a string value: %v", err)
+	}
+}
+
+// TestReadAll: every file's input, by SHA-256, the values of files in
+// Go's format decoded; the same input in two files once; a file that
+// cannot be read is an error naming it.
+func TestReadAll(t *testing.T) {
+	dir := t.TempDir()
+	var files []string
+	want := map[string][]byte{}
+	for i := range 200 {
+		in := []byte(fmt.Sprintf(`{"n":%d}`, i%150))
+		name := filepath.Join(dir, fmt.Sprintf("%03d", i))
+		content := in
+		if i%3 == 0 {
+			content = EncodeGoFuzz(in)
+		}
+		if err := os.WriteFile(name, content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, name)
+		sum := sha256.Sum256(in)
+		want[hex.EncodeToString(sum[:])] = in
+	}
+	got, err := ReadAll(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 150 || !reflect.DeepEqual(got, want) {
+		t.Errorf("%d inputs, want 150 and equal", len(got))
+	}
+	missing := filepath.Join(dir, "missing")
+	if _, err := ReadAll(append(files, missing)); err == nil || !strings.Contains(err.Error(), missing) {
+		t.Errorf("a missing file: %v", err)
 	}
 }

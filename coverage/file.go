@@ -9,8 +9,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"slices"
 	"sort"
+	"sync"
+	"sync/atomic"
 
 	"github.com/arbor-fuzz/arbor/features"
 )
@@ -167,30 +170,29 @@ func ReadFile(path string) (*File, error) {
 
 func parse(data []byte, path string) (Header, []Record, error) {
 	var h Header
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 1<<20), 1<<30)
-	line := 0
+	lines := splitLines(data)
+	if len(lines) == 0 {
+		return h, nil, fmt.Errorf("%s: empty coverage file", path)
+	}
+	if err := json.Unmarshal(lines[0], &h); err != nil || h.Arbor != "coverage" {
+		return h, nil, fmt.Errorf("%s:1: not an arbor coverage file (its first line must be the header)", path)
+	}
+	if h.Command != nil && h.Target == nil {
+		h.Target, h.Command = &Target{Command: h.Command}, nil
+	}
+	decoded, errs := decodeRecords(lines[1:])
 	var recs []Record
 	type seen struct{ rec, line int }
 	first := map[string]seen{} // sha256 -> where its record is
-	for sc.Scan() {
-		line++
-		if line > 1 && len(bytes.TrimSpace(sc.Bytes())) == 0 {
+	for i := range decoded {
+		line := i + 2
+		if len(bytes.TrimSpace(lines[i+1])) == 0 {
 			continue // a blank line, from an editor or a concatenation
 		}
-		if line == 1 {
-			if err := json.Unmarshal(sc.Bytes(), &h); err != nil || h.Arbor != "coverage" {
-				return h, nil, fmt.Errorf("%s:1: not an arbor coverage file (its first line must be the header)", path)
-			}
-			if h.Command != nil && h.Target == nil {
-				h.Target, h.Command = &Target{Command: h.Command}, nil
-			}
-			continue
+		if errs[i] != nil {
+			return h, nil, fmt.Errorf("%s:%d: %w", path, line, errs[i])
 		}
-		var r Record
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			return h, nil, fmt.Errorf("%s:%d: %w", path, line, err)
-		}
+		r := decoded[i]
 		for _, id := range r.Covered {
 			if id < 0 || id >= len(h.Functions) {
 				return h, nil, fmt.Errorf("%s:%d: function %d out of range (the header has %d)", path, line, id, len(h.Functions))
@@ -207,10 +209,52 @@ func parse(data []byte, path string) (Header, []Record, error) {
 		first[r.SHA256] = seen{len(recs), line}
 		recs = append(recs, r)
 	}
-	if line == 0 {
-		return h, nil, fmt.Errorf("%s: empty coverage file", path)
+	return h, recs, nil
+}
+
+// splitLines splits data at newlines; a last line without one is kept.
+func splitLines(data []byte) [][]byte {
+	var lines [][]byte
+	for len(data) > 0 {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			lines = append(lines, data)
+			break
+		}
+		lines = append(lines, data[:i])
+		data = data[i+1:]
 	}
-	return h, recs, sc.Err()
+	return lines
+}
+
+// decodeRecords decodes record lines on every core: decoding JSON is most
+// of the time it takes to read a large coverage file. Blank lines are
+// left zero.
+func decodeRecords(lines [][]byte) ([]Record, []error) {
+	recs := make([]Record, len(lines))
+	errs := make([]error, len(lines))
+	const batch = 256
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), (len(lines)+batch-1)/batch) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				start := int(next.Add(batch)) - batch
+				if start >= len(lines) {
+					return
+				}
+				for i := start; i < min(start+batch, len(lines)); i++ {
+					if len(bytes.TrimSpace(lines[i])) > 0 {
+						errs[i] = json.Unmarshal(lines[i], &recs[i])
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return recs, errs
 }
 
 // Matrix returns, for every function, the set of records (inputs, by

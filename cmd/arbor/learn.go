@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -238,14 +236,9 @@ func readCorpus(dir string) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	data := map[string][]byte{}
-	for _, f := range files {
-		b, err := corpus.Read(f)
-		if err != nil {
-			return nil, fmt.Errorf("input: %w", err)
-		}
-		sum := sha256.Sum256(b)
-		data[hex.EncodeToString(sum[:])] = b
+	data, err := corpus.ReadAll(files)
+	if err != nil {
+		return nil, fmt.Errorf("input: %w", err)
 	}
 	return data, nil
 }
@@ -299,26 +292,11 @@ patterns ("has ...", "not ...").
 					return err
 				}
 			}
-			out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
-			failed := 0
-			for _, file := range args {
-				data, err := readInput(file, stdin)
-				if err == nil {
-					var preds []learn.Prediction
-					if preds, err = p.Predict(data); err == nil {
-						printPredictions(out, file, preds, function, all, asJSON)
-						continue
-					}
-					var pe *grammar.ParseError
-					if errors.As(err, &pe) {
-						pe.Pos.Filename = file
-					}
-				}
-				failed++
-				if asJSON {
-					json.NewEncoder(out).Encode(map[string]string{"file": file, "error": err.Error()})
-				}
-				fmt.Fprintln(errOut, err)
+			errOut := cmd.ErrOrStderr()
+			failed, err := predictFiles(contextOf(cmd), p, args, predictOptions{function: function, all: all, asJSON: asJSON,
+				stdin: stdin, stdout: cmd.OutOrStdout(), errs: errOut})
+			if err != nil {
+				return err
 			}
 			if failed > 0 {
 				fmt.Fprintf(errOut, "%d of %d inputs could not be predicted\n", failed, len(args))
