@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -126,20 +127,23 @@ func runGenerate(cmd *cobra.Command, grammarArg string, f generateFlags) error {
 		}
 	}
 	start := time.Now()
+	stdout := cmd.OutOrStdout()
 	var inputs []synth.Input
 	switch f.mode {
 	case "random", "shortest":
-		policy := synth.RandomPolicy
-		if f.mode == "shortest" {
-			policy = synth.ShortestPolicy
+		// Random and shortest inputs are written as they are generated:
+		// no tree outlives its writing, so memory does not grow with -n.
+		sink, err := newInputSink(stdout, f, grammarArg, f.n)
+		if err != nil {
+			return err
 		}
-		rec := &synth.Recorder{C: synth.NewRandom(f.seed)}
-		gen := &synth.Generator{G: g, Chooser: rec, Policy: policy, MaxDepth: f.maxDepth, MaxRepeat: f.maxRepeat}
-		for i := 0; i < f.n; i++ {
-			rec.Choices = nil
-			t := gen.Generate()
-			inputs = append(inputs, synth.Input{Tree: t, Text: t.String(), Choices: rec.Choices})
+		if err := sink.close(generateStream(ctx, g, f, sink)); err != nil {
+			return err
 		}
+		if f.gofuzz() {
+			fmt.Fprintf(cmd.ErrOrStderr(), "%d inputs in %s\n", f.n, f.inputDir(f.out))
+		}
+		return nil
 	case "kpath":
 		res, err := synth.Cover(ctx, target, opts)
 		if err != nil {
@@ -152,14 +156,57 @@ func runGenerate(cmd *cobra.Command, grammarArg string, f generateFlags) error {
 		}
 	}
 	elapsed := time.Since(start)
-	if err := writeInputs(cmd.OutOrStdout(), f, grammarArg, inputs); err != nil {
+	sink, err := newInputSink(stdout, f, grammarArg, len(inputs))
+	if err != nil {
+		return err
+	}
+	for i, in := range inputs {
+		if err := sink.write(i, in.Text, in.Choices); err != nil {
+			return sink.close(err)
+		}
+	}
+	if err := sink.close(nil); err != nil {
 		return err
 	}
 	if f.gofuzz() {
 		fmt.Fprintf(cmd.ErrOrStderr(), "%d inputs in %s\n", len(inputs), f.inputDir(f.out))
 	}
-	if f.mode == "kpath" || f.mode == "forest" {
-		return reportSetCoverage(cmd.ErrOrStderr(), g, f, inputs, elapsed)
+	return reportSetCoverage(cmd.ErrOrStderr(), g, f, inputs, elapsed)
+}
+
+// generateStream generates f.n random or shortest inputs into sink, one
+// at a time. Choices are recorded only when they are written (--choices):
+// the recorder passes every decision on unchanged, so the inputs are the
+// same either way.
+func generateStream(ctx context.Context, g *grammar.Graph, f generateFlags, sink *inputSink) error {
+	policy := synth.RandomPolicy
+	if f.mode == "shortest" {
+		policy = synth.ShortestPolicy
+	}
+	var chooser synth.Chooser = synth.NewRandom(f.seed)
+	var rec *synth.Recorder
+	if f.choices {
+		rec = &synth.Recorder{C: chooser}
+		chooser = rec
+	}
+	gen := &synth.Generator{G: g, Chooser: chooser, Policy: policy, MaxDepth: f.maxDepth, MaxRepeat: f.maxRepeat}
+	var choices []int
+	for i := 0; i < f.n; i++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if rec != nil {
+			// The choices are written before the next input: the slice
+			// can be reused.
+			rec.Choices = rec.Choices[:0]
+		}
+		text := gen.Generate().String()
+		if rec != nil {
+			choices = rec.Choices
+		}
+		if err := sink.write(i, text, choices); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -207,59 +254,85 @@ func inputName(i, n int, ext string) string {
 	return fmt.Sprintf("%0*d%s", max(len(fmt.Sprint(n)), 5), i+1, ext)
 }
 
-func writeInputs(stdout io.Writer, f generateFlags, grammarArg string, inputs []synth.Input) error {
+// inputSink writes generated inputs as they come: as JSON Lines through
+// one buffer, or one file each (and a line of choices.jsonl with
+// --choices) into the output folder.
+type inputSink struct {
+	f    generateFlags
+	n    int // inputs in all, for the width of file names
+	ext  string
+	dir  string
+	out  *bufio.Writer // JSON Lines, or choices.jsonl
+	enc  *json.Encoder // on out
+	side *os.File      // choices.jsonl
+}
+
+func newInputSink(stdout io.Writer, f generateFlags, grammarArg string, n int) (*inputSink, error) {
+	s := &inputSink{f: f, n: n, ext: extensionOf(grammarArg)}
 	if f.out == "-" {
-		enc := json.NewEncoder(stdout)
-		enc.SetEscapeHTML(false)
-		for _, in := range inputs {
-			// JSON strings hold UTF-8 only: other bytes would come out as
-			// U+FFFD, so such an input goes as base64 under "bytes".
-			rec := struct {
-				Input   *string `json:"input,omitempty"`
-				Bytes   []byte  `json:"bytes,omitempty"`
-				Choices []int   `json:"choices,omitempty"`
-			}{}
-			if utf8.ValidString(in.Text) {
-				rec.Input = &in.Text
-			} else {
-				rec.Bytes = []byte(in.Text)
-			}
-			if f.choices {
-				rec.Choices = in.Choices
-			}
-			if err := enc.Encode(rec); err != nil {
-				return err
-			}
-		}
-		return nil
+		s.out = newOut(stdout)
+		s.enc = json.NewEncoder(s.out)
+		s.enc.SetEscapeHTML(false)
+		return s, nil
 	}
-	dir := f.inputDir(f.out)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("output folder: %w", err)
+	s.dir = f.inputDir(f.out)
+	if err := os.MkdirAll(s.dir, 0o755); err != nil {
+		return nil, fmt.Errorf("output folder: %w", err)
 	}
-	ext := extensionOf(grammarArg)
-	var manifest *json.Encoder
 	if f.choices {
 		mf, err := f.openSide(f.sideFile(f.out, "choices.jsonl"))
 		if err != nil {
-			return err
+			return nil, err
 		}
-		defer mf.Close()
-		manifest = json.NewEncoder(mf)
+		s.side, s.out = mf, newOut(mf)
+		s.enc = json.NewEncoder(s.out)
 	}
-	for i, in := range inputs {
-		name, err := f.write(dir, inputName(i, len(inputs), ext), []byte(in.Text))
-		if err != nil {
-			return err
+	return s, nil
+}
+
+// write writes input i: its text, and its choices with --choices.
+func (s *inputSink) write(i int, text string, choices []int) error {
+	if s.f.out == "-" {
+		// JSON strings hold UTF-8 only: other bytes would come out as
+		// U+FFFD, so such an input goes as base64 under "bytes".
+		rec := struct {
+			Input   *string `json:"input,omitempty"`
+			Bytes   []byte  `json:"bytes,omitempty"`
+			Choices []int   `json:"choices,omitempty"`
+		}{}
+		if utf8.ValidString(text) {
+			rec.Input = &text
+		} else {
+			rec.Bytes = []byte(text)
 		}
-		if manifest != nil {
-			if err := manifest.Encode(struct {
-				File    string `json:"file"`
-				Choices []int  `json:"choices"`
-			}{name, in.Choices}); err != nil {
-				return err
-			}
+		if s.f.choices {
+			rec.Choices = choices
 		}
+		return s.enc.Encode(rec)
+	}
+	name, err := s.f.write(s.dir, inputName(i, s.n, s.ext), []byte(text))
+	if err != nil {
+		return err
+	}
+	if s.enc != nil {
+		return s.enc.Encode(struct {
+			File    string `json:"file"`
+			Choices []int  `json:"choices"`
+		}{name, choices})
 	}
 	return nil
+}
+
+// close flushes what was written, whatever err is (Ctrl-C keeps the
+// inputs finished), and returns err or else the first error of writing.
+func (s *inputSink) close(err error) error {
+	if s.out != nil {
+		err = flushed(s.out, err)
+	}
+	if s.side != nil {
+		if cerr := s.side.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}
+	return err
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -63,40 +64,34 @@ With --json, one object per input and line:
 			if err != nil {
 				return err
 			}
-			out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
+			files := args[1:]
+			workers := workerCount()
+			if countOf(files, "-") > 1 {
+				workers = 1 // the first '-' reads standard input, as before
+			}
+			out, errOut := newOut(cmd.OutOrStdout()), cmd.ErrOrStderr()
 			failed := 0
-			for _, file := range args[1:] {
-				parsed, err := parseInput(g, file, stdin, treeLimit(first))
-				if err != nil {
-					failed++
-					fmt.Fprintln(errOut, err)
-					continue
-				}
-				cov := features.NewCoverage(g, k)
-				cov.AddParsed(parsed)
-				paths := cov.CoveredPaths(k)
-				if asJSON {
-					rec := struct {
-						File   string     `json:"file"`
-						K      int        `json:"k"`
-						KPaths []pathJSON `json:"kpaths"`
-					}{file, k, make([]pathJSON, len(paths))}
-					for i, p := range paths {
-						rec.KPaths[i] = pathJSON{p, p.Format(g), features.Pattern(g, p)}
-					}
-					if err := json.NewEncoder(out).Encode(rec); err != nil {
-						return err
-					}
-					continue
-				}
-				fmt.Fprintf(out, "== %s: %d distinct %d-paths\n", file, len(paths), k)
-				rows := make([][]string, len(paths))
-				for i, p := range paths {
-					rows[i] = []string{p.Format(g), features.Pattern(g, p)}
-				}
-				if err := renderTable(out, []string{"k-path", "pattern"}, rows); err != nil {
+			// Each input is parsed and printed on its own processor; the
+			// texts go out in order, through one buffer.
+			err = ordered(contextOf(cmd), len(files), workers, func(_, i int) predicted {
+				var b bytes.Buffer
+				err := printKPaths(&b, g, files[i], stdin, k, first, asJSON)
+				return predicted{b.Bytes(), err}
+			}, func(_ int, r predicted) error {
+				if r.err == nil {
+					_, err := out.Write(r.text)
 					return err
 				}
+				failed++
+				// The error goes after the lines printed before it.
+				if err := out.Flush(); err != nil {
+					return err
+				}
+				fmt.Fprintln(errOut, r.err)
+				return nil
+			})
+			if err := flushed(out, err); err != nil {
+				return err
 			}
 			if failed > 0 {
 				fmt.Fprintf(errOut, "%d of %d inputs did not parse\n", failed, len(args)-1)
@@ -109,6 +104,34 @@ With --json, one object per input and line:
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON, one line per input")
 	cmd.Flags().BoolVar(&first, "first", false, "use only the first tree of an ambiguous input")
 	return cmd
+}
+
+// printKPaths prints the k-paths of one input.
+func printKPaths(out io.Writer, g *grammar.Graph, file string, stdin io.Reader, k int, first, asJSON bool) error {
+	parsed, err := parseInput(g, file, stdin, treeLimit(first))
+	if err != nil {
+		return err
+	}
+	cov := features.NewCoverage(g, k)
+	cov.AddParsed(parsed)
+	paths := cov.CoveredPaths(k)
+	if asJSON {
+		rec := struct {
+			File   string     `json:"file"`
+			K      int        `json:"k"`
+			KPaths []pathJSON `json:"kpaths"`
+		}{file, k, make([]pathJSON, len(paths))}
+		for i, p := range paths {
+			rec.KPaths[i] = pathJSON{p, p.Format(g), features.Pattern(g, p)}
+		}
+		return json.NewEncoder(out).Encode(rec)
+	}
+	fmt.Fprintf(out, "== %s: %d distinct %d-paths\n", file, len(paths), k)
+	rows := make([][]string, len(paths))
+	for i, p := range paths {
+		rows[i] = []string{p.Format(g), features.Pattern(g, p)}
+	}
+	return renderTable(out, []string{"k-path", "pattern"}, rows)
 }
 
 // kCoverage is the JSON form of one k in 'arbor coverage'.
@@ -153,18 +176,31 @@ JSON numbers. Missing k-paths are listed in increasing order of node ids.`,
 			if err != nil {
 				return err
 			}
-			errOut, out := cmd.ErrOrStderr(), cmd.OutOrStdout()
+			errOut := cmd.ErrOrStderr()
 			cov := features.NewCoverage(g, maxKFlag)
 			rejected := 0
-			for _, f := range files {
-				parsed, err := parseInput(g, f, nil, treeLimit(first))
-				if err != nil {
-					rejected++
-					fmt.Fprintln(errOut, err)
-					continue
-				}
-				cov.AddParsed(parsed)
+			// The files are read and parsed on every processor; their
+			// k-paths join the coverage in order, on this goroutine.
+			type parseResult struct {
+				parsed *grammar.Parsed
+				err    error
 			}
+			err = ordered(contextOf(cmd), len(files), workerCount(), func(_, i int) parseResult {
+				parsed, err := parseInput(g, files[i], nil, treeLimit(first))
+				return parseResult{parsed, err}
+			}, func(_ int, r parseResult) error {
+				if r.err != nil {
+					rejected++
+					fmt.Fprintln(errOut, r.err)
+					return nil
+				}
+				cov.AddParsed(r.parsed)
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			out := newOut(cmd.OutOrStdout())
 			report := make(byK[*kCoverage], maxKFlag)
 			for k := 1; k <= maxKFlag; k++ {
 				kc := &kCoverage{Total: cov.Total(k).String(), Covered: cov.Covered(k), Coverage: cov.Fraction(k),
@@ -177,11 +213,11 @@ JSON numbers. Missing k-paths are listed in increasing order of node ids.`,
 				report[k-1] = kc
 			}
 			if asJSON {
-				return json.NewEncoder(out).Encode(struct {
+				return flushed(out, json.NewEncoder(out).Encode(struct {
 					Inputs   int             `json:"inputs"`
 					Rejected int             `json:"rejected"`
 					KPaths   byK[*kCoverage] `json:"kpaths"`
-				}{cov.Inputs(), rejected, report})
+				}{cov.Inputs(), rejected, report}))
 			}
 			fmt.Fprintf(out, "%s: %d inputs parsed, %d rejected\n", args[1], cov.Inputs(), rejected)
 			var rows [][]string
@@ -190,7 +226,7 @@ JSON numbers. Missing k-paths are listed in increasing order of node ids.`,
 				rows = append(rows, []string{strconv.Itoa(k), kc.Total, strconv.Itoa(kc.Covered), fmt.Sprintf("%.4f", kc.Coverage)})
 			}
 			if err := renderTable(out, []string{"k", "k-paths", "covered", "coverage"}, rows); err != nil {
-				return err
+				return flushed(out, err)
 			}
 			for k := 1; k <= maxKFlag; k++ {
 				kc := report[k-1]
@@ -201,7 +237,7 @@ JSON numbers. Missing k-paths are listed in increasing order of node ids.`,
 					}
 				}
 			}
-			return nil
+			return out.Flush()
 		},
 	}
 	cmd.Flags().IntVar(&maxKFlag, "max-k", 3, "report k = 1..`K`")

@@ -64,7 +64,12 @@ refused.`,
 			}
 			failed := 0
 			files := args[1:]
+			ctx := contextOf(cmd)
 			for _, file := range files {
+				// Ctrl-C stops between inputs, keeping the trees printed.
+				if err := ctx.Err(); err != nil {
+					return flushed(out, err)
+				}
 				parsed, err := parseInput(g, file, stdin, all)
 				if err != nil {
 					failed++
