@@ -84,6 +84,11 @@ type Graph struct {
 	shortest []int // fewest symbolic nodes in a complete derivation of the node
 	minDepth []int // fewest nested Refs in a complete derivation of the node
 	ll       *ll1  // lookahead tables for the deterministic parser
+	leftRec  []string
+
+	// The reversed edges as compressed rows: the parents of node i are
+	// parentIdx[parentOff[i]:parentOff[i+1]].
+	parentOff, parentIdx []int32
 
 	refs       [][]int32 // per right-hand side root: the Refs to it
 	earleyPool sync.Pool // *earley buffers, reused across parses
@@ -155,6 +160,7 @@ func Build(src *Grammar) (*Graph, error) {
 		return nil, errs
 	}
 	g.refs = refsTo(g.Nodes)
+	g.buildParents()
 	g.analyse(&errs)
 	if len(errs) > 0 {
 		errs.sort()
@@ -312,7 +318,9 @@ func (g *Graph) Distance(from, to *Node) int {
 func (g *Graph) Reachable(from, to *Node) bool { return g.Distance(from, to) >= 0 }
 
 // distancesTo computes, once per target, the distance of every node to it
-// by breadth-first search over reversed edges.
+// by breadth-first search over the reversed edges: O(nodes + edges) for
+// the first query of a target, a map lookup for every later one. The
+// result is shared by all callers and never changed.
 func (g *Graph) distancesTo(to *Node) []int32 {
 	g.distMu.Lock()
 	defer g.distMu.Unlock()
@@ -322,22 +330,16 @@ func (g *Graph) distancesTo(to *Node) []int32 {
 	if g.distTo == nil {
 		g.distTo = map[int][]int32{}
 	}
-	parents := make([][]int32, len(g.Nodes))
-	for _, n := range g.Nodes {
-		for _, c := range n.Children {
-			parents[c.ID] = append(parents[c.ID], int32(n.ID))
-		}
-	}
 	d := make([]int32, len(g.Nodes))
 	for i := range d {
 		d[i] = -1
 	}
 	d[to.ID] = 0
-	queue := []int32{int32(to.ID)}
-	for len(queue) > 0 {
-		x := queue[0]
-		queue = queue[1:]
-		for _, p := range parents[x] {
+	queue := make([]int32, 1, 64)
+	queue[0] = int32(to.ID)
+	for head := 0; head < len(queue); head++ {
+		x := queue[head]
+		for _, p := range g.parentsOf(int(x)) {
 			if d[p] < 0 {
 				d[p] = d[x] + 1
 				queue = append(queue, p)
@@ -381,7 +383,7 @@ func (g *Graph) Stats() Stats {
 			s.Nullable = append(s.Nullable, r)
 		}
 	}
-	s.LeftRec = g.leftRecursive()
+	s.LeftRec = append([]string(nil), g.leftRec...)
 	s.Conflicts = len(g.ll.conflicts)
 	sort.Strings(s.Nullable)
 	return s

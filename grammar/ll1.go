@@ -24,49 +24,7 @@ type ll1 struct {
 func (g *Graph) lookahead() *ll1 {
 	n := len(g.Nodes)
 	ll := &ll1{first: make([]byteSet, n), follow: make([]byteSet, n), table: make([][]int8, n), regexDet: make([]bool, n)}
-	for changed := true; changed; {
-		changed = false
-		for i := n - 1; i >= 0; i-- {
-			if g.firstOf(ll, g.Nodes[i]) {
-				changed = true
-			}
-		}
-	}
-	ll.follow[g.Root.ID].add(eof)
-	for changed := true; changed; {
-		changed = false
-		for _, nd := range g.Nodes {
-			f := &ll.follow[nd.ID]
-			switch nd.Kind {
-			case KindRef, KindAlt:
-				for _, c := range nd.Children {
-					changed = ll.follow[c.ID].union(f) || changed
-				}
-			case KindQuant:
-				c := nd.Children[0]
-				changed = ll.follow[c.ID].union(f) || changed
-				if nd.Max != 1 {
-					changed = ll.follow[c.ID].union(&ll.first[c.ID]) || changed
-				}
-			case KindCat:
-				for i, c := range nd.Children {
-					var rest byteSet
-					restNullable := true
-					for _, d := range nd.Children[i+1:] {
-						rest.union(&ll.first[d.ID])
-						if !g.nullable[d.ID] {
-							restNullable = false
-							break
-						}
-					}
-					if restNullable {
-						rest.union(f)
-					}
-					changed = ll.follow[c.ID].union(&rest) || changed
-				}
-			}
-		}
-	}
+	g.firstFollow(ll)
 	for _, nd := range g.Nodes {
 		switch nd.Kind {
 		case KindAlt:
@@ -121,37 +79,6 @@ func (g *Graph) lookahead() *ll1 {
 		}
 	}
 	return ll
-}
-
-// firstOf recomputes the first set of one node and reports a change.
-func (g *Graph) firstOf(ll *ll1, nd *Node) bool {
-	f := &ll.first[nd.ID]
-	switch nd.Kind {
-	case KindLit:
-		if nd.Name != "" && !f.has(int(nd.Name[0])) {
-			f.add(int(nd.Name[0]))
-			return true
-		}
-		return false
-	case KindRegex:
-		return f.union(&nd.re.first)
-	case KindRef, KindAlt, KindQuant:
-		changed := false
-		for _, c := range nd.Children {
-			changed = f.union(&ll.first[c.ID]) || changed
-		}
-		return changed
-	case KindCat:
-		changed := false
-		for _, c := range nd.Children {
-			changed = f.union(&ll.first[c.ID]) || changed
-			if !g.nullable[c.ID] {
-				break
-			}
-		}
-		return changed
-	}
-	return false
 }
 
 // Conflicts lists the decisions that one byte of lookahead cannot make.
