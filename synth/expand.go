@@ -48,6 +48,11 @@ type Generator struct {
 	// ends, with the number of symbolic nodes above it: with Placed, it
 	// tells which decisions a symbol's subtree made.
 	Finished func(depth int)
+	// Reuse makes each Generate build its tree in the memory of the
+	// previous one, which is then no longer valid: for callers that are
+	// done with a tree before asking for the next (streaming generation),
+	// memory stays that of one tree, however many are generated.
+	Reuse bool
 
 	nodes   int   // nodes of the tree being built
 	stack   []int // symbolic ancestors of the node being expanded
@@ -63,6 +68,9 @@ func NewGenerator(g *grammar.Graph, c Chooser, p Policy) *Generator {
 
 // Generate expands the grammar's root.
 func (x *Generator) Generate() *grammar.Tree {
+	if x.Reuse {
+		x.a.reset()
+	}
 	x.nodes = 0
 	x.stack = x.stack[:0]
 	return x.Expand(x.G.Root, 0)
@@ -213,27 +221,57 @@ func (x *Generator) repetitions(n *grammar.Node, depth int) int {
 func Text(t *grammar.Tree) string { return t.String() }
 
 // arena allocates tree nodes in blocks: generation builds many small trees.
+// It keeps its blocks, so that after reset the next trees are built in
+// the same memory, however many blocks a tree took.
 type arena struct {
-	nodes []grammar.Tree
+	nodes []grammar.Tree // the block being filled
 	kids  []*grammar.Tree
+	// With keep, the blocks used, and which of them to take next after
+	// a reset; without, a block is forgotten when full, so that the trees
+	// handed out hold the only references to their memory.
+	keep           bool
+	blocks         [][]grammar.Tree
+	ptrBlocks      [][]*grammar.Tree
+	next, nextKids int
 }
 
 const arenaBlock = 1024
 
 func (a *arena) node() *grammar.Tree {
 	if len(a.nodes) == cap(a.nodes) {
-		a.nodes = make([]grammar.Tree, 0, arenaBlock)
+		if a.next < len(a.blocks) {
+			a.nodes = a.blocks[a.next][:0]
+		} else {
+			a.nodes = make([]grammar.Tree, 0, arenaBlock)
+			if a.keep {
+				a.blocks = append(a.blocks, a.nodes)
+			}
+		}
+		if a.keep {
+			a.next++
+		}
 	}
 	a.nodes = a.nodes[:len(a.nodes)+1]
 	return &a.nodes[len(a.nodes)-1]
 }
 
 // reset makes the arena's memory free for the next tree, which
-// overwrites the trees allocated so far.
+// overwrites the trees allocated so far; from then on it keeps its blocks.
 func (a *arena) reset() {
-	clear(a.nodes)
-	clear(a.kids)
-	a.nodes, a.kids = a.nodes[:0], a.kids[:0]
+	if !a.keep {
+		// The current blocks were not kept: start keeping from here.
+		a.keep = true
+		a.nodes, a.kids = nil, nil
+		return
+	}
+	for i := range a.next {
+		clear(a.blocks[i][:cap(a.blocks[i])])
+	}
+	for i := range a.nextKids {
+		clear(a.ptrBlocks[i][:cap(a.ptrBlocks[i])])
+	}
+	a.nodes, a.kids = nil, nil
+	a.next, a.nextKids = 0, 0
 }
 
 func (a *arena) children(n int) []*grammar.Tree {
@@ -244,7 +282,17 @@ func (a *arena) children(n int) []*grammar.Tree {
 		return make([]*grammar.Tree, n)
 	}
 	if len(a.kids)+n > cap(a.kids) {
-		a.kids = make([]*grammar.Tree, 0, arenaBlock)
+		if a.nextKids < len(a.ptrBlocks) {
+			a.kids = a.ptrBlocks[a.nextKids][:0]
+		} else {
+			a.kids = make([]*grammar.Tree, 0, arenaBlock)
+			if a.keep {
+				a.ptrBlocks = append(a.ptrBlocks, a.kids)
+			}
+		}
+		if a.keep {
+			a.nextKids++
+		}
 	}
 	s := a.kids[len(a.kids) : len(a.kids)+n : len(a.kids)+n]
 	a.kids = a.kids[:len(a.kids)+n]

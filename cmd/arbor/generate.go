@@ -189,7 +189,8 @@ func generateStream(ctx context.Context, g *grammar.Graph, f generateFlags, sink
 		rec = &synth.Recorder{C: chooser}
 		chooser = rec
 	}
-	gen := &synth.Generator{G: g, Chooser: chooser, Policy: policy, MaxDepth: f.maxDepth, MaxRepeat: f.maxRepeat}
+	// Each tree is written before the next is made: one tree's memory.
+	gen := &synth.Generator{G: g, Chooser: chooser, Policy: policy, MaxDepth: f.maxDepth, MaxRepeat: f.maxRepeat, Reuse: true}
 	var choices []int
 	for i := 0; i < f.n; i++ {
 		if err := ctx.Err(); err != nil {
