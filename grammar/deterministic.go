@@ -31,6 +31,16 @@ type detParser struct {
 	depth int
 	a     *arena
 	stack []*Tree
+
+	// Deciding conflicts (speculate.go): the Cats and Quants under way,
+	// innermost last; where the speculation under way began in frames;
+	// whether a continuation is being checked, and how far it may read;
+	// and what speculations found, by (node, position).
+	frames   []detFrame
+	specBase int
+	inRest   bool
+	limit    int
+	memo     map[uint64]int32
 }
 
 // parseDeterministic returns the input's tree, or nil if the input is not
@@ -43,7 +53,8 @@ func (g *Graph) parseDeterministic(in []byte) (*Tree, error) {
 // buildDeterministic is parseDeterministic with the input also as a
 // string, which the tree's leaves share.
 func (g *Graph) buildDeterministic(in []byte, s string) (*Tree, error) {
-	p := &detParser{ll: g.ll, in: in, s: s, a: newArena(len(in))}
+	p := newDetParser(g, detBuild, in)
+	p.s, p.a = s, newArena(len(in))
 	t, out := p.run(g.Root)
 	if out != detOK {
 		return nil, outcomeErr(out)
@@ -55,7 +66,7 @@ func (g *Graph) buildDeterministic(in []byte, s string) (*Tree, error) {
 // input, without building anything. It returns errTooDeep for input that
 // nests deeper than MaxDepth.
 func (g *Graph) checkDeterministic(in []byte) (bool, error) {
-	p := &detParser{ll: g.ll, mode: detCheck, in: in}
+	p := newDetParser(g, detCheck, in)
 	_, out := p.run(g.Root)
 	return out == detOK, outcomeErr(out)
 }
@@ -63,7 +74,8 @@ func (g *Graph) checkDeterministic(in []byte) (bool, error) {
 // visitDeterministic tells v the nodes of the tree of an input that
 // checkDeterministic accepted, without building it; s is in as a string.
 func (g *Graph) visitDeterministic(in []byte, s string, v Visitor) {
-	p := &detParser{ll: g.ll, mode: detVisit, v: v, in: in, s: s}
+	p := newDetParser(g, detVisit, in)
+	p.v, p.s = v, s
 	p.run(g.Root)
 }
 
@@ -97,6 +109,9 @@ func (p *detParser) parse(n *Node) (*Tree, detOutcome) {
 		if end > len(p.in) || string(p.in[p.pos:end]) != n.Name {
 			return nil, detFail
 		}
+		if p.inRest && end > p.limit {
+			return nil, detBail
+		}
 		p.pos = end
 		return p.leaf(n, n.Name), detOK
 
@@ -104,16 +119,7 @@ func (p *detParser) parse(n *Node) (*Tree, detOutcome) {
 		if !p.ll.regexDet[n.ID] {
 			return nil, detBail
 		}
-		end := n.re.longest(p.in, p.pos)
-		if end < 0 {
-			return nil, detFail
-		}
-		var text string
-		if p.mode != detCheck {
-			text = p.s[p.pos:end]
-		}
-		p.pos = end
-		return p.leaf(n, text), detOK
+		return p.parseRegex(n)
 
 	case KindRef, KindAlt:
 		return p.parseChain(n)
@@ -127,6 +133,24 @@ func (p *detParser) parse(n *Node) (*Tree, detOutcome) {
 	return nil, detFail
 }
 
+// parseRegex takes the longest match of regex n, which the caller has
+// found to be its only viable one.
+func (p *detParser) parseRegex(n *Node) (*Tree, detOutcome) {
+	end := n.re.longest(p.in, p.pos)
+	if end < 0 {
+		return nil, detFail
+	}
+	if p.inRest && end > p.limit {
+		return nil, detBail
+	}
+	var text string
+	if p.mode != detCheck {
+		text = p.s[p.pos:end]
+	}
+	p.pos = end
+	return p.leaf(n, text), detOK
+}
+
 // parseCat parses the elements of a Cat in turn. It and parseQuant are
 // apart from parse so that parse, which every level of nesting calls, has
 // a small stack frame.
@@ -137,7 +161,10 @@ func (p *detParser) parseCat(n *Node) (*Tree, detOutcome) {
 		t.Node, t.Children = n, p.a.children(len(n.Children))
 	}
 	p.enter(n)
+	f := len(p.frames)
+	p.frames = append(p.frames, detFrame{n, 0})
 	for i, c := range n.Children {
+		p.frames[f].i = int32(i)
 		ct, out := p.parse(c)
 		if out != detOK {
 			return nil, out
@@ -146,6 +173,7 @@ func (p *detParser) parseCat(n *Node) (*Tree, detOutcome) {
 			t.Children[i] = ct
 		}
 	}
+	p.frames = p.frames[:f]
 	p.leave(n)
 	return t, detOK
 }
@@ -156,16 +184,30 @@ func (p *detParser) parseQuant(n *Node) (*Tree, detOutcome) {
 	base := len(p.stack)
 	table := p.ll.table[n.ID]
 	p.enter(n)
+	f := len(p.frames)
+	p.frames = append(p.frames, detFrame{n, 0})
 	for count := 0; n.Max == Unbounded || count < n.Max; count++ {
 		if count >= n.Min {
 			switch table[p.look()] {
 			case llConflict:
-				p.stack = p.stack[:base]
-				return nil, detBail
+				again, end, out := p.decideQuant(n, f)
+				if out != detOK {
+					p.stack = p.stack[:base]
+					return nil, out
+				}
+				if !again {
+					goto done
+				}
+				if p.mode == detCheck && end > p.pos {
+					// The speculation parsed this repetition already.
+					p.pos = end
+					continue
+				}
 			case 0, llFail:
 				goto done
 			}
 		}
+		p.frames[f].i = int32(count)
 		start := p.pos
 		ct, out := p.parse(n.Children[0])
 		if out != detOK {
@@ -182,6 +224,7 @@ func (p *detParser) parseQuant(n *Node) (*Tree, detOutcome) {
 		}
 	}
 done:
+	p.frames = p.frames[:f]
 	if p.mode != detBuild {
 		p.leave(n)
 		return nil, detOK
@@ -214,18 +257,39 @@ func (p *detParser) parseChain(n *Node) (*Tree, detOutcome) {
 			n = n.Children[0]
 			continue
 		}
-		k := p.ll.table[n.ID][p.look()]
+		k := int(p.ll.table[n.ID][p.look()])
 		switch k {
 		case llFail:
 			return fail(detFail)
 		case llConflict:
-			return fail(detBail)
+			var end int
+			var out detOutcome
+			if k, end, out = p.decideAlt(n); out != detOK {
+				return fail(out)
+			}
+			if p.mode == detCheck && end >= 0 {
+				// The speculation parsed the alternative already.
+				p.pos = end
+				p.chain, p.depth = p.chain[:base], depth
+				return nil, detOK
+			}
 		}
 		p.enter(n)
 		p.chain = append(p.chain, n)
 		n = n.Children[k]
 	}
-	t, out := p.parse(n)
+	var t *Tree
+	var out detOutcome
+	if n.Kind == KindRegex && !p.ll.regexDet[n.ID] && len(p.chain) > base &&
+		!n.re.alphabet.intersects(&p.ll.follow[p.chain[base].ID]) {
+		// What may follow this use of the regex, the outermost node
+		// of the chain, is narrower than what may follow the regex
+		// anywhere, and cannot continue a match: the longest is the
+		// only viable one.
+		t, out = p.parseRegex(n)
+	} else {
+		t, out = p.parse(n)
+	}
 	if out != detOK {
 		return fail(out)
 	}

@@ -19,11 +19,12 @@ type ll1 struct {
 	table     [][]int8
 	regexDet  []bool   // a regex whose longest match is its only viable one
 	conflicts []string // descriptions of non-deterministic decisions
+	nullable  []bool   // the graph's, for deciding conflicts by speculation
 }
 
 func (g *Graph) lookahead() *ll1 {
 	n := len(g.Nodes)
-	ll := &ll1{first: make([]byteSet, n), follow: make([]byteSet, n), table: make([][]int8, n), regexDet: make([]bool, n)}
+	ll := &ll1{first: make([]byteSet, n), follow: make([]byteSet, n), table: make([][]int8, n), regexDet: make([]bool, n), nullable: g.nullable}
 	g.firstFollow(ll)
 	for _, nd := range g.Nodes {
 		switch nd.Kind {

@@ -1,0 +1,237 @@
+package grammar
+
+// Deciding lookahead conflicts by speculation. Where one byte of
+// lookahead leaves more than one choice, the deterministic parser tries
+// each choice ahead, only checking, and takes the one choice that can
+// still succeed. That keeps trees identical to the general parser's: the
+// parser's other decisions are forced (every choice but the one taken
+// cannot derive the input in any context), a speculation that fails
+// proves its choice impossible, and a decision is taken only when all
+// other choices are proved impossible. So the derivation found is the
+// only one, the one the general parser would find. Where two choices stay
+// possible, the input may be ambiguous, and it goes to the general parser
+// as before.
+//
+// Two kinds of speculation:
+//   - a choice itself: the alternative of an Alt, or one more repetition
+//     of a Quant, parsed from the current position. Its result depends
+//     only on the node and the position (its own conflicts look no
+//     further than the node, see specBase), so it is kept in memo: a
+//     choice speculated inside another speculation is not parsed again,
+//     which keeps nested speculation (an XML element inside another)
+//     linear rather than exponential.
+//   - the continuation: what follows a Quant that stops, or an Alt's
+//     alternative, read off the Cats and Quants under way (frames),
+//     outward, up to restBudget bytes. Inside it, conflicts are decided
+//     only where all but one choice fails at once.
+
+// detFrame is a Cat or Quant under way: the child (Cat) or repetition
+// (Quant) being parsed.
+type detFrame struct {
+	n *Node
+	i int32
+}
+
+// restBudget bounds how far a continuation is read: past it, the choice
+// it would have ruled out stays possible.
+const restBudget = 4096
+
+// Values of memo besides an end position.
+const (
+	memoFail = -1
+	memoBail = -2
+)
+
+func newDetParser(g *Graph, mode detMode, in []byte) *detParser {
+	return &detParser{ll: g.ll, mode: mode, in: in, specBase: -1}
+}
+
+// decideAlt picks the alternative of Alt n that one byte of lookahead
+// could not. It returns its index and, if a speculation parsed it, where
+// it ends (else -1).
+func (p *detParser) decideAlt(n *Node) (int, int, detOutcome) {
+	b := p.look()
+	type option struct{ k, end int }
+	var buf [4]option
+	opts := buf[:0]
+	for k, c := range n.Children {
+		if !p.ll.first[c.ID].has(b) && !(p.ll.nullable[c.ID] && p.ll.follow[n.ID].has(b)) {
+			continue
+		}
+		end, out := p.spec(c)
+		switch out {
+		case detFail:
+			continue
+		case detOK:
+			opts = append(opts, option{k, end})
+		default:
+			opts = append(opts, option{k, -1})
+		}
+	}
+	if len(opts) > 1 && !p.inRest {
+		// Several alternatives parse here: what follows them may rule
+		// out all but one.
+		kept := opts[:0]
+		for _, o := range opts {
+			if o.end >= 0 && p.restImpossibleAt(len(p.frames), o.end) {
+				continue
+			}
+			kept = append(kept, o)
+		}
+		opts = kept
+	}
+	switch len(opts) {
+	case 0:
+		return 0, -1, detFail
+	case 1:
+		if opts[0].end < 0 {
+			// The one choice left did not settle in speculation
+			// either; parsing it again at every level of a deep
+			// input would take quadratic time.
+			return 0, -1, detBail
+		}
+		return opts[0].k, opts[0].end, detOK
+	}
+	return 0, -1, detBail
+}
+
+// decideQuant decides whether Quant n, whose frame is frames[f], repeats
+// once more where one byte of lookahead could not. If it repeats and a
+// speculation parsed the repetition, end is where that ends (else -1).
+func (p *detParser) decideQuant(n *Node, f int) (again bool, end int, out detOutcome) {
+	end, out = p.spec(n.Children[0])
+	switch {
+	case out == detFail:
+		return false, -1, detOK
+	case out == detOK && end == p.pos:
+		// An empty repetition beyond the minimum: ambiguous.
+		return false, -1, detBail
+	case p.inRest, out != detOK:
+		// Undecided, or (as in decideAlt) a repetition that did not
+		// settle in speculation.
+		return false, -1, detBail
+	}
+	if !p.restImpossibleAt(f, p.pos) {
+		return false, -1, detBail
+	}
+	return true, end, detOK
+}
+
+// spec parses node c from the current position, only checking, and
+// returns where it ends; the position is left unchanged.
+func (p *detParser) spec(c *Node) (int, detOutcome) {
+	key := uint64(c.ID)<<32 | uint64(uint32(p.pos))
+	if v, ok := p.memo[key]; ok {
+		switch v {
+		case memoFail:
+			return -1, detFail
+		case memoBail:
+			return -1, detBail
+		}
+		return int(v), detOK
+	}
+	if p.memo == nil {
+		p.memo = make(map[uint64]int32)
+	}
+	// While c is being speculated here, speculating it here again (left
+	// recursion) cannot settle anything.
+	p.memo[key] = memoBail
+	pos, mode, base, nframes := p.pos, p.mode, p.specBase, len(p.frames)
+	p.mode, p.specBase = detCheck, len(p.frames)
+	_, out := p.parse(c)
+	end := p.pos
+	p.pos, p.mode, p.specBase, p.frames = pos, mode, base, p.frames[:nframes]
+	// Inside a continuation conflicts are decided less far: that is not
+	// kept. A result too deep is kept as undecided (the general parser
+	// then says it is too deep), for trying it again at every level of a
+	// deep input would take exponential time.
+	if p.inRest {
+		delete(p.memo, key)
+	} else {
+		v := int32(end)
+		switch out {
+		case detFail:
+			v = memoFail
+		case detBail:
+			v = memoBail
+		}
+		p.memo[key] = v
+	}
+	if out != detOK {
+		end = -1
+	}
+	return end, out
+}
+
+// restImpossibleAt reports whether the continuation frames[:top] cannot
+// go on from position pos: parsing it fails before it ends. When the
+// parse under way is not a speculation, the continuation ends with the
+// input's end.
+func (p *detParser) restImpossibleAt(top, pos int) bool {
+	if p.inRest {
+		return false
+	}
+	savedPos, mode, nframes := p.pos, p.mode, len(p.frames)
+	p.pos, p.inRest, p.mode, p.limit = pos, true, detCheck, pos+restBudget
+	impossible := false
+	low := max(p.specBase, 0)
+	k := top - 1
+walk:
+	for ; k >= low; k-- {
+		fr := p.frames[k]
+		var out detOutcome
+		switch fr.n.Kind {
+		case KindCat:
+			for _, c := range fr.n.Children[fr.i+1:] {
+				if _, out = p.parse(c); out != detOK {
+					break
+				}
+			}
+		case KindQuant:
+			out = p.continueQuant(fr.n, int(fr.i)+1)
+		}
+		switch out {
+		case detOK:
+		case detFail:
+			impossible = true
+			break walk
+		default:
+			break walk
+		}
+	}
+	if k < low && p.specBase < 0 {
+		impossible = p.pos != len(p.in)
+	}
+	p.pos, p.inRest, p.mode, p.frames = savedPos, false, mode, p.frames[:nframes]
+	return impossible
+}
+
+// continueQuant parses the repetitions of Quant n from the count-th on,
+// only checking (in a continuation).
+func (p *detParser) continueQuant(n *Node, count int) detOutcome {
+	table := p.ll.table[n.ID]
+	for ; n.Max == Unbounded || count < n.Max; count++ {
+		if count >= n.Min {
+			switch table[p.look()] {
+			case llConflict:
+				again, _, out := p.decideQuant(n, 0)
+				if out != detOK {
+					return out
+				}
+				if !again {
+					return detOK
+				}
+			case 0, llFail:
+				return detOK
+			}
+		}
+		start := p.pos
+		if _, out := p.parse(n.Children[0]); out != detOK {
+			return out
+		}
+		if p.pos == start && count >= n.Min {
+			return detBail
+		}
+	}
+	return detOK
+}
