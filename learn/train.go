@@ -84,15 +84,31 @@ func NewDataset(g *grammar.Graph, opts features.Options, cov *coverage.File, dat
 		return ParseExamples(g, cov, data).Dataset(g, opts)
 	}
 	d := &Dataset{Vocab: features.NewVocabulary(g, opts), Functions: cov.Functions, Skipped: map[string]int{}}
-	m := features.NewMatrix()
+	// Columns are filled as rows come, sized for every record: a bit per
+	// record and feature takes far less than a list of each row's
+	// feature ids (a JSON input has hundreds of k-paths).
 	var covered [][]int
 	parseRecords(g, cov, data, d.Skipped, func(r *coverage.Record, p *grammar.Parsed) {
-		m.AddRow(d.Vocab.AddParsed(p))
+		for _, id := range d.Vocab.AddParsed(p) {
+			for id >= len(d.Columns) {
+				d.Columns = append(d.Columns, features.NewBitset(len(cov.Records)))
+			}
+			d.Columns[id].Set(d.Rows)
+		}
+		d.Rows++
 		covered = append(covered, r.Covered)
 		d.Inputs = append(d.Inputs, r.Input)
 	})
-	d.Rows = m.Rows()
-	d.Columns = m.Columns(d.Vocab.Len())
+	words := len(features.NewBitset(d.Rows))
+	for len(d.Columns) < d.Vocab.Len() {
+		d.Columns = append(d.Columns, nil)
+	}
+	for f := range d.Columns {
+		if d.Columns[f] == nil {
+			d.Columns[f] = features.NewBitset(d.Rows)
+		}
+		d.Columns[f] = d.Columns[f][:words:words]
+	}
 	d.Labels = make([]features.Bitset, len(d.Functions))
 	for f := range d.Labels {
 		d.Labels[f] = features.NewBitset(d.Rows)
