@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/binary"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -404,6 +405,52 @@ func TestRepliesBeforeACrash(t *testing.T) {
 		}
 		if r.Outcome != want[i] || want[i] != Panic && len(r.Covered) == 0 {
 			t.Errorf("%s: %s %v (%s), want %s with coverage", in, r.Outcome, r.Covered, r.Message, want[i])
+		}
+	}
+}
+
+// TestRecordChunks: a recording read and recorded a few inputs at a time
+// (Options.Chunk, what bounds its memory) gives every input the record a
+// recording of all at once gives it, with the same summary, whatever
+// the chunk size.
+func TestRecordChunks(t *testing.T) {
+	bin := testBinary(t, "Parse")
+	inputs := map[string]string{}
+	for i, s := range []string{"abc", "xyz", "", "sba", "p", "abd", "abc", "ab", "ba", "zz", "a", "b", "s"} {
+		inputs[fmt.Sprintf("%02d", i)] = s
+	}
+	_, files := writeInputs(t, inputs)
+	var want *File
+	var wantSum *Summary
+	for _, chunk := range []int{0, 1, 2, 5} {
+		out := filepath.Join(t.TempDir(), "cov.jsonl")
+		sum, err := RecordInputs(context.Background(), bin, files, out, Options{Subject: "covtest", Timeout: 5 * time.Second, Chunk: chunk})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want == nil {
+			want, wantSum = f, sum
+			if sum.Recorded != 12 || sum.Duplicates != 1 {
+				t.Fatalf("summary %+v", sum)
+			}
+			continue
+		}
+		if len(f.Records) != len(want.Records) {
+			t.Fatalf("chunk %d: %d records, want %d", chunk, len(f.Records), len(want.Records))
+		}
+		for i, r := range f.Records {
+			w := want.Records[i]
+			if r.Input != w.Input || r.Outcome != w.Outcome || !slices.Equal(r.Covered, w.Covered) {
+				t.Errorf("chunk %d: %s %s %v, want %s %s %v", chunk, r.Input, r.Outcome, r.Covered, w.Input, w.Outcome, w.Covered)
+			}
+		}
+		if sum.Recorded != wantSum.Recorded || sum.Duplicates != wantSum.Duplicates || sum.EverCovered != wantSum.EverCovered ||
+			sum.AlwaysCovered != wantSum.AlwaysCovered || sum.NeverCovered != wantSum.NeverCovered || sum.Inputs != wantSum.Inputs {
+			t.Errorf("chunk %d: summary %+v, want %+v", chunk, sum, wantSum)
 		}
 	}
 }

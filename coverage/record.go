@@ -1,11 +1,16 @@
 package coverage
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
+	"io"
+	"os"
 	"time"
 
 	"github.com/arbor-fuzz/arbor/corpus"
@@ -17,9 +22,13 @@ type Options struct {
 	Timeout time.Duration // per input; 0 means one second
 	// Isolate runs each input in a process of its own (warmed up with the
 	// same input first): exact labels, crashes cannot affect other inputs,
-	// a few milliseconds per input. Otherwise one process runs all inputs
-	// after a warm-up pass over all of them.
+	// a few milliseconds per input. Otherwise one process runs all inputs,
+	// a chunk at a time, each chunk after a warm-up pass over it.
 	Isolate bool
+	// Chunk is how many inputs are read, warmed up and recorded at a time
+	// (0: 10,000, and at most 64 MB of inputs): what bounds a recording's
+	// memory, however large the corpus.
+	Chunk int
 	// Shard and Shards select the inputs whose sha256 falls in shard
 	// Shard (1-based) of Shards, so that a corpus can be recorded by
 	// independent jobs and merged.
@@ -95,12 +104,57 @@ func RecordInputs(ctx context.Context, bin *Binary, inputs []string, out string,
 	defer w.Close()
 
 	sum := &Summary{Outcomes: map[Outcome]int{}}
-	todo := queue(inputs, w.Done, opts, sum)
+	// Inputs are read and recorded a chunk at a time, so that memory holds
+	// one chunk of inputs however large the corpus. A chunk is warmed up
+	// as a whole before it is recorded: every input is recorded after it,
+	// and every other input of its chunk, has run once, which is what the
+	// warm-up pass is for (work a process does once, such as filling type
+	// caches, does not show in the first input's record).
+	var subject, total time.Duration
+	done := 0
 	progress := func(pass string, i int) {
 		if opts.Progress != nil {
-			opts.Progress(pass, i, len(todo))
+			opts.Progress(pass, done+i, len(inputs))
 		}
 	}
+	var err2 error
+	chunker := newChunker(inputs, w.Done, opts, sum)
+	for {
+		todo := chunker.next()
+		if len(todo) == 0 {
+			break
+		}
+		d, err := s.recordChunk(ctx, todo, w, opts, sum, progress)
+		subject += d.subject
+		total += d.total
+		done += len(todo)
+		if err != nil {
+			err2 = err
+			break
+		}
+	}
+	sum.OutputBytes = s.OutputBytes()
+	if sum.Recorded > 0 {
+		sum.SubjectTime = subject / time.Duration(sum.Recorded)
+		sum.RecordTime = total / time.Duration(sum.Recorded)
+	}
+	if err2 != nil {
+		return sum, err2
+	}
+	return sum, sum.fileStats(out)
+}
+
+// chunkInputs and chunkBytes bound a chunk of inputs read at once.
+const (
+	chunkInputs = 10000
+	chunkBytes  = 64 << 20
+)
+
+type spent struct{ subject, total time.Duration }
+
+// recordChunk warms up and records one chunk of inputs (see RecordInputs).
+func (s *Session) recordChunk(ctx context.Context, todo []pending, w *Writer, opts Options, sum *Summary, progress func(string, int)) (spent, error) {
+	var sp spent
 	// Requests are pipelined: several are in flight, so the harness never
 	// waits for the recorder between inputs. A harness that restarts
 	// (after a crash or a timeout, in either pass) has lost the warm-up;
@@ -113,13 +167,12 @@ func RecordInputs(ctx context.Context, bin *Binary, inputs []string, out string,
 			return nil
 		}, 'W')
 		if err != nil {
-			return sum, err
+			return sp, err
 		}
 	}
-	var subject, total time.Duration
 	write := func(i int, r *Result) error {
 		in := todo[i]
-		subject += r.Duration
+		sp.subject += r.Duration
 		rec := Record{Input: in.name, SHA256: in.sha, Covered: r.Covered, Counts: r.Counts, Outcome: r.Outcome,
 			MS: float64(r.Duration.Microseconds()) / 1000, Error: r.Message, Stack: r.Stack}
 		if err := w.Write(rec); err != nil {
@@ -131,39 +184,31 @@ func RecordInputs(ctx context.Context, bin *Binary, inputs []string, out string,
 		return nil
 	}
 	start := time.Now()
+	defer func() { sp.total = time.Since(start) }()
 	if opts.Isolate {
 		for i, in := range todo {
 			if err := ctx.Err(); err != nil {
-				return sum, err
+				return sp, err
 			}
 			s.kill()
 			if _, err := s.WarmUp(in.data, opts.Timeout); err != nil {
-				return sum, err
+				return sp, err
 			}
 			r, err := s.Record(in.data, opts.Timeout)
 			if err != nil {
-				return sum, err
+				return sp, err
 			}
 			if err := ctx.Err(); err != nil {
-				return sum, err // r was cut short by the interruption
+				return sp, err // r was cut short by the interruption
 			}
 			if err := write(i, r); err != nil {
-				return sum, err
+				return sp, err
 			}
 		}
-	} else {
-		cold := func() bool { return s.starts != warmed }
-		if err := s.pipeline(ctx, todo, opts.Timeout, cold, write, 'R'); err != nil {
-			return sum, err
-		}
+		return sp, nil
 	}
-	total = time.Since(start)
-	sum.OutputBytes = s.OutputBytes()
-	if sum.Recorded > 0 {
-		sum.SubjectTime = subject / time.Duration(sum.Recorded)
-		sum.RecordTime = total / time.Duration(sum.Recorded)
-	}
-	return sum, sum.fileStats(out)
+	cold := func() bool { return s.starts != warmed }
+	return sp, s.pipeline(ctx, todo, opts.Timeout, cold, write, 'R')
 }
 
 // normalize fills in defaults and checks the shard.
@@ -186,8 +231,8 @@ func (o *Options) normalize() error {
 // queue reads the inputs and returns those to record: in this run's
 // shard, not done already, each once; sum counts the others.
 func queue(inputs []string, done func(sha string) bool, opts Options, sum *Summary) []pending {
+	c := newChunker(inputs, done, opts, sum)
 	var todo []pending
-	queued := map[string]bool{}
 	for _, name := range inputs {
 		data, err := corpus.Read(name)
 		if err != nil {
@@ -195,38 +240,133 @@ func queue(inputs []string, done func(sha string) bool, opts Options, sum *Summa
 			opts.Warn(fmt.Errorf("input: %w", err))
 			continue
 		}
-		h := sha256.Sum256(data)
-		if int(binary.BigEndian.Uint64(h[:8])%uint64(opts.Shards)) != opts.Shard-1 {
-			sum.OtherShard++
-			continue
+		if p, ok := c.admit(name, data); ok {
+			todo = append(todo, p)
 		}
-		sha := hex.EncodeToString(h[:])
-		switch {
-		case done(sha):
-			sum.Skipped++
-			continue
-		case queued[sha]:
-			sum.Duplicates++
-			continue
-		}
-		queued[sha] = true
-		todo = append(todo, pending{name, data, sha})
 	}
 	return todo
 }
 
-// fileStats fills in the figures over every record of the coverage file.
+// chunker reads the inputs to record a chunk at a time, with queue's
+// rules.
+type chunker struct {
+	inputs []string
+	done   func(sha string) bool
+	opts   Options
+	sum    *Summary
+	queued map[string]bool
+}
+
+func newChunker(inputs []string, done func(string) bool, opts Options, sum *Summary) *chunker {
+	return &chunker{inputs: inputs, done: done, opts: opts, sum: sum, queued: map[string]bool{}}
+}
+
+// next returns the next chunk: at most chunkInputs inputs and, but for a
+// single larger input, chunkBytes bytes.
+func (c *chunker) next() []pending {
+	var todo []pending
+	size := 0
+	limit := c.opts.Chunk
+	if limit <= 0 {
+		limit = chunkInputs
+	}
+	for len(c.inputs) > 0 && len(todo) < limit {
+		name := c.inputs[0]
+		data, err := corpus.Read(name)
+		if err != nil {
+			c.inputs = c.inputs[1:]
+			c.sum.Unreadable++
+			c.opts.Warn(fmt.Errorf("input: %w", err))
+			continue
+		}
+		if len(todo) > 0 && size+len(data) > chunkBytes {
+			break // read again as the next chunk's first
+		}
+		c.inputs = c.inputs[1:]
+		if p, ok := c.admit(name, data); ok {
+			todo = append(todo, p)
+			size += len(data)
+		}
+	}
+	return todo
+}
+
+// admit applies queue's rules to one input.
+func (c *chunker) admit(name string, data []byte) (pending, bool) {
+	h := sha256.Sum256(data)
+	if int(binary.BigEndian.Uint64(h[:8])%uint64(c.opts.Shards)) != c.opts.Shard-1 {
+		c.sum.OtherShard++
+		return pending{}, false
+	}
+	sha := hex.EncodeToString(h[:])
+	// Queued first: an input this run recorded in an earlier chunk is in
+	// the file by now, but it is a duplicate, not one already there.
+	switch {
+	case c.queued[sha]:
+		c.sum.Duplicates++
+		return pending{}, false
+	case c.done(sha):
+		c.sum.Skipped++
+		return pending{}, false
+	}
+	c.queued[sha] = true
+	return pending{name, data, sha}, true
+}
+
+// fileStats fills in the figures over every record of the coverage file,
+// reading it a line at a time: only counts per function are kept.
 func (sum *Summary) fileStats(out string) error {
-	f, err := ReadFile(out)
+	f, err := os.Open(out)
 	if err != nil {
 		return err
 	}
-	sum.Inputs, sum.Functions = len(f.Records), len(f.Functions)
-	for _, col := range f.Matrix() {
-		switch c := col.Count(); {
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 1<<16)
+	var h Header
+	var counts []int
+	seen := map[string]bool{} // a merged or concatenated file may hold an input twice
+	for line := 1; ; line++ {
+		text, err := r.ReadBytes('\n')
+		if err == io.EOF {
+			break // a last line without a newline was cut short: not a record
+		}
+		if err != nil {
+			return err
+		}
+		if line == 1 {
+			if err := json.Unmarshal(text, &h); err != nil {
+				return fmt.Errorf("%s:1: %w", out, err)
+			}
+			counts = make([]int, len(h.Functions))
+			continue
+		}
+		if len(bytes.TrimSpace(text)) == 0 {
+			continue
+		}
+		var rec struct {
+			SHA256  string `json:"sha256"`
+			Covered []int  `json:"covered"`
+		}
+		if err := json.Unmarshal(text, &rec); err != nil {
+			return fmt.Errorf("%s:%d: %w", out, line, err)
+		}
+		if seen[rec.SHA256] {
+			continue
+		}
+		seen[rec.SHA256] = true
+		sum.Inputs++
+		for _, id := range rec.Covered {
+			if id >= 0 && id < len(counts) {
+				counts[id]++
+			}
+		}
+	}
+	sum.Functions = len(counts)
+	for _, c := range counts {
+		switch {
 		case c == 0:
 			sum.NeverCovered++
-		case c == len(f.Records):
+		case c == sum.Inputs:
 			sum.AlwaysCovered++
 			sum.EverCovered++
 		default:

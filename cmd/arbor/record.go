@@ -48,9 +48,10 @@ format --report names; exit status 0 is ok, a nonzero one a rejection
 (or, with --reject, only the statuses listed), a signal or --crash on
 stderr a crash (docs/recording.md).
 
-By default one process runs all inputs, after a warm-up pass over all of
-them, so that work a process does only once (type caches) does not show
-in the first input's record. --isolate runs each input in a process of its
+By default one process runs all inputs, 10,000 at a time (at most 64 MB
+of them: memory stays bounded however large the corpus), each batch after
+a warm-up pass over it, so that work a process does only once (type
+caches) does not show in the first input's record. --isolate runs each input in a process of its
 own, warmed up with the same input: exact labels and crash isolation, a
 few milliseconds per input.
 
