@@ -428,6 +428,9 @@ func TestRecordChunks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if sum.RecordTime <= 0 || sum.SubjectTime <= 0 {
+			t.Errorf("chunk %d: record time %v, subject time %v; want both measured", chunk, sum.RecordTime, sum.SubjectTime)
+		}
 		f, err := ReadFile(out)
 		if err != nil {
 			t.Fatal(err)

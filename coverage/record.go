@@ -153,8 +153,7 @@ const (
 type spent struct{ subject, total time.Duration }
 
 // recordChunk warms up and records one chunk of inputs (see RecordInputs).
-func (s *Session) recordChunk(ctx context.Context, todo []pending, w *Writer, opts Options, sum *Summary, progress func(string, int)) (spent, error) {
-	var sp spent
+func (s *Session) recordChunk(ctx context.Context, todo []pending, w *Writer, opts Options, sum *Summary, progress func(string, int)) (sp spent, err error) {
 	// Requests are pipelined: several are in flight, so the harness never
 	// waits for the recorder between inputs. A harness that restarts
 	// (after a crash or a timeout, in either pass) has lost the warm-up;
