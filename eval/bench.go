@@ -53,10 +53,15 @@ type BenchSizes struct {
 	RulesB    int `json:"rules_b"`    // rules of the larger one
 }
 
-var (
-	DefaultBenchSizes = BenchSizes{Rounds: 11, Generate: 20000, Corpus: 5000, LargeJSON: 4 << 20, Record: 2000, RulesA: 1000, RulesB: 5000}
-	QuickBenchSizes   = BenchSizes{Rounds: 5, Generate: 2000, Corpus: 1000, LargeJSON: 512 << 10, Record: 300, RulesA: 1000, RulesB: 5000}
-)
+// DefaultBenchSizes is the default preset.
+func DefaultBenchSizes() BenchSizes {
+	return BenchSizes{Rounds: 11, Generate: 20000, Corpus: 5000, LargeJSON: 4 << 20, Record: 2000, RulesA: 1000, RulesB: 5000}
+}
+
+// QuickBenchSizes is the --quick preset.
+func QuickBenchSizes() BenchSizes {
+	return BenchSizes{Rounds: 5, Generate: 2000, Corpus: 1000, LargeJSON: 512 << 10, Record: 300, RulesA: 1000, RulesB: 5000}
+}
 
 // BenchRow is one ratio: A against B, both in Unit, Ratio = A/B except
 // where the row says otherwise.
@@ -86,8 +91,10 @@ type BenchResult struct {
 	Seconds        float64 `json:"seconds"` // the whole bench
 }
 
-// BenchHeader names the columns of bench.csv.
-var BenchHeader = []string{"name", "compared", "a", "b", "ratio", "unit", "goal", "met", "note"}
+// benchHeader names the columns of bench.csv.
+func benchHeader() []string {
+	return []string{"name", "compared", "a", "b", "ratio", "unit", "goal", "met", "note"}
+}
 
 // benchSteps is the number of progress steps of a bench.
 const benchSteps = 7
@@ -102,10 +109,10 @@ const benchSteps = 7
 // falls on both sides alike. Every input is generated with a fixed seed.
 func Bench(ctx context.Context, cfg BenchConfig) (*BenchResult, error) {
 	start := time.Now()
-	sizes := DefaultBenchSizes
+	sizes := DefaultBenchSizes()
 	res := &BenchResult{Preset: "default", Seed: cfg.Seed}
 	if cfg.Quick {
-		sizes, res.Preset = QuickBenchSizes, "quick"
+		sizes, res.Preset = QuickBenchSizes(), "quick"
 	}
 	res.Sizes = sizes
 	done := 0
@@ -610,7 +617,7 @@ func WriteBench(dir string, r *BenchResult) error {
 		}
 		rows = append(rows, []string{row.Name, row.Compared, fmtFloat(row.A), fmtFloat(row.B), fmtFloat(row.Ratio), row.Unit, row.Goal, met, row.Note})
 	}
-	if err := writeCSV(filepath.Join(dir, "bench.csv"), BenchHeader, rows); err != nil {
+	if err := writeCSV(filepath.Join(dir, "bench.csv"), benchHeader(), rows); err != nil {
 		return err
 	}
 	return writeJSON(filepath.Join(dir, "bench.json"), r)
