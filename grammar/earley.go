@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"math/bits"
 	"slices"
 	"sort"
 	"strings"
@@ -34,6 +35,17 @@ type span struct{ node, from, to int32 }
 // extraction search by binary search. Items that terminal scans add to
 // later sets wait in a pending chain until their set's turn. (Go maps, or
 // one table over the whole chart, made the parser several times slower.)
+//
+// A frozen set keeps only the items that are ever looked up: those still
+// expecting a child (completion advances them, extraction checks them),
+// and every Quant item (extraction checks the complete ones too). A
+// finished Ref, Alt or Cat item is needed only while its set is built.
+// When the node ids, dots and positions fit in 64 bits together, which
+// they do for any grammar and input of practical size, frozen items and
+// completion facts are packed into one uint64 each (node, dot+1, origin
+// from the high bits down), which sorts as (node, dot, origin) does, at
+// two thirds of the size and with an inlined comparison; otherwise the
+// sets hold items.
 type entry struct {
 	it   item
 	next int32
@@ -55,18 +67,33 @@ type earley struct {
 	waits   []entry // wait chains of the current set
 	scans   []scanEntry
 
-	items setStore // frozen sets: items sorted by (node, dot, origin)
-	done  setStore // frozen sets: completion facts sorted by (node, origin)
+	// Wide sets, when the packed keys do not fit.
+	items setStore[item] // frozen sets: items sorted by (node, dot, origin)
+	done  setStore[item] // frozen sets: completion facts sorted by (node, origin)
+
+	// Packed sets.
+	packed    bool
+	keys      setStore[uint64] // frozen sets: packed items, sorted
+	doneKeys  setStore[uint64] // frozen sets: packed completion facts, sorted
+	nodeShift uint             // bits below the node in a packed key
+	dotShift  uint             // bits below the dot (the origin's)
+	maxDot    int32            // the largest dot of any item of the graph
+	nodeBits  uint             // bits for a node id (the start node included)
+	dotBits   uint             // bits for dot+1
+
+	far   int    // the last position whose set has items
+	nsets int    // sets frozen so far
+	buf   []item // decoded items of a packed set
 }
 
 // setStore holds the frozen sets of the chart, one per input position,
 // in blocks that are never moved: one growing array would hold its old
 // and its new copy while it grows, and up to twice what it needs after,
 // which made the chart of a large input take several times its size.
-type setStore struct {
-	sets   [][]item // per position
-	blocks [][]item // filled in turn; kept for the next parse
-	cur    int      // the block being filled
+type setStore[T any] struct {
+	sets   [][]T // per position
+	blocks [][]T // filled in turn; kept for the next parse
+	cur    int   // the block being filled
 }
 
 // storeBlock is how many items a block holds at most (768 KB); blocks
@@ -75,7 +102,7 @@ type setStore struct {
 const storeBlock = 1 << 16
 
 // reset empties the store for an input of n bytes (n+1 sets).
-func (s *setStore) reset(n int) {
+func (s *setStore[T]) reset(n int) {
 	s.sets = slices.Grow(s.sets[:0], n+1)
 	s.cur = 0
 	for i := range s.blocks {
@@ -83,9 +110,10 @@ func (s *setStore) reset(n int) {
 	}
 }
 
-// add appends a copy of items as the next set and returns it.
-func (s *setStore) add(items []item) []item {
-	for s.cur < len(s.blocks) && cap(s.blocks[s.cur])-len(s.blocks[s.cur]) < len(items) {
+// grab returns an empty slice, in place in a block, with room for n
+// elements; the caller fills it and hands it to commit as the next set.
+func (s *setStore[T]) grab(n int) []T {
+	for s.cur < len(s.blocks) && cap(s.blocks[s.cur])-len(s.blocks[s.cur]) < n {
 		s.cur++
 	}
 	if s.cur == len(s.blocks) {
@@ -93,15 +121,17 @@ func (s *setStore) add(items []item) []item {
 		if s.cur > 0 {
 			size = min(2*cap(s.blocks[s.cur-1]), storeBlock)
 		}
-		s.blocks = append(s.blocks, make([]item, 0, max(size, len(items))))
+		s.blocks = append(s.blocks, make([]T, 0, max(size, n)))
 	}
 	b := s.blocks[s.cur]
-	start := len(b)
-	b = append(b, items...)
-	s.blocks[s.cur] = b
-	set := b[start:len(b):len(b)]
-	s.sets = append(s.sets, set)
-	return set
+	return b[len(b):len(b):cap(b)]
+}
+
+// commit appends set, filled in the slice grab returned, as the next set.
+func (s *setStore[T]) commit(set []T) {
+	b := s.blocks[s.cur]
+	s.blocks[s.cur] = b[:len(b)+len(set)]
+	s.sets = append(s.sets, set[:len(set):len(set)])
 }
 
 type scanEntry struct {
@@ -116,6 +146,17 @@ func newEarley(g *Graph, in []byte) *earley {
 	if e == nil {
 		e = &earley{g: g, start: int32(len(g.Nodes)), refs: g.refs}
 		e.cur.init()
+		e.maxDot = 1
+		for _, n := range g.Nodes {
+			switch n.Kind {
+			case KindCat:
+				e.maxDot = max(e.maxDot, int32(len(n.Children)))
+			case KindQuant:
+				e.maxDot = max(e.maxDot, quantCap(n))
+			}
+		}
+		e.nodeBits = uint(bits.Len32(uint32(e.start)))
+		e.dotBits = uint(bits.Len32(uint32(e.maxDot) + 1))
 	}
 	n := len(in)
 	e.in, e.s = in, string(in)
@@ -124,8 +165,18 @@ func newEarley(g *Graph, in []byte) *earley {
 		e.pendHead[i] = -1
 	}
 	e.pend = e.pend[:0]
-	e.items.reset(n)
-	e.done.reset(n)
+	e.far, e.nsets = 0, 0
+	originBits := uint(bits.Len(uint(n)))
+	e.packed = !forceWide && e.nodeBits+e.dotBits+originBits <= 64
+	e.dotShift = originBits
+	e.nodeShift = originBits + e.dotBits
+	if e.packed {
+		e.keys.reset(n)
+		e.doneKeys.reset(n)
+	} else {
+		e.items.reset(n)
+		e.done.reset(n)
+	}
 	return e
 }
 
@@ -356,14 +407,13 @@ func (e *earley) completeAt(done item, pos int32) {
 	if n == nil {
 		return
 	}
-	set := e.items.sets[done.origin]
 	if n.Parent == nil {
 		waiters := e.refs[n.ID]
 		if n == e.g.Root {
 			waiters = append(waiters[:len(waiters):len(waiters)], e.start)
 		}
 		for _, r := range waiters {
-			for _, w := range itemsOf(set, r) {
+			for _, w := range e.nodeItems(done.origin, r) {
 				if w.dot == 0 {
 					e.add(item{w.node, 1, w.origin})
 				}
@@ -372,7 +422,7 @@ func (e *earley) completeAt(done item, pos int32) {
 		return
 	}
 	p := n.Parent
-	for _, w := range itemsOf(set, int32(p.ID)) {
+	for _, w := range e.nodeItems(done.origin, int32(p.ID)) {
 		ok := false
 		switch p.Kind {
 		case KindAlt:
@@ -410,25 +460,132 @@ func cmpItem(a, b item) int {
 	return int(a.origin - b.origin)
 }
 
-// freeze appends the current set, sorted, to the frozen sets.
-func (e *earley) freeze() {
-	slices.SortFunc(e.items.add(e.work), cmpItem)
-	slices.SortFunc(e.done.add(e.curDone), cmpItem)
+// forceWide makes every parse use wide sets (for tests).
+var forceWide = false
+
+// kept reports whether a frozen set keeps it (see the chart's comment).
+func (e *earley) kept(it item) bool {
+	if it.node == e.start {
+		return it.dot == 0
+	}
+	n := e.g.Nodes[it.node]
+	switch n.Kind {
+	case KindRef, KindAlt:
+		return it.dot == 0
+	case KindCat:
+		return int(it.dot) < len(n.Children)
+	}
+	return true
 }
 
+// key packs an item (or a completion fact) of a packed chart.
+func (e *earley) key(it item) uint64 {
+	return uint64(it.node)<<e.nodeShift | uint64(it.dot+1)<<e.dotShift | uint64(it.origin)
+}
+
+// unkey is the inverse of key.
+func (e *earley) unkey(k uint64) item {
+	return item{
+		node:   int32(k >> e.nodeShift),
+		dot:    int32(k>>e.dotShift&(1<<e.dotBits-1)) - 1,
+		origin: int32(k & (1<<e.dotShift - 1)),
+	}
+}
+
+// keysOf returns the keys of a sorted packed set that belong to node.
+func (e *earley) keysOf(set []uint64, node int32) []uint64 {
+	lo, _ := slices.BinarySearch(set, uint64(node)<<e.nodeShift)
+	hi := lo
+	for hi < len(set) && int32(set[hi]>>e.nodeShift) == node {
+		hi++
+	}
+	return set[lo:hi]
+}
+
+// nodeItems returns the kept items of node in the frozen set at pos; with
+// packed sets, in a buffer that the next call reuses.
+func (e *earley) nodeItems(pos, node int32) []item {
+	if !e.packed {
+		return itemsOf(e.items.sets[pos], node)
+	}
+	e.buf = e.buf[:0]
+	for _, k := range e.keysOf(e.keys.sets[pos], node) {
+		e.buf = append(e.buf, e.unkey(k))
+	}
+	return e.buf
+}
+
+// freeze appends the current set, sorted, to the frozen sets.
+func (e *earley) freeze() {
+	if len(e.work) > 0 {
+		e.far = e.nsets
+	}
+	e.nsets++
+	if e.packed {
+		set := e.keys.grab(len(e.work))
+		for _, it := range e.work {
+			if e.kept(it) {
+				set = append(set, e.key(it))
+			}
+		}
+		slices.Sort(set)
+		e.keys.commit(set)
+		done := e.doneKeys.grab(len(e.curDone))
+		for _, it := range e.curDone {
+			done = append(done, e.key(it))
+		}
+		slices.Sort(done)
+		e.doneKeys.commit(done)
+		return
+	}
+	set := e.items.grab(len(e.work))
+	for _, it := range e.work {
+		if e.kept(it) {
+			set = append(set, it)
+		}
+	}
+	slices.SortFunc(set, cmpItem)
+	e.items.commit(set)
+	done := append(e.done.grab(len(e.curDone)), e.curDone...)
+	slices.SortFunc(done, cmpItem)
+	e.done.commit(done)
+}
+
+// hasItem reports whether the set at pos has it, which must be an item
+// that frozen sets keep.
 func (e *earley) hasItem(pos int32, it item) bool {
+	if e.packed {
+		if it.dot < 0 || it.dot > e.maxDot {
+			return false
+		}
+		_, ok := slices.BinarySearch(e.keys.sets[pos], e.key(it))
+		return ok
+	}
 	_, ok := slices.BinarySearchFunc(e.items.sets[pos], it, cmpItem)
 	return ok
 }
 
 func (e *earley) hasDone(node, from, to int32) bool {
+	if e.packed {
+		_, ok := slices.BinarySearch(e.doneKeys.sets[to], e.key(item{node, doneDot, from}))
+		return ok
+	}
 	_, ok := slices.BinarySearchFunc(e.done.sets[to], item{node, doneDot, from}, cmpItem)
 	return ok
 }
 
 // origins calls f with the origin of each completed derivation of node
-// that ends at end, until f returns false.
+// that ends at end, in increasing order, until f returns false.
 func (e *earley) origins(end, node int32, f func(origin int32) bool) bool {
+	if e.packed {
+		mask := uint64(1)<<e.dotShift - 1
+		for _, k := range e.keysOf(e.doneKeys.sets[end], node) {
+			if !f(int32(k & mask)) {
+				return false
+			}
+		}
+		return true
+	}
 	for _, d := range itemsOf(e.done.sets[end], node) {
 		if !f(d.origin) {
 			return false
@@ -440,18 +597,13 @@ func (e *earley) origins(end, node int32, f func(origin int32) bool) bool {
 // failure describes why the input was rejected: the furthest position any
 // item reached and the terminals expected there.
 func (e *earley) failure() *ParseError {
-	far := 0
-	for i := len(e.items.sets) - 1; i >= 0; i-- {
-		if len(e.items.sets[i]) > 0 {
-			far = i
-			break
-		}
-	}
+	far := e.far
+	set := e.nodeItemsAll(int32(far))
 	// A terminal that matched here matched only the empty string (a longer
 	// match would have reached further), so it is not what was missing.
 	exp := map[string]bool{}
 	var kids []*Node
-	for _, it := range e.items.sets[far] {
+	for _, it := range set {
 		for _, c := range e.expected(it, kids[:0]) {
 			if (c.Kind == KindLit || c.Kind == KindRegex) && len(c.matchEnds(e.in, far)) == 0 {
 				exp[c.Label()] = true
@@ -467,4 +619,16 @@ func (e *earley) failure() *ParseError {
 	}
 	sort.Strings(list)
 	return newParseError(e.in, far, list)
+}
+
+// nodeItemsAll returns the kept items of the frozen set at pos.
+func (e *earley) nodeItemsAll(pos int32) []item {
+	if !e.packed {
+		return e.items.sets[pos]
+	}
+	e.buf = e.buf[:0]
+	for _, k := range e.keys.sets[pos] {
+		e.buf = append(e.buf, e.unkey(k))
+	}
+	return e.buf
 }
