@@ -140,8 +140,9 @@ type scanEntry struct {
 }
 
 // newEarley returns a parser for one input, reusing the buffers of an
-// earlier parse of the same graph when one is free.
-func newEarley(g *Graph, in []byte) *earley {
+// earlier parse of the same graph when one is free. wide makes it use
+// the wide item layout even where packed keys fit (tests compare the two).
+func newEarley(g *Graph, in []byte, wide bool) *earley {
 	e, _ := g.earleyPool.Get().(*earley)
 	if e == nil {
 		e = &earley{g: g, start: int32(len(g.Nodes)), refs: g.refs}
@@ -167,7 +168,7 @@ func newEarley(g *Graph, in []byte) *earley {
 	e.pend = e.pend[:0]
 	e.far, e.nsets = 0, 0
 	originBits := uint(bits.Len(uint(n)))
-	e.packed = !forceWide && e.nodeBits+e.dotBits+originBits <= 64
+	e.packed = !wide && e.nodeBits+e.dotBits+originBits <= 64
 	e.dotShift = originBits
 	e.nodeShift = originBits + e.dotBits
 	if e.packed {
@@ -459,9 +460,6 @@ func cmpItem(a, b item) int {
 	}
 	return int(a.origin - b.origin)
 }
-
-// forceWide makes every parse use wide sets (for tests).
-var forceWide = false
 
 // kept reports whether a frozen set keeps it (see the chart's comment).
 func (e *earley) kept(it item) bool {

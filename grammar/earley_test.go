@@ -15,7 +15,6 @@ func TestPackedChartMatchesWide(t *testing.T) {
 	if testing.Short() {
 		inputs = 30
 	}
-	defer func() { forceWide = false }()
 	for _, name := range bundledNames(t) {
 		g := bundled(t, name)
 		t.Run(name, func(t *testing.T) {
@@ -29,11 +28,8 @@ func TestPackedChartMatchesWide(t *testing.T) {
 				if len(in) > 20000 {
 					continue
 				}
-				forceWide = false
-				packed, perr := g.parseGeneral(in, 3)
-				forceWide = true
-				wide, werr := g.parseGeneral(in, 3)
-				forceWide = false
+				packed, perr := g.parseEarley(in, 3, false)
+				wide, werr := g.parseEarley(in, 3, true)
 				if (perr == nil) != (werr == nil) || perr != nil && perr.Error() != werr.Error() {
 					t.Fatalf("input %q: packed error %v, wide %v", in, perr, werr)
 				}
@@ -54,7 +50,7 @@ func TestPackedChartMatchesWide(t *testing.T) {
 func TestChartKeys(t *testing.T) {
 	g := bundled(t, bundledNames(t)[0])
 	in := bytes.Repeat([]byte("x"), 1000)
-	e := newEarley(g, in)
+	e := newEarley(g, in, false)
 	defer e.release()
 	if !e.packed {
 		t.Fatal("a small input should have a packed chart")

@@ -378,7 +378,13 @@ func quantPreds(n *Node, d, qcap int32) []int32 {
 
 // parseGeneral parses with the Earley parser and returns up to limit trees.
 func (g *Graph) parseGeneral(in []byte, limit int) ([]*Tree, error) {
-	e := newEarley(g, in)
+	return g.parseEarley(in, limit, false)
+}
+
+// parseEarley is parseGeneral with the chart's item layout chosen (see
+// newEarley).
+func (g *Graph) parseEarley(in []byte, limit int, wide bool) ([]*Tree, error) {
+	e := newEarley(g, in, wide)
 	defer e.release()
 	if !e.run() {
 		return nil, e.failure()
