@@ -149,32 +149,36 @@ func thresholdKey(k Kind, symbol string) string { return string(rune('0'+k)) + s
 // appearance (k-paths, siblings, classes) and returns all its feature
 // ids, sorted. An ambiguous input may be given all its trees: its
 // features are their union. A Vocabulary is not safe for concurrent use.
-func (v *Vocabulary) Add(trees ...*grammar.Tree) []int { return v.collect(forest{trees: trees}, true) }
+func (v *Vocabulary) Add(trees ...*grammar.Tree) []int {
+	return v.collect(nil, forest{trees: trees}, true)
+}
 
 // AddParsed is Add for a parsed input, whose features are read off the
 // parse without building a tree where it can.
-func (v *Vocabulary) AddParsed(p *grammar.Parsed) []int { return v.collect(forest{parsed: p}, true) }
+func (v *Vocabulary) AddParsed(p *grammar.Parsed) []int {
+	return v.collect(nil, forest{parsed: p}, true)
+}
 
 // Features returns the ids of an input's features that are in the
 // vocabulary, sorted, without adding new ones (as prediction needs).
 func (v *Vocabulary) Features(trees ...*grammar.Tree) []int {
-	return v.collect(forest{trees: trees}, false)
+	return v.collect(nil, forest{trees: trees}, false)
 }
 
 // ParsedFeatures is Features for a parsed input, whose features are read
 // off the parse without building a tree where it can: the memory it
 // takes is then that of the input and its nesting, whatever its size.
 func (v *Vocabulary) ParsedFeatures(p *grammar.Parsed) []int {
-	return v.collect(forest{parsed: p}, false)
+	return v.collect(nil, forest{parsed: p}, false)
 }
 
-func (v *Vocabulary) collect(f forest, add bool) []int {
+// collect appends the ids of the features of f to out (empty).
+func (v *Vocabulary) collect(out []int, f forest, add bool) []int {
 	v.gen++
 	if v.gen == 0 { // wrapped: clear the stamps
 		clear(v.stamp)
 		v.gen = 1
 	}
-	var out []int
 	if v.kinds == KPaths {
 		// The common case, kept to one walk without text or sibling
 		// bookkeeping.

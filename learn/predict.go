@@ -16,6 +16,18 @@ type Predictor struct {
 	Reasons bool
 	vocab   *features.Vocabulary
 	has     []bool
+	// used is the vocabulary of the features the trees test alone, which
+	// Predict and PredictTrees extract: dense maps a model feature id to
+	// its id there (-1 if no tree tests it), and stamp[id] == gen marks
+	// the used features present in the input being evaluated.
+	used  *features.Vocabulary
+	dense []int32
+	stamp []uint32
+	gen   uint32
+	ids   []int // reused feature buffer
+	// why caches the Reasons' texts per model feature: "has " and "not "
+	// with its description, made on first use.
+	whyHas, whyNot []string
 }
 
 // NewPredictor rebuilds the model's grammar and vocabulary. If g is not
@@ -59,6 +71,28 @@ func NewPredictor(m *Model, g *grammar.Graph) (*Predictor, error) {
 			return nil, fmt.Errorf("model feature %d repeats feature %d", i, id)
 		}
 	}
+	p.dense = make([]int32, len(m.Features))
+	for i := range p.dense {
+		p.dense[i] = -1
+	}
+	var used []int
+	for _, fn := range m.Functions {
+		for _, n := range fn.Tree.Nodes {
+			if n.Leaf() {
+				continue
+			}
+			if n.Feature >= len(m.Features) {
+				return nil, fmt.Errorf("function %s: its tree tests feature %d (the model has %d)", fn.Name, n.Feature, len(m.Features))
+			}
+			if p.dense[n.Feature] < 0 {
+				p.dense[n.Feature] = int32(len(used))
+				used = append(used, n.Feature)
+			}
+		}
+	}
+	p.used = p.vocab.Restrict(used)
+	p.stamp = make([]uint32, len(used))
+	p.whyHas, p.whyNot = make([]string, len(m.Features)), make([]string, len(m.Features))
 	return p, nil
 }
 
@@ -87,17 +121,32 @@ func (p *Predictor) Features(input []byte) ([]int, error) {
 // PredictTrees evaluates every function's tree on an input given as its
 // trees (all of an ambiguous input's).
 func (p *Predictor) PredictTrees(trees ...*grammar.Tree) []Prediction {
-	return p.PredictFeatures(p.vocab.Features(trees...))
+	return p.predictUsed(p.used.Features(trees...))
 }
 
 // Predict parses the input, extracts its features and evaluates every
 // function's tree. A Predictor is not safe for concurrent use.
 func (p *Predictor) Predict(input []byte) ([]Prediction, error) {
-	ids, err := p.Features(input)
+	// Only the features some tree tests are extracted.
+	parsed, err := p.Graph.ParseLazy(input, grammar.DefaultTreeLimit)
 	if err != nil {
 		return nil, err
 	}
-	return p.PredictFeatures(ids), nil
+	p.ids = p.used.AppendParsedFeatures(p.ids, parsed)
+	return p.predictUsed(p.ids), nil
+}
+
+// predictUsed evaluates every tree on a set of ids of p.used.
+func (p *Predictor) predictUsed(ids []int) []Prediction {
+	p.gen++
+	if p.gen == 0 { // wrapped: clear the stamps
+		clear(p.stamp)
+		p.gen = 1
+	}
+	for _, id := range ids {
+		p.stamp[id] = p.gen
+	}
+	return p.evaluate(func(f int) bool { return p.stamp[p.dense[f]] == p.gen })
 }
 
 // PredictFeatures evaluates every tree on a set of feature ids.
@@ -105,27 +154,47 @@ func (p *Predictor) PredictFeatures(ids []int) []Prediction {
 	for _, id := range ids {
 		p.has[id] = true
 	}
-	has := func(f int) bool { return p.has[f] }
-	out := make([]Prediction, len(p.Model.Functions))
-	for i, fn := range p.Model.Functions {
-		leaf := fn.Tree.Leaf(has)
-		n := &fn.Tree.Nodes[leaf]
-		out[i] = Prediction{Function: fn.Name, Covered: n.Covered(), Purity: n.Purity(), Leaf: leaf}
-		if p.Reasons {
-			for j := 0; !fn.Tree.Nodes[j].Leaf(); {
-				node := &fn.Tree.Nodes[j]
-				prefix := "not "
-				if has(node.Feature) {
-					prefix, j = "has ", node.Present
-				} else {
-					j = node.Absent
-				}
-				out[i].Why = append(out[i].Why, prefix+p.Model.Features[node.Feature].Describe())
-			}
-		}
-	}
+	out := p.evaluate(func(f int) bool { return p.has[f] })
 	for _, id := range ids {
 		p.has[id] = false
+	}
+	return out
+}
+
+// evaluate runs every function's tree, has telling which model features
+// the input has.
+func (p *Predictor) evaluate(has func(f int) bool) []Prediction {
+	out := make([]Prediction, len(p.Model.Functions))
+	for i, fn := range p.Model.Functions {
+		nodes := fn.Tree.Nodes
+		leaf := 0
+		for !nodes[leaf].Leaf() {
+			if has(nodes[leaf].Feature) {
+				leaf = nodes[leaf].Present
+			} else {
+				leaf = nodes[leaf].Absent
+			}
+		}
+		n := &nodes[leaf]
+		out[i] = Prediction{Function: fn.Name, Covered: n.Covered(), Purity: n.Purity(), Leaf: leaf}
+		if p.Reasons {
+			for j := 0; !nodes[j].Leaf(); {
+				f := nodes[j].Feature
+				if has(f) {
+					j = nodes[j].Present
+					if p.whyHas[f] == "" {
+						p.whyHas[f] = "has " + p.Model.Features[f].Describe()
+					}
+					out[i].Why = append(out[i].Why, p.whyHas[f])
+				} else {
+					j = nodes[j].Absent
+					if p.whyNot[f] == "" {
+						p.whyNot[f] = "not " + p.Model.Features[f].Describe()
+					}
+					out[i].Why = append(out[i].Why, p.whyNot[f])
+				}
+			}
+		}
 	}
 	return out
 }
