@@ -58,10 +58,15 @@ type HarnessTarget struct {
 	Dir string `json:"dir,omitempty"`
 }
 
+// String names the target in messages: the language and the entry, or
+// for C the sources' file names (their folders are in the target).
 func (h HarnessTarget) String() string {
-	switch h.Lang {
-	case "c":
-		return "c:" + strings.Join(h.Sources, ",")
+	if h.Lang == "c" {
+		names := make([]string, len(h.Sources))
+		for i, s := range h.Sources {
+			names[i] = filepath.Base(s)
+		}
+		return "c:" + strings.Join(names, ",")
 	}
 	return h.Lang + ":" + h.Entry
 }
