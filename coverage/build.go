@@ -414,6 +414,30 @@ const (
 	harnessModule = "arborharness"
 )
 
+// buildDir builds a cached folder: build fills a temporary folder in
+// cacheDir, which is then renamed to dir, so that a build killed half-way
+// leaves no folder that looks finished (and the next build sweeps it
+// away). A build that ran alongside and renamed its folder first wins:
+// ready reports whether dir holds a finished build then.
+func buildDir(cacheDir, dir string, ready func() bool, build func(tmp string) error) error {
+	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
+		return err
+	}
+	sweep(cacheDir, tmpPrefix)
+	tmp, err := os.MkdirTemp(cacheDir, fmt.Sprintf("%s%d_", tmpPrefix, os.Getpid()))
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	if err := build(tmp); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, dir); err != nil && !ready() {
+		return err
+	}
+	return nil
+}
+
 // sweep removes what builds killed before they could clean up left in
 // dir: entries named prefix + "<pid>_..." whose process is gone, and,
 // from arbor versions that did not name the process, entries older than

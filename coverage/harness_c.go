@@ -68,31 +68,15 @@ func buildC(ctx context.Context, h HarnessTarget, cacheDir string, doBuild bool)
 	}
 	dir := filepath.Join(cacheDir, "c-"+key)
 	bin := &Binary{Path: filepath.Join(dir, "harness"), Args: []string{filepath.Join(dir, "harness.funcs")}}
-	if _, err := os.Stat(bin.Args[0]); err == nil {
+	ready := func() bool { _, err := os.Stat(bin.Args[0]); return err == nil }
+	if ready() {
 		bin.Cached = true
 		return bin, nil
 	}
 	if !doBuild {
 		return nil, nil
 	}
-	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
-		return nil, err
-	}
-	sweep(cacheDir, tmpPrefix)
-	tmp, err := os.MkdirTemp(cacheDir, fmt.Sprintf("%s%d_", tmpPrefix, os.Getpid()))
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(tmp)
-	if err := p.build(ctx, tmp); err != nil {
-		return nil, err
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		// A build that ran alongside got there first: its result is as good.
-		if _, serr := os.Stat(bin.Args[0]); serr == nil {
-			bin.Cached = true
-			return bin, nil
-		}
+	if err := buildDir(cacheDir, dir, ready, func(tmp string) error { return p.build(ctx, tmp) }); err != nil {
 		return nil, err
 	}
 	return bin, nil

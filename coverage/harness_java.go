@@ -84,31 +84,21 @@ func buildJava(ctx context.Context, h HarnessTarget, cacheDir string, doBuild bo
 	}
 	dir := filepath.Join(cacheDir, "java-"+key)
 	bin := &Binary{Path: java, Args: javaArgs(h, dir, jars, sources, len(compile) > 0), Cached: true}
-	if _, err := os.Stat(filepath.Join(dir, "done")); err == nil {
+	ready := func() bool { _, err := os.Stat(filepath.Join(dir, "done")); return err == nil }
+	if ready() {
 		return bin, nil
 	}
 	if !doBuild {
 		return nil, nil
 	}
-	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
-		return nil, err
-	}
-	tmp, err := os.MkdirTemp(cacheDir, "java.tmp")
-	if err != nil {
-		return nil, fmt.Errorf("java harness: %w", err)
-	}
-	defer os.RemoveAll(tmp)
-	if err := javaBuild(ctx, javac, tmp, jars, sources, compile); err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(filepath.Join(tmp, "done"), nil, 0o644); err != nil {
-		return nil, err
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		// Another build got there first: its result is as good.
-		if _, serr := os.Stat(filepath.Join(dir, "done")); serr != nil {
-			return nil, fmt.Errorf("java harness: %w", err)
+	err = buildDir(cacheDir, dir, ready, func(tmp string) error {
+		if err := javaBuild(ctx, javac, tmp, jars, sources, compile); err != nil {
+			return err
 		}
+		return os.WriteFile(filepath.Join(tmp, "done"), nil, 0o644)
+	})
+	if err != nil {
+		return nil, err
 	}
 	bin.Cached = false
 	return bin, nil
