@@ -4,11 +4,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"embed"
-	"encoding/hex"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/arbor-fuzz/arbor/coverage"
@@ -37,7 +34,7 @@ type nativeSubject struct {
 // on first use.
 func NativeDir() (string, error) {
 	h := sha256.New()
-	var files []string
+	var files []archiveFile
 	err := fs.WalkDir(nativeFiles, "native", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -48,39 +45,13 @@ func NativeDir() (string, error) {
 		}
 		fmt.Fprintf(h, "%s\x00%d\x00", p, len(data))
 		h.Write(data)
-		files = append(files, p)
+		files = append(files, archiveFile{strings.TrimPrefix(p, "native/"), data})
 		return nil
 	})
 	if err != nil {
 		return "", err
 	}
-	base, err := os.UserCacheDir()
-	if err != nil {
-		base = os.TempDir()
-	}
-	dir := filepath.Join(base, "arbor", "native", hex.EncodeToString(h.Sum(nil)[:8]))
-	if _, err := os.Stat(dir); err == nil {
-		return dir, nil
-	}
-	tmp := dir + ".tmp" + fmt.Sprint(os.Getpid())
-	for _, p := range files {
-		data, _ := nativeFiles.ReadFile(p)
-		out := filepath.Join(tmp, filepath.FromSlash(strings.TrimPrefix(p, "native/")))
-		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-			return "", fmt.Errorf("native subjects: %w", err)
-		}
-		if err := os.WriteFile(out, data, 0o644); err != nil {
-			return "", fmt.Errorf("native subjects: %w", err)
-		}
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		os.RemoveAll(tmp)
-		if _, statErr := os.Stat(dir); statErr == nil {
-			return dir, nil // another process wrote it first
-		}
-		return "", fmt.Errorf("native subjects: %w", err)
-	}
-	return dir, nil
+	return writeCached("native", h.Sum(nil), files)
 }
 
 // nativeTarget resolves a native subject's placeholders.

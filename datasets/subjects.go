@@ -165,30 +165,38 @@ func (s Subject) Target() (coverage.Target, error) {
 // from the embedded copy into the user's cache on first use.
 func SubjectsModule() (string, error) {
 	sum := sha256.Sum256(subjectsArchive)
+	return writeCached("subjects", sum[:], subjectFiles())
+}
+
+// writeCached writes files into the user's cache, in a folder of kind
+// named by sum (the files' content), unless it is there already. The
+// folder is written under another name and renamed, so that it is whole
+// or absent, whatever processes write it at once.
+func writeCached(kind string, sum []byte, files []archiveFile) (string, error) {
 	base, err := os.UserCacheDir()
 	if err != nil {
 		base = os.TempDir()
 	}
-	dir := filepath.Join(base, "arbor", "subjects", hex.EncodeToString(sum[:8]))
-	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+	dir := filepath.Join(base, "arbor", kind, hex.EncodeToString(sum[:8]))
+	if _, err := os.Stat(dir); err == nil {
 		return dir, nil
 	}
 	tmp := dir + ".tmp" + fmt.Sprint(os.Getpid())
-	for _, f := range subjectFiles() {
+	for _, f := range files {
 		p := filepath.Join(tmp, filepath.FromSlash(f.name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return "", fmt.Errorf("subjects module: %w", err)
+			return "", fmt.Errorf("%s: %w", kind, err)
 		}
 		if err := os.WriteFile(p, f.data, 0o644); err != nil {
-			return "", fmt.Errorf("subjects module: %w", err)
+			return "", fmt.Errorf("%s: %w", kind, err)
 		}
 	}
 	if err := os.Rename(tmp, dir); err != nil {
 		os.RemoveAll(tmp)
-		if _, statErr := os.Stat(filepath.Join(dir, "go.mod")); statErr == nil {
+		if _, statErr := os.Stat(dir); statErr == nil {
 			return dir, nil // another process wrote it first
 		}
-		return "", fmt.Errorf("subjects module: %w", err)
+		return "", fmt.Errorf("%s: %w", kind, err)
 	}
 	return dir, nil
 }
