@@ -227,21 +227,13 @@ func (o *Options) normalize() error {
 	return nil
 }
 
-// queue reads the inputs and returns those to record: in this run's
-// shard, not done already, each once; sum counts the others.
+// queue reads the inputs and returns those to record, all at once: in
+// this run's shard, not done already, each once; sum counts the others.
 func queue(inputs []string, done func(sha string) bool, opts Options, sum *Summary) []pending {
 	c := newChunker(inputs, done, opts, sum)
 	var todo []pending
-	for _, name := range inputs {
-		data, err := corpus.Read(name)
-		if err != nil {
-			sum.Unreadable++
-			opts.Warn(fmt.Errorf("input: %w", err))
-			continue
-		}
-		if p, ok := c.admit(name, data); ok {
-			todo = append(todo, p)
-		}
+	for chunk := c.next(); len(chunk) > 0; chunk = c.next() {
+		todo = append(todo, chunk...)
 	}
 	return todo
 }

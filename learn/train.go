@@ -109,15 +109,7 @@ func NewDataset(g *grammar.Graph, opts features.Options, cov *coverage.File, dat
 		}
 		d.Columns[f] = d.Columns[f][:words:words]
 	}
-	d.Labels = make([]features.Bitset, len(d.Functions))
-	for f := range d.Labels {
-		d.Labels[f] = features.NewBitset(d.Rows)
-	}
-	for r, ids := range covered {
-		for _, f := range ids {
-			d.Labels[f].Set(r)
-		}
-	}
+	d.Labels = labels(len(d.Functions), d.Rows, covered)
 	return d
 }
 
@@ -200,16 +192,23 @@ func (e *Examples) Dataset(g *grammar.Graph, opts features.Options) *Dataset {
 	}
 	d.Rows = m.Rows()
 	d.Columns = m.Columns(d.Vocab.Len())
-	d.Labels = make([]features.Bitset, len(e.Functions))
-	for f := range d.Labels {
-		d.Labels[f] = features.NewBitset(d.Rows)
+	d.Labels = labels(len(e.Functions), d.Rows, e.Covered)
+	return d
+}
+
+// labels are the label bitsets of functions: per function, the rows
+// (examples) that covered it.
+func labels(functions, rows int, covered [][]int) []features.Bitset {
+	l := make([]features.Bitset, functions)
+	for f := range l {
+		l[f] = features.NewBitset(rows)
 	}
-	for r, ids := range e.Covered {
+	for r, ids := range covered {
 		for _, f := range ids {
-			d.Labels[f].Set(r)
+			l[f].Set(r)
 		}
 	}
-	return d
+	return l
 }
 
 // DefaultFeatures are the feature kinds arbor learns from unless told:
