@@ -1,6 +1,7 @@
 package corpus
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -10,8 +11,8 @@ import (
 	"runtime"
 	"sort"
 	"strings"
-	"sync"
-	"sync/atomic"
+
+	"github.com/arbor-fuzz/arbor/internal/parallel"
 )
 
 // List lists the inputs a path names: the file itself, or every regular
@@ -111,29 +112,15 @@ func ReadAll(files []string) (map[string][]byte, error) {
 		err  error
 	}
 	results := make([]result, len(files))
-	workers := min(max(4*runtime.GOMAXPROCS(0), 1), len(files))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(files) {
-					return
-				}
-				b, err := Read(files[i])
-				if err != nil {
-					results[i].err = err
-					continue
-				}
-				sum := sha256.Sum256(b)
-				results[i] = result{sum: hex.EncodeToString(sum[:]), data: b}
-			}
-		}()
-	}
-	wg.Wait()
+	parallel.ForEach(context.Background(), len(files), 4*runtime.GOMAXPROCS(0), func(i int) {
+		b, err := Read(files[i])
+		if err != nil {
+			results[i].err = err
+			return
+		}
+		sum := sha256.Sum256(b)
+		results[i] = result{sum: hex.EncodeToString(sum[:]), data: b}
+	})
 	data := make(map[string][]byte, len(files))
 	for _, r := range results {
 		if r.err != nil {

@@ -12,10 +12,9 @@ import (
 	"runtime"
 	"slices"
 	"sort"
-	"sync"
-	"sync/atomic"
 
 	"github.com/arbor-fuzz/arbor/features"
+	"github.com/arbor-fuzz/arbor/internal/parallel"
 )
 
 // Header is the first line of a coverage file (docs/formats.md).
@@ -234,26 +233,13 @@ func decodeRecords(lines [][]byte) ([]Record, []error) {
 	recs := make([]Record, len(lines))
 	errs := make([]error, len(lines))
 	const batch = 256
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), (len(lines)+batch-1)/batch) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				start := int(next.Add(batch)) - batch
-				if start >= len(lines) {
-					return
-				}
-				for i := start; i < min(start+batch, len(lines)); i++ {
-					if len(bytes.TrimSpace(lines[i])) > 0 {
-						errs[i] = json.Unmarshal(lines[i], &recs[i])
-					}
-				}
+	parallel.ForEach(context.Background(), (len(lines)+batch-1)/batch, runtime.GOMAXPROCS(0), func(b int) {
+		for i := b * batch; i < min((b+1)*batch, len(lines)); i++ {
+			if len(bytes.TrimSpace(lines[i])) > 0 {
+				errs[i] = json.Unmarshal(lines[i], &recs[i])
 			}
-		}()
-	}
-	wg.Wait()
+		}
+	})
 	return recs, errs
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/arbor-fuzz/arbor/features"
+	"github.com/arbor-fuzz/arbor/internal/parallel"
 )
 
 // Confusion counts a function's predictions on held-out rows: true and
@@ -89,7 +90,7 @@ func (d *Dataset) crossValidateAll(ctx context.Context, funcs, cands []int, opts
 		}
 	}
 	out := make([]Confusion, len(funcs))
-	err := parallel(ctx, len(funcs), opts.Workers, func(i int) {
+	err := parallel.ForEach(ctx, len(funcs), opts.Workers, func(i int) {
 		out[i] = d.crossValidate(funcs[i], cands, opts, train, test)
 	})
 	return out, err

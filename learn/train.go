@@ -2,16 +2,15 @@ package learn
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"slices"
-	"sync"
 
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/features"
 	"github.com/arbor-fuzz/arbor/grammar"
+	"github.com/arbor-fuzz/arbor/internal/parallel"
 )
 
 // Dataset is a training corpus as binary features and labels: one row per
@@ -117,69 +116,33 @@ func NewDataset(g *grammar.Graph, opts features.Options, cov *coverage.File, dat
 // on every core, and calls use with each that parses, in record order,
 // from one goroutine; it counts those left out in skipped.
 func parseRecords(g *grammar.Graph, cov *coverage.File, data map[string][]byte, skipped map[string]int, use func(*coverage.Record, *grammar.Parsed)) {
-	type job struct {
-		rec    *coverage.Record
-		in     []byte
-		parsed *grammar.Parsed
-		err    error
-		done   chan struct{}
+	type parsed struct {
+		p      *grammar.Parsed
+		reason string // why the record is left out, if it is
 	}
-	workers := runtime.GOMAXPROCS(0)
-	// A bounded window of jobs in flight keeps results in order without
-	// holding more than a few parses at a time.
-	window := make(chan *job, 4*workers)
-	todo := make(chan *job, 4*workers)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range todo {
-				j.parsed, j.err = g.ParseLazy(j.in, grammar.DefaultTreeLimit)
-				close(j.done)
-			}
-		}()
-	}
-	go func() {
-		defer close(window)
-		defer close(todo)
-		for i := range cov.Records {
-			r := &cov.Records[i]
-			if r.Outcome == coverage.Panic || r.Outcome == coverage.Timeout {
-				window <- &job{rec: r, err: errSkipped(string(r.Outcome))}
-				continue
-			}
-			in, ok := data[r.SHA256]
-			if !ok {
-				window <- &job{rec: r, err: errSkipped("input not found")}
-				continue
-			}
-			j := &job{rec: r, in: in, done: make(chan struct{})}
-			window <- j
-			todo <- j
+	parallel.Ordered(context.Background(), len(cov.Records), runtime.GOMAXPROCS(0), func(_, i int) parsed {
+		r := &cov.Records[i]
+		if r.Outcome == coverage.Panic || r.Outcome == coverage.Timeout {
+			return parsed{reason: string(r.Outcome)}
 		}
-	}()
-	for j := range window {
-		if j.done != nil {
-			<-j.done
+		in, ok := data[r.SHA256]
+		if !ok {
+			return parsed{reason: "input not found"}
 		}
-		var reason errSkipped
-		switch {
-		case errors.As(j.err, &reason):
-			skipped[string(reason)]++
-		case j.err != nil:
-			skipped["does not parse"]++
-		default:
-			use(j.rec, j.parsed)
+		p, err := g.ParseLazy(in, grammar.DefaultTreeLimit)
+		if err != nil {
+			return parsed{reason: "does not parse"}
 		}
-	}
-	wg.Wait()
+		return parsed{p: p}
+	}, func(i int, x parsed) error {
+		if x.reason != "" {
+			skipped[x.reason]++
+		} else {
+			use(&cov.Records[i], x.p)
+		}
+		return nil
+	})
 }
-
-// errSkipped is why a record is left out before its input is parsed.
-type errSkipped string
-
-func (e errSkipped) Error() string { return string(e) }
 
 // Dataset describes every example by the features opts selects (the
 // union over an ambiguous input's trees) and labels it with the functions
@@ -321,39 +284,10 @@ func Train(ctx context.Context, d *Dataset, opts TrainOptions) ([]FunctionModel,
 	funcs := d.Trainable()
 	cands := d.Candidates()
 	out := make([]FunctionModel, len(funcs))
-	err := parallel(ctx, len(funcs), opts.Workers, func(i int) {
+	err := parallel.ForEach(ctx, len(funcs), opts.Workers, func(i int) {
 		out[i] = d.fitFunction(funcs[i], cands, opts)
 	})
 	return out, err
-}
-
-// parallel calls f(0..n-1) on workers goroutines (0: one per core) and
-// stops handing out work when ctx is done.
-func parallel(ctx context.Context, n, workers int, f func(i int)) error {
-	if workers <= 0 {
-		workers = runtime.NumCPU()
-	}
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				f(i)
-			}
-		}()
-	}
-	var err error
-	for i := range n {
-		if err = ctx.Err(); err != nil {
-			break
-		}
-		jobs <- i
-	}
-	close(jobs)
-	wg.Wait()
-	return err
 }
 
 func (d *Dataset) fitFunction(f int, cands []int, opts TrainOptions) FunctionModel {

@@ -13,6 +13,7 @@ import (
 	"github.com/arbor-fuzz/arbor/datasets"
 	"github.com/arbor-fuzz/arbor/features"
 	"github.com/arbor-fuzz/arbor/grammar"
+	"github.com/arbor-fuzz/arbor/internal/parallel"
 )
 
 // maxK bounds --k and --max-k for commands that list k-paths of inputs.
@@ -73,7 +74,7 @@ With --json, one object per input and line:
 			failed := 0
 			// Each input is parsed and printed on its own processor; the
 			// texts go out in order, through one buffer.
-			err = ordered(contextOf(cmd), len(files), workers, func(_, i int) predicted {
+			err = parallel.Ordered(contextOf(cmd), len(files), workers, func(_, i int) predicted {
 				var b bytes.Buffer
 				err := printKPaths(&b, g, files[i], stdin, k, first, asJSON)
 				return predicted{b.Bytes(), err}
@@ -185,7 +186,7 @@ JSON numbers. Missing k-paths are listed in increasing order of node ids.`,
 				parsed *grammar.Parsed
 				err    error
 			}
-			err = ordered(contextOf(cmd), len(files), workerCount(), func(_, i int) parseResult {
+			err = parallel.Ordered(contextOf(cmd), len(files), workerCount(), func(_, i int) parseResult {
 				parsed, err := parseInput(g, files[i], nil, treeLimit(first))
 				return parseResult{parsed, err}
 			}, func(_ int, r parseResult) error {

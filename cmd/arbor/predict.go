@@ -9,6 +9,7 @@ import (
 	"io"
 
 	"github.com/arbor-fuzz/arbor/grammar"
+	"github.com/arbor-fuzz/arbor/internal/parallel"
 	"github.com/arbor-fuzz/arbor/learn"
 )
 
@@ -47,7 +48,7 @@ func predictFiles(ctx context.Context, p *learn.Predictor, files []string, o pre
 		predictors = append(predictors, q)
 	}
 	out := newOut(o.stdout)
-	err = ordered(ctx, len(files), len(predictors), func(w, i int) predicted {
+	err = parallel.Ordered(ctx, len(files), len(predictors), func(w, i int) predicted {
 		return predictOne(predictors[w], files[i], o)
 	}, func(i int, r predicted) error {
 		if r.err == nil {
