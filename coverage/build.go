@@ -93,6 +93,15 @@ type Binary struct {
 	Args   []string
 	Target Target
 	Cached bool // reused from an earlier build
+	// StartGrace is how much longer than the time limit a process's
+	// first input may take (a JVM's first input loads and initializes
+	// the classes it uses).
+	StartGrace time.Duration
+	// MemoryArg, if set, is the argument that bounds the harness's memory
+	// to the given bytes, for harnesses that cannot take the limit once
+	// they run (a JVM's heap); it goes first, so that the target's own
+	// options come later and win.
+	MemoryArg func(bytes int64) string
 }
 
 // Build builds a harness main for the target as a package of the module

@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 )
 
 // javaHarnessSource is the Java harness (see its header): compiled with
@@ -83,7 +84,18 @@ func buildJava(ctx context.Context, h HarnessTarget, cacheDir string, doBuild bo
 		return nil, err
 	}
 	dir := filepath.Join(cacheDir, "java-"+key)
-	bin := &Binary{Path: java, Args: javaArgs(h, dir, jars, sources, len(compile) > 0), Cached: true}
+	bin := &Binary{Path: java, Args: javaArgs(h, dir, jars, sources, len(compile) > 0), Cached: true,
+		// A JVM's first input loads and verifies the classes it uses, runs
+		// them interpreted, and has the harness measure their static
+		// initializers: seconds for gson, where later inputs take a
+		// millisecond. Without the grace a small --timeout fails the first
+		// input of every process, and, restarting, the next one's too.
+		StartGrace: 10 * time.Second,
+		// A JVM cannot take a limit once it runs; an input that needs more
+		// heap ends in an OutOfMemoryError, which the harness reports as a
+		// crash.
+		MemoryArg: func(bytes int64) string { return fmt.Sprintf("-Xmx%dk", bytes>>10) },
+	}
 	ready := func() bool { _, err := os.Stat(filepath.Join(dir, "done")); return err == nil }
 	if ready() {
 		return bin, nil

@@ -88,7 +88,7 @@ type Session struct {
 	blob    []byte
 	starts  int // processes started so far
 	// fresh is set from a process's start to its first reply, which may
-	// take longer than the others (startGrace).
+	// take longer than the others (Binary.StartGrace).
 	fresh  bool
 	seen   []int32  // per function: the generation it was last covered in
 	counts []uint32 // per function: entry count in the current decode
@@ -145,12 +145,8 @@ func (s *Session) start() error {
 	}
 	if memory > 0 {
 		cmd.Env = append(cmd.Env, fmt.Sprintf("ARBOR_HARNESS_MEMORY=%d", memory))
-		// A JVM cannot take a limit once it runs: the heap's bound is its
-		// first option (JVM options the target names come later and win),
-		// and an input that needs more ends in an OutOfMemoryError, which
-		// the harness reports as a crash.
-		if h := s.bin.Target.Harness; h != nil && h.Lang == "java" {
-			cmd.Args = slices.Insert(cmd.Args, 1, fmt.Sprintf("-Xmx%dk", memory>>10))
+		if s.bin.MemoryArg != nil {
+			cmd.Args = slices.Insert(cmd.Args, 1, s.bin.MemoryArg(memory))
 		}
 	}
 	// The protocol has pipes of its own (see harnessSource); the subject's
@@ -336,7 +332,7 @@ func (s *Session) receive(kind byte, timeout time.Duration) (*Result, error) {
 	// timer per input (they cost more than the rest of the round trip).
 	wait := timeout
 	if s.fresh {
-		wait += s.startGrace()
+		wait += s.bin.StartGrace
 		s.fresh = false
 	}
 	s.mu.Lock()
@@ -362,19 +358,6 @@ func (s *Session) receive(kind byte, timeout time.Duration) (*Result, error) {
 		return s.crashed()
 	}
 	return r, nil
-}
-
-// startGrace is the time a harness's first input may take beyond the
-// time limit. A JVM's first input loads and verifies the classes it uses,
-// runs them interpreted, and has the harness measure their static
-// initializers: seconds for gson, where later inputs take a millisecond.
-// Without it a small --timeout fails the first input of every process,
-// and, restarting, the next one's too.
-func (s *Session) startGrace() time.Duration {
-	if h := s.bin.Target.Harness; h != nil && h.Lang == "java" {
-		return 10 * time.Second
-	}
-	return 0
 }
 
 // Interrupt makes the reply being waited for, and every later one, end
