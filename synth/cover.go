@@ -25,7 +25,8 @@ type Input struct {
 // expansion visits nodes and records every decision, so the result
 // replays. From the root to the first element it takes, at every step, a
 // child at the shortest graph distance from it; from one element to the
-// next, the only route through synthetic nodes.
+// next, the only route through synthetic nodes. With x.Reuse the tree is
+// built in the previous tree's memory, as by Generate.
 func (x *Generator) Directed(target features.Path) (*grammar.Tree, error) {
 	g := x.G
 	nodes := make([]*grammar.Node, len(target))
@@ -39,6 +40,10 @@ func (x *Generator) Directed(target features.Path) (*grammar.Tree, error) {
 	}
 	if !g.Reachable(g.Root, nodes[0]) {
 		return nil, fmt.Errorf("%s is unreachable from the root", nodes[0])
+	}
+	if x.Reuse {
+		// As in Generate: the previous tree's memory is taken over.
+		x.a.reset()
 	}
 	d := &directed{x: x, path: nodes}
 	x.nodes = 0
@@ -187,11 +192,23 @@ type CoverOptions struct {
 	CloseOff  Policy // how the parts off the targeted path are filled
 	MaxDepth  int    // for RandomPolicy close-off; 0 means DefaultMaxDepth
 	MaxRepeat int    // 0 means DefaultMaxRepeat
+
+	// Reuse, for CoverFunc and ForestFunc, builds each tree in the memory
+	// of the previous one (as Generator.Reuse does): an Input handed to
+	// emit, its Tree and its Choices, is valid only until emit returns.
+	// A caller that writes each input and forgets it then needs one
+	// tree's memory however many inputs are made. Cover and Forest keep
+	// their inputs and ignore it.
+	Reuse bool
+	// NoChoices leaves every Input's Choices nil. Recording them costs
+	// time and memory that a caller which does not replay or write them
+	// need not pay; the inputs are the same either way.
+	NoChoices bool
 }
 
 // CoverResult is a k-path covering set.
 type CoverResult struct {
-	Inputs   []Input
+	Inputs   []Input        // nil from CoverFunc, which hands them to emit instead
 	Graph    *grammar.Graph // the graph the trees belong to
 	Targets  int            // |paths_k(G)|
 	Elapsed  time.Duration
@@ -203,6 +220,26 @@ type CoverResult struct {
 // covered, a tree is grown to contain it and closed off, and every k-path
 // of the finished tree leaves the agenda.
 func Cover(ctx context.Context, g *grammar.Graph, opts CoverOptions) (*CoverResult, error) {
+	opts.Reuse = false // the inputs are kept
+	var inputs []Input
+	res, err := CoverFunc(ctx, g, opts, func(in Input) error {
+		inputs = append(inputs, in)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	res.Inputs = inputs
+	return res, nil
+}
+
+// CoverFunc generates the k-path covering set Cover does, in the same
+// order, but hands each input to emit as soon as it is made instead of
+// keeping it: what it holds is the agenda and the k-paths covered so far,
+// not the inputs. An error from emit stops the generation and is returned
+// as it is. The result's Inputs is nil; Elapsed includes the time spent
+// in emit.
+func CoverFunc(ctx context.Context, g *grammar.Graph, opts CoverOptions, emit func(Input) error) (*CoverResult, error) {
 	start := time.Now()
 	agenda, err := features.All(g, opts.K)
 	if err != nil {
@@ -212,8 +249,7 @@ func Cover(ctx context.Context, g *grammar.Graph, opts CoverOptions) (*CoverResu
 	r.Shuffle(len(agenda), func(i, j int) { agenda[i], agenda[j] = agenda[j], agenda[i] })
 	cov := features.NewCoverage(g, opts.K)
 	res := &CoverResult{Graph: g, Targets: len(agenda)}
-	rec := &Recorder{C: NewRandom(opts.Seed)}
-	x := &Generator{G: g, Chooser: rec, Policy: opts.CloseOff, MaxDepth: opts.MaxDepth, MaxRepeat: opts.MaxRepeat}
+	x, rec := opts.generator(g)
 	for _, p := range agenda {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -221,13 +257,16 @@ func Cover(ctx context.Context, g *grammar.Graph, opts CoverOptions) (*CoverResu
 		if cov.Has(p) {
 			continue
 		}
-		rec.Choices = nil
-		t, err := x.Directed(p)
+		in, err := x.directedInput(p, rec, opts.Reuse)
 		if err != nil {
 			return nil, err
 		}
-		cov.Add(t)
-		res.Inputs = append(res.Inputs, Input{Tree: t, Text: t.String(), Choices: rec.Choices})
+		// The tree's k-paths are taken before emit, which may be the
+		// last to see the tree.
+		cov.Add(in.Tree)
+		if err := emit(in); err != nil {
+			return nil, err
+		}
 	}
 	res.Coverage = cov.Fraction(opts.K)
 	res.Elapsed = time.Since(start)
@@ -239,27 +278,79 @@ func Cover(ctx context.Context, g *grammar.Graph, opts CoverOptions) (*CoverResu
 // generator's policy. The prefixes of the sequence span the range of
 // k-path coverage, from one input's worth to nearly full.
 func Forest(ctx context.Context, g *grammar.Graph, n int, opts CoverOptions) ([]Input, error) {
-	all, err := features.All(g, opts.K)
+	opts.Reuse = false // the inputs are kept
+	out := make([]Input, 0, max(n, 0))
+	err := ForestFunc(ctx, g, n, opts, func(in Input) error {
+		out = append(out, in)
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
+	return out, nil
+}
+
+// ForestFunc generates the n inputs Forest does, in the same order, but
+// hands each to emit as soon as it is made instead of keeping it: with
+// opts.Reuse its memory does not grow with n. An error from emit stops
+// the generation and is returned as it is.
+func ForestFunc(ctx context.Context, g *grammar.Graph, n int, opts CoverOptions, emit func(Input) error) error {
+	all, err := features.All(g, opts.K)
+	if err != nil {
+		return err
+	}
 	if len(all) == 0 && n > 0 {
-		return nil, fmt.Errorf("the grammar has no %d-paths to grow inputs towards: use a smaller k", opts.K)
+		return fmt.Errorf("the grammar has no %d-paths to grow inputs towards: use a smaller k", opts.K)
 	}
 	r := rand.New(rand.NewPCG(opts.Seed, 2))
-	rec := &Recorder{C: NewRandom(opts.Seed)}
-	x := &Generator{G: g, Chooser: rec, Policy: opts.CloseOff, MaxDepth: opts.MaxDepth, MaxRepeat: opts.MaxRepeat}
-	out := make([]Input, 0, n)
+	x, rec := opts.generator(g)
 	for i := 0; i < n; i++ {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return err
 		}
-		rec.Choices = nil
-		t, err := x.Directed(all[r.IntN(len(all))])
+		in, err := x.directedInput(all[r.IntN(len(all))], rec, opts.Reuse)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		out = append(out, Input{Tree: t, Text: t.String(), Choices: rec.Choices})
+		if err := emit(in); err != nil {
+			return err
+		}
 	}
-	return out, nil
+	return nil
+}
+
+// generator returns the generator covering and forestation grow their
+// trees with, and the recorder of its choices (nil with NoChoices). The
+// recorder passes every decision on unchanged, so the trees do not depend
+// on whether there is one.
+func (opts CoverOptions) generator(g *grammar.Graph) (*Generator, *Recorder) {
+	var c Chooser = NewRandom(opts.Seed)
+	var rec *Recorder
+	if !opts.NoChoices {
+		rec = &Recorder{C: c}
+		c = rec
+	}
+	x := &Generator{G: g, Chooser: c, Policy: opts.CloseOff, MaxDepth: opts.MaxDepth, MaxRepeat: opts.MaxRepeat, Reuse: opts.Reuse}
+	return x, rec
+}
+
+// directedInput grows the input that contains target. With reuse the
+// recorder's slice is reused too: the input is valid until the next one.
+func (x *Generator) directedInput(target features.Path, rec *Recorder, reuse bool) (Input, error) {
+	if rec != nil {
+		if reuse {
+			rec.Choices = rec.Choices[:0]
+		} else {
+			rec.Choices = nil
+		}
+	}
+	t, err := x.Directed(target)
+	if err != nil {
+		return Input{}, err
+	}
+	in := Input{Tree: t, Text: t.String()}
+	if rec != nil {
+		in.Choices = rec.Choices
+	}
+	return in, nil
 }
