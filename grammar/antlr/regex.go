@@ -40,12 +40,16 @@ func printable(src string) string {
 // operator, so that groups are added only where needed.
 type re struct {
 	s    string
-	prec int // precAlt, precCat or precAtom
+	prec int // precAlt, precCat, precQuant or precAtom
 }
 
+// A quantified expression concatenates as it is but takes another
+// quantifier only in a group: x+ made optional is (?:x+)?, for x+? is
+// x+ repeated lazily.
 const (
 	precAlt = iota
 	precCat
+	precQuant
 	precAtom
 )
 
@@ -76,7 +80,7 @@ func quant(a re, suffix string) re {
 	if a.s == "" {
 		return a
 	}
-	return re{a.group(precAtom) + suffix, precAtom}
+	return re{a.group(precAtom) + suffix, precQuant}
 }
 
 // source classifies a regular expression written elsewhere by its top
@@ -99,7 +103,7 @@ func source(src string) re {
 	case syntax.OpConcat:
 		return re{parsed.String(), precCat}
 	case syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpRepeat:
-		return re{parsed.String(), precAtom}
+		return re{parsed.String(), precQuant}
 	}
 	return re{src, precAlt}
 }
