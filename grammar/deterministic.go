@@ -41,6 +41,14 @@ type detParser struct {
 	inRest   bool
 	limit    int
 	memo     map[uint64]int32
+	active   []uint64 // speculations under way, by memo key
+	specs    int      // speculations begun
+
+	// before is the literal that follows the node being parsed, when
+	// that node is a Cat's element followed by a literal element (see
+	// parseRegexAmong); ends is parseRegexAmong's buffer.
+	before *Node
+	ends   []int
 }
 
 // parseDeterministic returns the input's tree, or nil if the input is not
@@ -117,7 +125,7 @@ func (p *detParser) parse(n *Node) (*Tree, detOutcome) {
 
 	case KindRegex:
 		if !p.ll.regexDet[n.ID] {
-			return nil, detBail
+			return p.parseRegexAmong(n)
 		}
 		return p.parseRegex(n)
 
@@ -151,6 +159,41 @@ func (p *detParser) parseRegex(n *Node) (*Tree, detOutcome) {
 	return p.leaf(n, text), detOK
 }
 
+// parseRegexAmong matches regex n where its longest match need not be
+// the only viable one: it takes the one match that can be part of a
+// derivation, if there is one. Where the literal that follows n is known
+// (p.before), only the matches it follows can be: a terminated token, as
+// a comment's text before "-->" or a CDATA section's before "]]>".
+// Where several matches remain, the input goes to the general parser.
+func (p *detParser) parseRegexAmong(n *Node) (*Tree, detOutcome) {
+	p.ends = n.re.ends(p.in, p.pos, p.ends[:0])
+	end := -1
+	for _, e := range p.ends {
+		if p.before != nil {
+			lit := p.before.Name
+			if e+len(lit) > len(p.in) || string(p.in[e:e+len(lit)]) != lit {
+				continue
+			}
+		}
+		if end >= 0 {
+			return nil, detBail
+		}
+		end = e
+	}
+	if end < 0 {
+		return nil, detFail
+	}
+	if p.inRest && end > p.limit {
+		return nil, detBail
+	}
+	var text string
+	if p.mode != detCheck {
+		text = p.s[p.pos:end]
+	}
+	p.pos = end
+	return p.leaf(n, text), detOK
+}
+
 // parseCat parses the elements of a Cat in turn. It and parseQuant are
 // apart from parse so that parse, which every level of nesting calls, has
 // a small stack frame.
@@ -163,9 +206,20 @@ func (p *detParser) parseCat(n *Node) (*Tree, detOutcome) {
 	p.enter(n)
 	f := len(p.frames)
 	p.frames = append(p.frames, detFrame{n, 0})
+	outer := p.before
 	for i, c := range n.Children {
 		p.frames[f].i = int32(i)
+		switch {
+		case i+1 < len(n.Children) && n.Children[i+1].Kind == KindLit:
+			p.before = n.Children[i+1]
+		case i+1 == len(n.Children):
+			// What follows the Cat follows its last element.
+			p.before = outer
+		default:
+			p.before = nil
+		}
 		ct, out := p.parse(c)
+		p.before = nil
 		if out != detOK {
 			return nil, out
 		}
@@ -183,6 +237,12 @@ func (p *detParser) parseCat(n *Node) (*Tree, detOutcome) {
 func (p *detParser) parseQuant(n *Node) (*Tree, detOutcome) {
 	base := len(p.stack)
 	table := p.ll.table[n.ID]
+	if n.Max != 1 {
+		// A repetition may be followed by the next one, not only by
+		// what follows the Quant. An optional part is followed by what
+		// follows the Quant.
+		p.before = nil
+	}
 	p.enter(n)
 	f := len(p.frames)
 	p.frames = append(p.frames, detFrame{n, 0})

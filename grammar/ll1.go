@@ -20,12 +20,17 @@ type ll1 struct {
 	regexDet  []bool   // a regex whose longest match is its only viable one
 	conflicts []string // descriptions of non-deterministic decisions
 	nullable  []bool   // the graph's, for deciding conflicts by speculation
+	// prefix[id] is text every derivation of node id starts with (""
+	// if none is known): a speculation that does not start with it fails
+	// at once, without parsing or looking up what it found before.
+	prefix []string
 }
 
 func (g *Graph) lookahead() *ll1 {
 	n := len(g.Nodes)
 	ll := &ll1{first: make([]byteSet, n), follow: make([]byteSet, n), table: make([][]int8, n), regexDet: make([]bool, n), nullable: g.nullable}
 	g.firstFollow(ll)
+	ll.prefix = g.prefixes()
 	for _, nd := range g.Nodes {
 		switch nd.Kind {
 		case KindAlt:
@@ -86,3 +91,96 @@ func (g *Graph) lookahead() *ll1 {
 // Inputs whose parse meets none of them are parsed by the fast
 // deterministic parser; the others by the general parser.
 func (g *Graph) Conflicts() []string { return append([]string(nil), g.ll.conflicts...) }
+
+// prefixes returns, for every node, the longest text every derivation of
+// it is known to start with: a literal, the literals a Cat starts with,
+// the common start of an Alt's alternatives. A node met again while its
+// own prefix is being computed (left recursion) counts as "", which only
+// makes prefixes shorter, never wrong.
+func (g *Graph) prefixes() []string {
+	n := len(g.Nodes)
+	prefix := make([]string, n)
+	exact := make([]bool, n) // the node derives exactly its prefix
+	const (
+		unseen = iota
+		active
+		done
+	)
+	state := make([]uint8, n)
+	// An explicit stack: grammars nest deeper than a goroutine's stack
+	// comfortably recurses.
+	type frame struct {
+		nd *Node
+		i  int // children visited
+	}
+	var stack []frame
+	for _, root := range g.Nodes {
+		if state[root.ID] != unseen {
+			continue
+		}
+		state[root.ID] = active
+		stack = append(stack[:0], frame{nd: root})
+		for len(stack) > 0 {
+			f := &stack[len(stack)-1]
+			if f.i < len(f.nd.Children) {
+				c := f.nd.Children[f.i]
+				f.i++
+				if state[c.ID] == unseen {
+					state[c.ID] = active
+					stack = append(stack, frame{nd: c})
+				}
+				continue
+			}
+			nd := f.nd
+			stack = stack[:len(stack)-1]
+			state[nd.ID] = done
+			prefix[nd.ID], exact[nd.ID] = nodePrefix(nd, prefix, exact, state)
+		}
+	}
+	return prefix
+}
+
+// nodePrefix computes nd's prefix from its children's; a child still
+// active (on a cycle through nd) counts as "".
+func nodePrefix(nd *Node, prefix []string, exact []bool, state []uint8) (string, bool) {
+	const done = 2
+	child := func(c *Node) (string, bool) {
+		if state[c.ID] != done {
+			return "", false
+		}
+		return prefix[c.ID], exact[c.ID]
+	}
+	switch nd.Kind {
+	case KindLit:
+		return nd.Name, true
+	case KindRef:
+		return child(nd.Children[0])
+	case KindAlt:
+		common, _ := child(nd.Children[0])
+		for _, c := range nd.Children[1:] {
+			p, _ := child(c)
+			k := 0
+			for k < len(common) && k < len(p) && common[k] == p[k] {
+				k++
+			}
+			common = common[:k]
+		}
+		return common, false
+	case KindCat:
+		var b []byte
+		for _, c := range nd.Children {
+			p, ex := child(c)
+			b = append(b, p...)
+			if !ex {
+				return string(b), false
+			}
+		}
+		return string(b), true
+	case KindQuant:
+		if nd.Min >= 1 {
+			p, _ := child(nd.Children[0])
+			return p, false
+		}
+	}
+	return "", false
+}

@@ -120,6 +120,9 @@ func (p *detParser) decideQuant(n *Node, f int) (again bool, end int, out detOut
 // spec parses node c from the current position, only checking, and
 // returns where it ends; the position is left unchanged.
 func (p *detParser) spec(c *Node) (int, detOutcome) {
+	if pre := p.ll.prefix[c.ID]; pre != "" && !hasPrefix(p.in[p.pos:], pre) {
+		return -1, detFail
+	}
 	key := uint64(c.ID)<<32 | uint64(uint32(p.pos))
 	if v, ok := p.memo[key]; ok {
 		switch v {
@@ -130,29 +133,42 @@ func (p *detParser) spec(c *Node) (int, detOutcome) {
 		}
 		return int(v), detOK
 	}
-	if p.memo == nil {
-		p.memo = make(map[uint64]int32)
-	}
 	// While c is being speculated here, speculating it here again (left
-	// recursion) cannot settle anything.
-	p.memo[key] = memoBail
-	pos, mode, base, nframes := p.pos, p.mode, p.specBase, len(p.frames)
-	p.mode, p.specBase = detCheck, len(p.frames)
+	// recursion) cannot settle anything. Speculations under way nest, and
+	// their positions grow inward, so only the innermost few can be here.
+	for i := len(p.active) - 1; i >= 0 && uint32(p.active[i]) == uint32(p.pos); i-- {
+		if p.active[i] == key {
+			return -1, detBail
+		}
+	}
+	p.active = append(p.active, key)
+	specs := p.specs
+	p.specs++
+	// The result is kept by node and position alone, so it must not
+	// depend on the literal that follows c here (see parseRegexAmong).
+	pos, mode, base, nframes, before := p.pos, p.mode, p.specBase, len(p.frames), p.before
+	p.mode, p.specBase, p.before = detCheck, len(p.frames), nil
 	_, out := p.parse(c)
 	end := p.pos
-	p.pos, p.mode, p.specBase, p.frames = pos, mode, base, p.frames[:nframes]
+	p.pos, p.mode, p.specBase, p.frames, p.before = pos, mode, base, p.frames[:nframes], before
+	p.active = p.active[:len(p.active)-1]
 	// Inside a continuation conflicts are decided less far: that is not
 	// kept. A result too deep is kept as undecided (the general parser
 	// then says it is too deep), for trying it again at every level of a
-	// deep input would take exponential time.
-	if p.inRest {
-		delete(p.memo, key)
-	} else {
+	// deep input would take exponential time. A short speculation with
+	// none inside it is not kept: the enclosing speculation, which is,
+	// and the parse itself are the only ones to repeat it, and parsing it
+	// again costs less than keeping it.
+	keep := !p.inRest && (out != detOK && out != detFail || p.specs-specs > 1 || end-pos >= memoSpan)
+	if keep {
+		if p.memo == nil {
+			p.memo = make(map[uint64]int32)
+		}
 		v := int32(end)
 		switch out {
 		case detFail:
 			v = memoFail
-		case detBail:
+		case detBail, detTooDeep:
 			v = memoBail
 		}
 		p.memo[key] = v
@@ -163,6 +179,10 @@ func (p *detParser) spec(c *Node) (int, detOutcome) {
 	return end, out
 }
 
+// memoSpan is the length from which a speculation's result is kept even
+// when no other speculation was made inside it.
+const memoSpan = 64
+
 // restImpossibleAt reports whether the continuation frames[:top] cannot
 // go on from position pos: parsing it fails before it ends. When the
 // parse under way is not a speculation, the continuation ends with the
@@ -171,8 +191,8 @@ func (p *detParser) restImpossibleAt(top, pos int) bool {
 	if p.inRest {
 		return false
 	}
-	savedPos, mode, nframes := p.pos, p.mode, len(p.frames)
-	p.pos, p.inRest, p.mode, p.limit = pos, true, detCheck, pos+restBudget
+	savedPos, mode, nframes, before := p.pos, p.mode, len(p.frames), p.before
+	p.pos, p.inRest, p.mode, p.limit, p.before = pos, true, detCheck, pos+restBudget, nil
 	impossible := false
 	low := max(p.specBase, 0)
 	k := top - 1
@@ -202,7 +222,7 @@ walk:
 	if k < low && p.specBase < 0 {
 		impossible = p.pos != len(p.in)
 	}
-	p.pos, p.inRest, p.mode, p.frames = savedPos, false, mode, p.frames[:nframes]
+	p.pos, p.inRest, p.mode, p.frames, p.before = savedPos, false, mode, p.frames[:nframes], before
 	return impossible
 }
 
@@ -234,4 +254,8 @@ func (p *detParser) continueQuant(n *Node, count int) detOutcome {
 		}
 	}
 	return detOK
+}
+
+func hasPrefix(b []byte, prefix string) bool {
+	return len(b) >= len(prefix) && string(b[:len(prefix)]) == prefix
 }

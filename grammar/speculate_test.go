@@ -110,3 +110,129 @@ func TestDeterministicMatchesGeneral(t *testing.T) {
 		})
 	}
 }
+
+// TestRegexAmongMatches checks how the deterministic parser matches a
+// regex whose longest match need not be the viable one (parseRegexAmong):
+// where exactly one of its matches can be followed by the literal after
+// it (or is its only match), it takes that one; where several can, it
+// leaves the input to the general parser; either way the tree is the
+// general parser's one tree.
+func TestRegexAmongMatches(t *testing.T) {
+	tests := []struct {
+		grammar, input string
+		det, ok        bool // parsed deterministically; in the language
+	}{
+		{`S := "<!--" /([^-]|-[^-])*/ "-->" ;`, "<!-- a - b -->", true, true},
+		{`S := "<!--" /([^-]|-[^-])*/ "-->" ;`, "<!---->", true, true},
+		{`S := "<!--" /([^-]|-[^-])*/ "-->" ;`, "<!-- a -- b -->", false, false},
+		{`S := "[" /([^\]]|\][^\]]|\]\][^>])*/ "]]>" ;`, "[x]y]]z]]>", true, true},
+		{`S := C+ ; C := "(" /([^)]|\)[^;])*/ ");" ;`, "(a);(b);(c) d);", true, true},
+		// The literal follows the Cat the regex ends, and an optional
+		// part the regex is in.
+		{`S := "<" (N (" " /([^?]|\?[^>])*/)?) "?>" ; N := /[a-z]+/ ;`, "<pi x ? y?>", true, true},
+		// Its only match, wherever it is.
+		{`S := /[a-z]+/ /[0-9]/ | /[a-z]+/ "." ;`, "ab.", true, true},
+		// Through a rule and an alternative the literal still follows.
+		{`S := "'" (Word | Num) "'" ; Word := /[a-z']+/ ; Num := /[0-9]+/ ;`, "'its'", true, true},
+		{`S := "'" (Word | Num) "'" ; Word := /[a-z']+/ ; Num := /[0-9]+/ ;`, "'it's'", false, true},
+		// Two matches are followed by "a": the general parser decides.
+		{`S := /a+/ "a" ;`, "aaa", false, true},
+		{`S := /a+/ "a" "b" ;`, "aaab", false, true},
+		// No match is followed by the literal.
+		{`S := /[a-z]+/ "." ;`, "abc", false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.grammar+" "+tt.input, func(t *testing.T) {
+			src, err := Parse("t", []byte(tt.grammar))
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err := Build(src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dt, err := g.parseDeterministic([]byte(tt.input))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok, _ := g.checkDeterministic([]byte(tt.input)); ok != (dt != nil) {
+				t.Errorf("checking says %v, building %v", ok, dt != nil)
+			}
+			if (dt != nil) != tt.det {
+				t.Errorf("deterministic tree: %v, want %v", dt != nil, tt.det)
+			}
+			trees, err := g.parseGeneral([]byte(tt.input), 2)
+			if (err == nil) != tt.ok {
+				t.Fatalf("general parser: %v, want in the language %v", err, tt.ok)
+			}
+			if dt != nil {
+				if len(trees) != 1 {
+					t.Fatalf("the general parser finds %d trees", len(trees))
+				}
+				if d := sameTree(dt, trees[0], ""); d != "" {
+					t.Errorf("trees differ at %s", d)
+				}
+			}
+		})
+	}
+}
+
+// TestXMLDeterministic checks that the bundled XML grammar parses a
+// realistic document (comments, CDATA, references in attributes and
+// text, empty and nested elements) without the general parser.
+func TestXMLDeterministic(t *testing.T) {
+	g := bundled(t, "xml")
+	var b strings.Builder
+	b.WriteString("<?xml version=\"1.0\"?>\n<!-- a - catalog -->\n<catalog version=\"2\">\n")
+	for i := 0; i < 50; i++ {
+		fmt.Fprintf(&b, "  <item id=\"%d\" kind='a &amp; b' note=\"x&#169;y&#x2014;\">\n", i)
+		b.WriteString("    <name>delta &amp; gamma</name><empty/><empty a='1' />\n")
+		b.WriteString("    <code><![CDATA[if a < b && c]> d { x[y] = ]] }]]></code>\n")
+		b.WriteString("    <?pi some ? data?><!-- note - yes -->\n  </item>\n")
+	}
+	b.WriteString("</catalog>\n")
+	in := []byte(b.String())
+	if dt, err := g.parseDeterministic(in); dt == nil || err != nil {
+		t.Fatalf("the deterministic parser refuses the document: %v", err)
+	}
+}
+
+// TestPrefixes checks the text every derivation of a node is taken to
+// start with (ll1.prefix), which lets a speculation fail without parsing:
+// every subtree of many generated trees of every bundled grammar, and of
+// a left-recursive grammar, must start with its node's prefix.
+func TestPrefixes(t *testing.T) {
+	graphs := map[string]*Graph{}
+	for _, name := range bundledNames(t) {
+		graphs[name] = bundled(t, name)
+	}
+	src, err := Parse("leftrec", []byte(`S := S "+" T | T ; T := "(" S ")" | "x" "y" | "x" "z" ;`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if graphs["leftrec"], err = Build(src); err != nil {
+		t.Fatal(err)
+	}
+	for name, g := range graphs {
+		t.Run(name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(3, uint64(len(name))))
+			nonEmpty := 0
+			for _, p := range g.ll.prefix {
+				if p != "" {
+					nonEmpty++
+				}
+			}
+			if nonEmpty == 0 {
+				t.Fatal("no node has a prefix")
+			}
+			for i := 0; i < 100; i++ {
+				randomTree(g, r, 4+i%6).Walk(func(n *Tree, _ int) bool {
+					if s, pre := n.String(), g.ll.prefix[n.Node.ID]; !strings.HasPrefix(s, pre) {
+						t.Fatalf("%s derives %q, which does not start with its prefix %q", n.Node, s, pre)
+					}
+					return true
+				})
+			}
+		})
+	}
+}
