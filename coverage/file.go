@@ -8,10 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
+	"unicode/utf8"
 
 	"github.com/arbor-fuzz/arbor/features"
 	"github.com/arbor-fuzz/arbor/internal/parallel"
@@ -154,66 +157,138 @@ type File struct {
 }
 
 // ReadFile reads a coverage file. A last line without a newline (left by
-// a killed run) is ignored.
+// a killed run) is ignored. The file is read a segment at a time, and
+// each segment's records are decoded on every core, so that memory holds
+// the records but never the whole file's text beside them (a million
+// records are about 400 MB of text).
 func ReadFile(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("coverage file: %w", err)
 	}
-	h, recs, err := parse(data[:bytes.LastIndexByte(data, '\n')+1], path)
+	defer f.Close()
+	hint := 0
+	if info, err := f.Stat(); err == nil {
+		hint = int(min(info.Size(), math.MaxInt32))
+	}
+	h, recs, err := readRecords(f, path, hint, segmentSize)
 	if err != nil {
 		return nil, err
 	}
 	return &File{Header: h, Records: recs}, nil
 }
 
+// parse reads a coverage file's complete lines held in memory.
 func parse(data []byte, path string) (Header, []Record, error) {
-	var h Header
+	return readRecords(bytes.NewReader(data), path, len(data), segmentSize)
+}
+
+// segmentSize is how much of a coverage file is read and decoded at a
+// time: large enough that every core has many batches of lines to decode.
+const segmentSize = 8 << 20
+
+// readRecords reads a coverage file's header and records from r, which
+// holds size bytes if size > 0 (a hint, to size the records' slice),
+// segment bytes at a time. Only lines that end in a newline are read.
+func readRecords(r io.Reader, path string, size, segment int) (Header, []Record, error) {
+	rd := &recordReader{path: path, first: map[string]seen{}, size: size}
+	seg := make([]byte, max(segment, 1))
+	have := 0 // seg[:have] is read and not yet used: the start of a line
+	for {
+		n, err := io.ReadFull(r, seg[have:])
+		have += n
+		eof := err == io.EOF || err == io.ErrUnexpectedEOF
+		if err != nil && !eof {
+			return rd.h, nil, fmt.Errorf("coverage file %s: %w", path, err)
+		}
+		end := bytes.LastIndexByte(seg[:have], '\n') + 1
+		if end == 0 && !eof {
+			// A line longer than the segment: read on into a larger one.
+			seg = append(seg, make([]byte, len(seg))...)
+			continue
+		}
+		if err := rd.add(seg[:end]); err != nil {
+			return rd.h, nil, err
+		}
+		have = copy(seg, seg[end:have])
+		if eof {
+			break // what is left is a last line without a newline
+		}
+	}
+	if rd.lines == 0 {
+		return rd.h, nil, fmt.Errorf("%s: empty coverage file", path)
+	}
+	return rd.h, rd.recs, nil
+}
+
+// seen is where an input's first record is: its index and line.
+type seen struct{ rec, line int }
+
+// recordReader checks and collects the records of a coverage file's
+// lines, segment after segment.
+type recordReader struct {
+	path  string
+	size  int // the file's size, if known
+	h     Header
+	lines int // lines read so far
+	recs  []Record
+	first map[string]seen // sha256 -> where its record is
+}
+
+// add reads the complete lines of data, which follow those read before.
+func (rd *recordReader) add(data []byte) error {
 	lines := splitLines(data)
 	if len(lines) == 0 {
-		return h, nil, fmt.Errorf("%s: empty coverage file", path)
+		return nil
 	}
-	if err := json.Unmarshal(lines[0], &h); err != nil || h.Arbor != "coverage" {
-		return h, nil, fmt.Errorf("%s:1: not an arbor coverage file (its first line must be the header)", path)
+	if rd.lines == 0 {
+		if err := json.Unmarshal(lines[0], &rd.h); err != nil || rd.h.Arbor != "coverage" {
+			return fmt.Errorf("%s:1: not an arbor coverage file (its first line must be the header)", rd.path)
+		}
+		if rd.h.Command != nil && rd.h.Target == nil {
+			rd.h.Target, rd.h.Command = &Target{Command: rd.h.Command}, nil
+		}
+		rd.lines = 1
+		lines = lines[1:]
+		if rd.size > len(data) && len(lines) > 0 {
+			// As many records as the file has lines of this segment's
+			// mean length, so that the slice is not grown by copying.
+			rd.recs = make([]Record, 0, int(float64(rd.size)/float64(len(data))*float64(len(lines))*1.05)+16)
+		}
 	}
-	if h.Command != nil && h.Target == nil {
-		h.Target, h.Command = &Target{Command: h.Command}, nil
-	}
-	decoded, errs := decodeRecords(lines[1:])
-	var recs []Record
-	type seen struct{ rec, line int }
-	first := map[string]seen{} // sha256 -> where its record is
+	decoded, errs := decodeRecords(lines)
 	for i := range decoded {
-		line := i + 2
-		if len(bytes.TrimSpace(lines[i+1])) == 0 {
+		rd.lines++
+		line := rd.lines
+		if len(bytes.TrimSpace(lines[i])) == 0 {
 			continue // a blank line, from an editor or a concatenation
 		}
 		if errs[i] != nil {
-			return h, nil, fmt.Errorf("%s:%d: %w", path, line, errs[i])
+			return fmt.Errorf("%s:%d: %w", rd.path, line, errs[i])
 		}
-		r := decoded[i]
+		r := &decoded[i]
 		for _, id := range r.Covered {
-			if id < 0 || id >= len(h.Functions) {
-				return h, nil, fmt.Errorf("%s:%d: function %d out of range (the header has %d)", path, line, id, len(h.Functions))
+			if id < 0 || id >= len(rd.h.Functions) {
+				return fmt.Errorf("%s:%d: function %d out of range (the header has %d)", rd.path, line, id, len(rd.h.Functions))
 			}
 		}
 		// An input recorded twice: once is enough if the records agree;
 		// if they do not, training on both would teach a contradiction.
-		if f, dup := first[r.SHA256]; dup && r.SHA256 != "" {
-			if !slices.Equal(recs[f.rec].Covered, r.Covered) || recs[f.rec].Outcome != r.Outcome {
-				return h, nil, fmt.Errorf("%s:%d: input %.12s was recorded at line %d with other coverage or outcome; record it once (a subject whose coverage depends on earlier inputs gives such records)", path, line, r.SHA256, f.line)
+		if f, dup := rd.first[r.SHA256]; dup && r.SHA256 != "" {
+			if !slices.Equal(rd.recs[f.rec].Covered, r.Covered) || rd.recs[f.rec].Outcome != r.Outcome {
+				return fmt.Errorf("%s:%d: input %.12s was recorded at line %d with other coverage or outcome; record it once (a subject whose coverage depends on earlier inputs gives such records)", rd.path, line, r.SHA256, f.line)
 			}
 			continue
 		}
-		first[r.SHA256] = seen{len(recs), line}
-		recs = append(recs, r)
+		rd.first[r.SHA256] = seen{len(rd.recs), line}
+		rd.recs = append(rd.recs, *r)
 	}
-	return h, recs, nil
+	return nil
 }
 
 // splitLines splits data at newlines; a last line without one is kept.
 func splitLines(data []byte) [][]byte {
-	var lines [][]byte
+	lines := make([][]byte, 0, bytes.Count(data, []byte{'\n'})+1)
 	for len(data) > 0 {
 		i := bytes.IndexByte(data, '\n')
 		if i < 0 {
@@ -228,20 +303,313 @@ func splitLines(data []byte) [][]byte {
 
 // decodeRecords decodes record lines on every core: decoding JSON is most
 // of the time it takes to read a large coverage file. Blank lines are
-// left zero.
+// left zero. Lines as Writer writes them take decodeRecord's way, without
+// reflection; their covered functions and counts are cut from blocks
+// shared by many records, so that each record costs its bytes and not an
+// allocation (and a grown slice's spare room) per field.
 func decodeRecords(lines [][]byte) ([]Record, []error) {
 	recs := make([]Record, len(lines))
 	errs := make([]error, len(lines))
 	const batch = 256
 	parallel.ForEach(context.Background(), (len(lines)+batch-1)/batch, runtime.GOMAXPROCS(0), func(b int) {
+		var a recordAlloc
 		for i := b * batch; i < min((b+1)*batch, len(lines)); i++ {
-			if len(bytes.TrimSpace(lines[i])) > 0 {
+			if len(bytes.TrimSpace(lines[i])) == 0 {
+				continue
+			}
+			if !a.decode(lines[i], &recs[i]) {
+				recs[i] = Record{}
 				errs[i] = json.Unmarshal(lines[i], &recs[i])
 			}
 		}
+		a.finish()
 	})
 	return recs, errs
 }
+
+// recordAlloc decodes records written by Writer and holds the memory
+// their fields are cut from. Its records' names and hashes point into
+// one string per batch, set by finish.
+type recordAlloc struct {
+	ints   []int
+	counts []uint32
+	text   []byte      // the names and hashes of the batch's records
+	fields []textField // where each goes
+}
+
+// textField is a string field to be set to text[start:end] by finish.
+type textField struct {
+	dst        *string
+	start, end int
+}
+
+// finish sets the batch's names and hashes.
+func (a *recordAlloc) finish() {
+	s := string(a.text)
+	for _, f := range a.fields {
+		*f.dst = s[f.start:f.end]
+	}
+}
+
+// decode decodes line into r, if it is a record as Writer writes it
+// (the fields in Record's order, no spaces, numbers that fit), as
+// encoding/json would, and reports whether it did. Any other line, valid
+// or not, is left to encoding/json.
+func (a *recordAlloc) decode(line []byte, r *Record) bool {
+	fields, text := len(a.fields), len(a.text)
+	if a.decodeFields(&lineParser{b: line}, r) {
+		return true
+	}
+	a.fields, a.text = a.fields[:fields], a.text[:text]
+	return false
+}
+
+func (a *recordAlloc) decodeFields(p *lineParser, r *Record) bool {
+	if !p.lit(`{"input":`) || !a.text1(p, &r.Input) || !p.lit(`,"sha256":`) || !a.text1(p, &r.SHA256) ||
+		!p.lit(`,"covered":`) {
+		return false
+	}
+	if r.Covered = a.intList(p); r.Covered == nil {
+		return false
+	}
+	if p.lit(`,"counts":`) {
+		if r.Counts = a.countList(p); r.Counts == nil {
+			return false
+		}
+	}
+	if !p.lit(`,"outcome":`) {
+		return false
+	}
+	if raw, ok := p.rawString(); ok {
+		r.Outcome = outcome(raw)
+	} else if !p.str((*string)(&r.Outcome)) {
+		return false
+	}
+	if !p.lit(`,"ms":`) || !p.float(&r.MS) {
+		return false
+	}
+	if p.lit(`,"error":`) && !p.str(&r.Error) {
+		return false
+	}
+	if p.lit(`,"stack":`) && !p.str(&r.Stack) {
+		return false
+	}
+	return p.lit("}") && p.i == len(p.b)
+}
+
+// outcome is the outcome named raw, without a string of its own for the
+// usual ones.
+func outcome(raw []byte) Outcome {
+	switch string(raw) {
+	case string(OK):
+		return OK
+	case string(Error):
+		return Error
+	case string(Panic):
+		return Panic
+	case string(Timeout):
+		return Timeout
+	}
+	return Outcome(raw)
+}
+
+// text1 reads a string into the batch's text, to be set into dst by
+// finish.
+func (a *recordAlloc) text1(p *lineParser, dst *string) bool {
+	raw, ok := p.rawString()
+	if !ok {
+		var s string
+		if !p.str(&s) {
+			return false
+		}
+		raw = []byte(s)
+	}
+	a.fields = append(a.fields, textField{dst, len(a.text), len(a.text) + len(raw)})
+	a.text = append(a.text, raw...)
+	return true
+}
+
+// blockSize is how many numbers a block of covered ids or counts holds.
+const blockSize = 16 << 10
+
+// intList reads a list of ints into a block: nil if it is not one.
+func (a *recordAlloc) intList(p *lineParser) []int {
+	if !p.lit("[") {
+		return nil
+	}
+	if cap(a.ints)-len(a.ints) < 1024 {
+		a.ints = make([]int, 0, blockSize)
+	}
+	start := len(a.ints)
+	for !p.lit("]") {
+		if len(a.ints) > start && !p.lit(",") {
+			return nil
+		}
+		v, neg, ok := p.int()
+		if !ok {
+			return nil
+		}
+		if neg {
+			v = -v
+		}
+		// A long list may move the block: the list is still at start.
+		a.ints = append(a.ints, v)
+	}
+	return a.ints[start:len(a.ints):len(a.ints)]
+}
+
+// countList reads a list of uint32s into a block: nil if it is not one.
+func (a *recordAlloc) countList(p *lineParser) []uint32 {
+	if !p.lit("[") {
+		return nil
+	}
+	if cap(a.counts)-len(a.counts) < 1024 {
+		a.counts = make([]uint32, 0, blockSize)
+	}
+	start := len(a.counts)
+	for !p.lit("]") {
+		if len(a.counts) > start && !p.lit(",") {
+			return nil
+		}
+		v, neg, ok := p.int()
+		if !ok || neg || v > math.MaxUint32 {
+			return nil
+		}
+		a.counts = append(a.counts, uint32(v))
+	}
+	return a.counts[start:len(a.counts):len(a.counts)]
+}
+
+// lineParser reads the JSON of a record line.
+type lineParser struct {
+	b []byte
+	i int
+}
+
+// lit reads s, if it comes next.
+func (p *lineParser) lit(s string) bool {
+	if len(p.b)-p.i >= len(s) && string(p.b[p.i:p.i+len(s)]) == s {
+		p.i += len(s)
+		return true
+	}
+	return false
+}
+
+// rawString reads a string that is its own text: no escapes or control
+// characters, valid UTF-8 (encoding/json would replace invalid bytes). It
+// reads nothing if the next value is not such a string.
+func (p *lineParser) rawString() ([]byte, bool) {
+	if p.i >= len(p.b) || p.b[p.i] != '"' {
+		return nil, false
+	}
+	ascii := true
+	for j := p.i + 1; j < len(p.b); j++ {
+		switch c := p.b[j]; {
+		case c == '"':
+			s := p.b[p.i+1 : j]
+			if !ascii && !utf8.Valid(s) {
+				return nil, false
+			}
+			p.i = j + 1
+			return s, true
+		case c == '\\' || c < 0x20:
+			return nil, false
+		case c >= utf8.RuneSelf:
+			ascii = false
+		}
+	}
+	return nil, false
+}
+
+// str reads any string, decoding it as encoding/json does.
+func (p *lineParser) str(dst *string) bool {
+	if raw, ok := p.rawString(); ok {
+		*dst = string(raw)
+		return true
+	}
+	if p.i >= len(p.b) || p.b[p.i] != '"' {
+		return false
+	}
+	for j := p.i + 1; j < len(p.b); j++ {
+		switch p.b[j] {
+		case '\\':
+			j++
+		case '"':
+			if json.Unmarshal(p.b[p.i:j+1], dst) != nil {
+				return false
+			}
+			p.i = j + 1
+			return true
+		}
+	}
+	return false
+}
+
+// int reads an integer of at most 18 digits, without its sign: -?(0|[1-9][0-9]*).
+func (p *lineParser) int() (v int, neg, ok bool) {
+	j := p.i
+	if j < len(p.b) && p.b[j] == '-' {
+		neg = true
+		j++
+	}
+	start := j
+	for j < len(p.b) && isDigit(p.b[j]) {
+		v = v*10 + int(p.b[j]-'0')
+		j++
+	}
+	if n := j - start; n == 0 || n > 18 || n > 1 && p.b[start] == '0' {
+		return 0, false, false
+	}
+	if j < len(p.b) && (p.b[j] == '.' || p.b[j] == 'e' || p.b[j] == 'E') {
+		return 0, false, false // a number, but not an integer's text
+	}
+	p.i = j
+	return v, neg, true
+}
+
+// float reads a JSON number as a float64.
+func (p *lineParser) float(dst *float64) bool {
+	j := p.i
+	digits := func() int {
+		k := j
+		for j < len(p.b) && isDigit(p.b[j]) {
+			j++
+		}
+		return j - k
+	}
+	if j < len(p.b) && p.b[j] == '-' {
+		j++
+	}
+	switch {
+	case j < len(p.b) && p.b[j] == '0':
+		j++
+	case digits() == 0:
+		return false
+	}
+	if j < len(p.b) && p.b[j] == '.' {
+		j++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if j < len(p.b) && (p.b[j] == 'e' || p.b[j] == 'E') {
+		j++
+		if j < len(p.b) && (p.b[j] == '+' || p.b[j] == '-') {
+			j++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	v, err := strconv.ParseFloat(string(p.b[p.i:j]), 64)
+	if err != nil {
+		return false
+	}
+	*dst, p.i = v, j
+	return true
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // Matrix returns, for every function, the set of records (inputs, by
 // index) that covered it: a function × input bitset matrix.
