@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -100,33 +101,90 @@ func Read(path string) ([]byte, error) {
 	return Decode(path, data)
 }
 
+// readInto reads a file's bytes into buf, which it grows if need be, and
+// returns them: Read without a buffer of its own per file.
+func readInto(path string, buf []byte) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return buf[:0], err
+	}
+	defer f.Close()
+	buf = buf[:0]
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+}
+
 // ReadAll reads the inputs of the files (as Read does) on every core and
 // returns them by the hexadecimal SHA-256 of the input, as coverage
 // files name them. The first error, by the files' order, is returned.
+//
 // Reading a corpus of small files is mostly waiting on the file system,
-// so the reads overlap.
+// so the reads overlap. A corpus may hold a million inputs of a hundred
+// bytes each, so they are packed: the inputs of each batch of files in
+// one array, and their keys in one string, instead of a buffer of at
+// least 512 bytes (os.ReadFile's) and a string per input.
 func ReadAll(files []string) (map[string][]byte, error) {
+	const batch = 256
 	type result struct {
-		sum  string
-		data []byte
-		err  error
+		keys   string   // the inputs' sums, hexadecimal, one after another
+		inputs [][]byte // the inputs, in one array
+		err    error    // the batch's first error
 	}
-	results := make([]result, len(files))
-	parallel.ForEach(context.Background(), len(files), 4*runtime.GOMAXPROCS(0), func(i int) {
-		b, err := Read(files[i])
-		if err != nil {
-			results[i].err = err
-			return
+	results := make([]result, (len(files)+batch-1)/batch)
+	parallel.ForEach(context.Background(), len(results), 4*runtime.GOMAXPROCS(0), func(b int) {
+		lo, hi := b*batch, min((b+1)*batch, len(files))
+		var buf, values, keys []byte
+		ends := make([]int, 0, hi-lo) // where each input ends in values
+		for _, path := range files[lo:hi] {
+			var err error
+			if buf, err = readInto(path, buf); err != nil {
+				results[b].err = err
+				return
+			}
+			in, err := Decode(path, buf)
+			if err != nil {
+				results[b].err = err
+				return
+			}
+			sum := sha256.Sum256(in)
+			keys = hex.AppendEncode(keys, sum[:])
+			values = append(values, in...)
+			ends = append(ends, len(values))
 		}
-		sum := sha256.Sum256(b)
-		results[i] = result{sum: hex.EncodeToString(sum[:]), data: b}
+		packed := make([]byte, len(values))
+		copy(packed, values)
+		r := result{keys: string(keys), inputs: make([][]byte, len(ends))}
+		start := 0
+		for i, end := range ends {
+			r.inputs[i] = packed[start:end:end]
+			start = end
+		}
+		results[b] = r
 	})
-	data := make(map[string][]byte, len(files))
+	n := 0
 	for _, r := range results {
 		if r.err != nil {
 			return nil, r.err
 		}
-		data[r.sum] = r.data
+		n += len(r.inputs)
+	}
+	data := make(map[string][]byte, n)
+	const key = 2 * sha256.Size
+	for _, r := range results {
+		for i, in := range r.inputs {
+			data[r.keys[i*key:(i+1)*key]] = in
+		}
 	}
 	return data, nil
 }

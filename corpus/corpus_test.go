@@ -122,8 +122,16 @@ func TestReadAll(t *testing.T) {
 	dir := t.TempDir()
 	var files []string
 	want := map[string][]byte{}
-	for i := range 200 {
-		in := []byte(fmt.Sprintf(`{"n":%d}`, i%150))
+	for i := range 600 {
+		// Batches of files with the same inputs, an empty one, and ones
+		// larger than a file system block.
+		in := []byte(fmt.Sprintf(`{"n":%d}`, i%450))
+		switch i % 450 {
+		case 7:
+			in = []byte{}
+		case 8, 300:
+			in = bytes.Repeat(in, 10000+i%450)
+		}
 		name := filepath.Join(dir, fmt.Sprintf("%03d", i))
 		content := in
 		if i%3 == 0 {
@@ -140,11 +148,11 @@ func TestReadAll(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 150 || !reflect.DeepEqual(got, want) {
-		t.Errorf("%d inputs, want 150 and equal", len(got))
+	if len(got) != 450 || !reflect.DeepEqual(got, want) {
+		t.Errorf("%d inputs, want 450 and equal", len(got))
 	}
 	missing := filepath.Join(dir, "missing")
-	if _, err := ReadAll(append(files, missing)); err == nil || !strings.Contains(err.Error(), missing) {
+	if _, err := ReadAll(slices.Insert(files, 300, missing)); err == nil || !strings.Contains(err.Error(), missing) {
 		t.Errorf("a missing file: %v", err)
 	}
 }
