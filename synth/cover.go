@@ -71,11 +71,16 @@ func (d *directed) toFirst(n *grammar.Node, depth int) *grammar.Tree {
 	if n == target {
 		return d.along(n, depth, 1)
 	}
-	closer := func(c *grammar.Node) int {
-		if dist := g.Distance(c, target); dist >= 0 {
-			return dist
+	// nearest is the first of n's children at the shortest distance
+	// from the target, each distance looked up once.
+	nearest := func() int {
+		best, bestDist := 0, 1<<30
+		for i, c := range n.Children {
+			if dist := g.Distance(c, target); dist >= 0 && dist < bestDist {
+				best, bestDist = i, dist
+			}
 		}
-		return 1 << 30
+		return best
 	}
 	t := x.a.node()
 	t.Node = n
@@ -84,22 +89,12 @@ func (d *directed) toFirst(n *grammar.Node, depth int) *grammar.Tree {
 		t.Children = x.a.children(1)
 		t.Children[0] = d.toFirst(n.Children[0], depth+1)
 	case grammar.KindAlt:
-		best := 0
-		for i, c := range n.Children {
-			if closer(c) < closer(n.Children[best]) {
-				best = i
-			}
-		}
+		best := nearest()
 		x.force(Point{Node: n, Kind: Alternative, Depth: depth}, best)
 		t.Children = x.a.children(1)
 		t.Children[0] = d.toFirst(n.Children[best], depth)
 	case grammar.KindCat:
-		best := 0
-		for i, c := range n.Children {
-			if closer(c) < closer(n.Children[best]) {
-				best = i
-			}
-		}
+		best := nearest()
 		t.Children = x.a.children(len(n.Children))
 		for i, c := range n.Children {
 			if i == best {
@@ -132,20 +127,29 @@ func (d *directed) along(n *grammar.Node, depth, i int) *grammar.Tree {
 	}
 	// n is a Ref: descend into its right-hand side along the unique route
 	// to the next element.
-	next := d.path[i]
-	route := map[*grammar.Node]bool{}
-	for m := next; m != nil; m = m.Parent {
-		route[m] = true
-	}
 	t := x.a.node()
 	t.Node = n
 	t.Children = x.a.children(1)
-	t.Children[0] = d.inside(n.Children[0], depth+1, i, route)
+	t.Children[0] = d.inside(n.Children[0], depth+1, i)
 	return t
 }
 
+// onRoute reports whether node c lies on the route to path element i:
+// whether it is the element or one of its ancestors. The chain of
+// ancestors is as short as the element is deep in its right-hand side,
+// so walking it is cheaper than building a set of it for every element
+// of every tree.
+func (d *directed) onRoute(c *grammar.Node, i int) bool {
+	for m := d.path[i]; m != nil; m = m.Parent {
+		if m == c {
+			return true
+		}
+	}
+	return false
+}
+
 // inside expands a synthetic node on the route to path element i.
-func (d *directed) inside(n *grammar.Node, depth, i int, route map[*grammar.Node]bool) *grammar.Tree {
+func (d *directed) inside(n *grammar.Node, depth, i int) *grammar.Tree {
 	x := d.x
 	if n == d.path[i] {
 		return d.along(n, depth, i+1)
@@ -156,18 +160,18 @@ func (d *directed) inside(n *grammar.Node, depth, i int, route map[*grammar.Node
 	case grammar.KindAlt:
 		k := 0
 		for j, c := range n.Children {
-			if route[c] {
+			if d.onRoute(c, i) {
 				k = j
 			}
 		}
 		x.force(Point{Node: n, Kind: Alternative, Depth: depth}, k)
 		t.Children = x.a.children(1)
-		t.Children[0] = d.inside(n.Children[k], depth, i, route)
+		t.Children[0] = d.inside(n.Children[k], depth, i)
 	case grammar.KindCat:
 		t.Children = x.a.children(len(n.Children))
 		for j, c := range n.Children {
-			if route[c] {
-				t.Children[j] = d.inside(c, depth, i, route)
+			if d.onRoute(c, i) {
+				t.Children[j] = d.inside(c, depth, i)
 			} else {
 				t.Children[j] = x.Expand(c, depth)
 			}
@@ -175,7 +179,7 @@ func (d *directed) inside(n *grammar.Node, depth, i int, route map[*grammar.Node
 	case grammar.KindQuant:
 		count := x.force(Point{Node: n, Kind: Repetition, Depth: depth}, max(n.Min, 1))
 		t.Children = x.a.children(count)
-		t.Children[0] = d.inside(n.Children[0], depth, i, route)
+		t.Children[0] = d.inside(n.Children[0], depth, i)
 		for j := 1; j < count; j++ {
 			t.Children[j] = x.Expand(n.Children[0], depth)
 		}
@@ -213,6 +217,9 @@ type CoverResult struct {
 	Targets  int            // |paths_k(G)|
 	Elapsed  time.Duration
 	Coverage float64 // k-path coverage of the set, by features.Coverage
+	// Paths holds the k-paths (for k = 1..K) the set's trees cover, of
+	// Graph: what a caller would otherwise walk every tree again for.
+	Paths *features.Coverage
 }
 
 // Cover generates a k-path covering set (docs/algorithms.md, after Tribble): the
@@ -248,7 +255,7 @@ func CoverFunc(ctx context.Context, g *grammar.Graph, opts CoverOptions, emit fu
 	r := rand.New(rand.NewPCG(opts.Seed, 1))
 	r.Shuffle(len(agenda), func(i, j int) { agenda[i], agenda[j] = agenda[j], agenda[i] })
 	cov := features.NewCoverage(g, opts.K)
-	res := &CoverResult{Graph: g, Targets: len(agenda)}
+	res := &CoverResult{Graph: g, Targets: len(agenda), Paths: cov}
 	x, rec := opts.generator(g)
 	for _, p := range agenda {
 		if err := ctx.Err(); err != nil {
