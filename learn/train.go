@@ -73,11 +73,11 @@ func (e *Examples) Head(n int) *Examples {
 
 // NewDataset turns recorded coverage into a dataset: the examples of
 // ParseExamples, described as Dataset describes them. For k-paths alone
-// (the default) it streams: inputs are parsed on every core, each one's
-// features are read off its parse in record order, and no tree is kept,
-// so that memory holds the feature matrix and not the trees (75 to 160
-// bytes per input byte for JSON). Other kinds need every input's trees
-// twice (Vocabulary.Fit), and keep them.
+// (the default) it streams: inputs are parsed and their features read
+// off on every core, rows are numbered in record order, and no tree is
+// kept, so that memory holds the feature matrix and not the trees (75 to
+// 160 bytes per input byte for JSON). Other kinds need every input's
+// trees twice (Vocabulary.Fit), and keep them.
 func NewDataset(g *grammar.Graph, opts features.Options, cov *coverage.File, data map[string][]byte) *Dataset {
 	if opts.Kinds != 0 && opts.Kinds != features.KPaths {
 		return ParseExamples(g, cov, data).Dataset(g, opts)
@@ -87,8 +87,8 @@ func NewDataset(g *grammar.Graph, opts features.Options, cov *coverage.File, dat
 	// record and feature takes far less than a list of each row's
 	// feature ids (a JSON input has hundreds of k-paths).
 	var covered [][]int
-	parseRecords(g, cov, data, d.Skipped, func(r *coverage.Record, p *grammar.Parsed) {
-		for _, id := range d.Vocab.AddParsed(p) {
+	parseRecords(g, opts, cov, data, d.Vocab, d.Skipped, func(r *coverage.Record, ids []int) {
+		for _, id := range ids {
 			for id >= len(d.Columns) {
 				d.Columns = append(d.Columns, features.NewBitset(len(cov.Records)))
 			}
@@ -112,34 +112,67 @@ func NewDataset(g *grammar.Graph, opts features.Options, cov *coverage.File, dat
 	return d
 }
 
-// parseRecords parses the inputs of the records ParseExamples would take,
-// on every core, and calls use with each that parses, in record order,
-// from one goroutine; it counts those left out in skipped.
-func parseRecords(g *grammar.Graph, cov *coverage.File, data map[string][]byte, skipped map[string]int, use func(*coverage.Record, *grammar.Parsed)) {
-	type parsed struct {
-		p      *grammar.Parsed
+// parseRecords parses the inputs of the records ParseExamples would take
+// and reads their k-paths off, on every core, and calls use with the
+// features (ids in vocab, which it adds to) of each that parses, in
+// record order, from one goroutine; it counts those left out in skipped.
+//
+// A vocabulary is not safe for concurrent use, so each worker reads its
+// inputs' features into one of its own, and they are numbered in vocab
+// in record order: a feature that a row is the first to have gets the
+// next id, as if vocab had read every row in turn. The ids are the same
+// because a worker's rows come to it in record order: the features new
+// to vocab in a row are new to the row's worker too (a feature the
+// worker met in an earlier row, vocab met there), and the worker
+// numbered them in the order its walk met them, which is vocab's.
+func parseRecords(g *grammar.Graph, opts features.Options, cov *coverage.File, data map[string][]byte, vocab *features.Vocabulary,
+	skipped map[string]int, use func(*coverage.Record, []int)) {
+	type row struct {
+		ids    []int              // the input's features, in its worker's vocabulary
+		fresh  []features.Feature // the features new to that vocabulary, in id order
+		worker int
 		reason string // why the record is left out, if it is
 	}
-	parallel.Ordered(context.Background(), len(cov.Records), runtime.GOMAXPROCS(0), func(_, i int) parsed {
+	workers := runtime.GOMAXPROCS(0)
+	local := make([]*features.Vocabulary, workers)
+	ids := make([][]int, workers) // per worker: its vocabulary's ids in vocab
+	for w := range local {
+		local[w] = features.NewVocabulary(g, opts)
+	}
+	parallel.Ordered(context.Background(), len(cov.Records), workers, func(w, i int) row {
 		r := &cov.Records[i]
 		if r.Outcome == coverage.Panic || r.Outcome == coverage.Timeout {
-			return parsed{reason: string(r.Outcome)}
+			return row{reason: string(r.Outcome)}
 		}
 		in, ok := data[r.SHA256]
 		if !ok {
-			return parsed{reason: "input not found"}
+			return row{reason: "input not found"}
 		}
 		p, err := g.ParseLazy(in, grammar.DefaultTreeLimit)
 		if err != nil {
-			return parsed{reason: "does not parse"}
+			return row{reason: "does not parse"}
 		}
-		return parsed{p: p}
-	}, func(i int, x parsed) error {
+		v := local[w]
+		known := v.Len()
+		x := row{ids: v.AddParsed(p), worker: w}
+		for id := known; id < v.Len(); id++ {
+			x.fresh = append(x.fresh, v.Feature(id))
+		}
+		return x
+	}, func(i int, x row) error {
 		if x.reason != "" {
 			skipped[x.reason]++
-		} else {
-			use(&cov.Records[i], x.p)
+			return nil
 		}
+		m := ids[x.worker]
+		for _, f := range x.fresh {
+			m = append(m, vocab.Intern(f))
+		}
+		ids[x.worker] = m
+		for j, id := range x.ids {
+			x.ids[j] = m[id]
+		}
+		use(&cov.Records[i], x.ids)
 		return nil
 	})
 }
@@ -327,28 +360,34 @@ func (d *Dataset) fitTree(f int, cands []int, opts TrainOptions, within features
 		}
 	} else {
 		r := rand.New(rand.NewPCG(opts.Seed, uint64(f)+1))
-		var minority, majority []int
+		// The majority's rows, as int32 and allocated once: every function
+		// of a million rows has a list of them (a bitset of more than 2^31
+		// rows would take 256 MB a column).
+		minorityPos := pos*2 <= n
+		minority := pos
+		if !minorityPos {
+			minority = n - pos
+		}
+		majority := make([]int32, 0, n-minority)
 		for i := 0; i < d.Rows; i++ {
 			if !in(i) {
 				continue
 			}
-			if label.Has(i) == (pos*2 <= n) {
-				minority = append(minority, i)
+			if label.Has(i) == minorityPos {
+				rows.Set(i)
 			} else {
-				majority = append(majority, i)
+				majority = append(majority, int32(i))
 			}
 		}
-		for _, i := range minority {
-			rows.Set(i)
-		}
-		// A seeded partial shuffle picks len(minority) of the majority, but
-		// at least BalanceFloor: balancing one positive against one
-		// negative would make any feature of either look decisive.
-		keep := max(len(minority), BalanceFloor)
+		// A seeded partial shuffle picks as many of the majority as the
+		// minority has, but at least BalanceFloor: balancing one positive
+		// against one negative would make any feature of either look
+		// decisive.
+		keep := max(minority, BalanceFloor)
 		for k := 0; k < keep && k < len(majority); k++ {
 			j := k + r.IntN(len(majority)-k)
 			majority[k], majority[j] = majority[j], majority[k]
-			rows.Set(majority[k])
+			rows.Set(int(majority[k]))
 		}
 	}
 	t := Fit(d.Columns, label, rows, cands, opts.Options)
