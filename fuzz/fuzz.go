@@ -1,0 +1,287 @@
+package fuzz
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/arbor-fuzz/arbor/coverage"
+	"github.com/arbor-fuzz/arbor/grammar"
+	"github.com/arbor-fuzz/arbor/synth"
+)
+
+// Bounds bound the generator that realizes sequences (0 means synth's
+// defaults). Bonsai's bounded fuzzers differ in these.
+type Bounds struct {
+	MaxDepth, MaxRepeat, MaxNodes int
+}
+
+// Options configure a fuzzing campaign.
+type Options struct {
+	Seed uint64
+	// Execs stops the campaign after this many executions, Time after
+	// this long; 0 is no bound. The context also stops it. With Time the
+	// result depends on the machine's speed; with Execs alone, a
+	// deterministic subject gives the same result for the same seed.
+	Execs int
+	Time  time.Duration
+	// Domains are the feedback; nil means Zest's: Coverage and
+	// ValidCoverage.
+	Domains []Domain
+	Bounds  Bounds
+	// Seeds are choice sequences (as synth.Recorder records them) run
+	// first and kept when a domain moves: a previous campaign's corpus,
+	// or another generator's inputs. Without seeds the campaign starts
+	// from random inputs.
+	Seeds [][]int
+	// Children is how many mutants each corpus input gets before the
+	// next one's turn (0 means 50, as Zest).
+	Children int
+	// MeanSpans and MeanSpanLength are the means of the geometric
+	// distributions of how many spans of decisions a mutation changes
+	// and how long they are (0 means 2 and 4).
+	MeanSpans, MeanSpanLength float64
+	// Progress, if set, is called with the campaign's state about every
+	// ProgressEvery (0 means a second) and at the end.
+	Progress      func(Stats)
+	ProgressEvery time.Duration
+}
+
+// Stats is the state of a campaign.
+type Stats struct {
+	Execs    int
+	Elapsed  time.Duration
+	Corpus   int // inputs kept
+	Valid    int // executions of valid inputs
+	Failures int // distinct failures
+	Domains  []DomainSize
+}
+
+// DomainSize is a domain's aggregate size.
+type DomainSize struct {
+	Name string
+	Size int
+}
+
+// Entry is an input the campaign kept.
+type Entry struct {
+	Input   []byte
+	Choices []int // replays the input with synth.Replay and the campaign's bounds
+	Valid   bool
+	Exec    int      // the execution that found it, from 1
+	Moved   []string // the domains it moved
+	seq     *Seq
+	slots   []slot
+}
+
+// Failure is a distinct crash or timeout: the first input that caused it,
+// and how often it happened. Crashes are told apart by the hash of their
+// innermost frames, timeouts are one failure.
+type Failure struct {
+	Outcome coverage.Outcome
+	Stack   string
+	Message string
+	Frames  string
+	Input   []byte
+	Choices []int
+	Exec    int
+	Count   int
+}
+
+// Result is a campaign's corpus, failures and course.
+type Result struct {
+	Stats
+	Corpus   []Entry
+	Failures []Failure
+	// Curve is the state after every execution that kept an input or
+	// found a failure, and at the end: coverage over executions and time.
+	Curve []Stats
+}
+
+// Fuzz runs a Zest-style campaign on the subject over g's choice sequences:
+// it mutates the sequences of the inputs it keeps, realizes each mutant
+// with g's generator, runs it, and keeps it when it moves a domain. It
+// returns what it found when the budget ends, the context is done (with
+// the context's error) or the subject fails (with that error).
+func Fuzz(ctx context.Context, g *grammar.Graph, subject synth.Runner, opts Options) (*Result, error) {
+	if opts.Execs < 0 || opts.Time < 0 {
+		return nil, errors.New("fuzz: negative budget")
+	}
+	domains := opts.Domains
+	if domains == nil {
+		domains = []Domain{Coverage(), ValidCoverage()}
+	}
+	f := &campaign{
+		g: g, subject: subject, opts: opts, domains: domains,
+		real:     newRealizer(g, opts.Bounds),
+		mut:      &mutator{meanSpans: or(opts.MeanSpans, 2), meanLength: or(opts.MeanSpanLength, 4)},
+		start:    time.Now(),
+		failures: map[string]int{},
+	}
+	f.r = rand.New(rand.NewPCG(opts.Seed, 0xf022))
+	f.mut.r = f.r
+	children := opts.Children
+	if children <= 0 {
+		children = 50
+	}
+	every := opts.ProgressEvery
+	if every <= 0 {
+		every = time.Second
+	}
+	lastProgress := f.start
+	cursor, made := 0, 0
+	for {
+		if err := ctx.Err(); err != nil {
+			return f.finish(), err
+		}
+		if opts.Execs > 0 && f.res.Execs >= opts.Execs || opts.Time > 0 && time.Since(f.start) >= opts.Time {
+			return f.finish(), nil
+		}
+		var seq *Seq
+		switch {
+		case f.res.Execs < len(opts.Seeds):
+			seq = f.seqOf(opts.Seeds[f.res.Execs])
+		case len(f.res.Corpus) == 0:
+			seq = &Seq{Salt: f.r.Uint64()}
+		default:
+			if made >= children {
+				cursor, made = (cursor+1)%len(f.res.Corpus), 0
+			}
+			made++
+			e := &f.res.Corpus[cursor]
+			seq = f.mut.mutate(&Derivation{Seq: e.seq, slots: e.slots})
+		}
+		if err := f.run(ctx, seq); err != nil {
+			return f.finish(), err
+		}
+		if opts.Progress != nil && time.Since(lastProgress) >= every {
+			lastProgress = time.Now()
+			opts.Progress(f.stats())
+		}
+	}
+}
+
+func or(v, def float64) float64 {
+	if v > 0 {
+		return v
+	}
+	return def
+}
+
+// campaign is the state of one Fuzz call.
+type campaign struct {
+	g        *grammar.Graph
+	subject  synth.Runner
+	opts     Options
+	domains  []Domain
+	real     *realizer
+	mut      *mutator
+	r        *rand.Rand
+	start    time.Time
+	res      Result
+	failures map[string]int // failure key -> index in res.Failures
+}
+
+// run realizes seq, runs it and keeps what it found.
+func (f *campaign) run(ctx context.Context, seq *Seq) error {
+	d := f.real.realize(seq)
+	r, err := f.subject.Run(ctx, d.Text)
+	if err != nil {
+		return fmt.Errorf("fuzz: execution %d: %w", f.res.Execs+1, err)
+	}
+	f.res.Execs++
+	run := &Run{Input: d.Text, Tree: d.Tree, Result: r, Valid: r.Outcome == coverage.OK}
+	if run.Valid {
+		f.res.Valid++
+	}
+	var moved []string
+	for _, dom := range f.domains {
+		// Every domain sees every run, whether or not another moved.
+		if dom.Observe(run) {
+			moved = append(moved, dom.Name())
+		}
+	}
+	found := false
+	if r.Outcome == coverage.Panic || r.Outcome == coverage.Timeout {
+		key := string(r.Outcome) + "\x00" + r.Stack
+		if i, ok := f.failures[key]; ok {
+			f.res.Failures[i].Count++
+		} else {
+			f.failures[key] = len(f.res.Failures)
+			f.res.Failures = append(f.res.Failures, Failure{
+				Outcome: r.Outcome, Stack: r.Stack, Message: r.Message, Frames: r.Frames,
+				Input: d.Text, Choices: d.Choices, Exec: f.res.Execs, Count: 1,
+			})
+			found = true
+		}
+	}
+	if len(moved) > 0 {
+		f.res.Corpus = append(f.res.Corpus, Entry{
+			Input: d.Text, Choices: d.Choices, Valid: run.Valid, Exec: f.res.Execs, Moved: moved,
+			seq: d.Seq, slots: d.slots,
+		})
+	}
+	if found || len(moved) > 0 {
+		f.res.Curve = append(f.res.Curve, f.stats())
+	}
+	return nil
+}
+
+func (f *campaign) stats() Stats {
+	s := Stats{
+		Execs: f.res.Execs, Elapsed: time.Since(f.start), Corpus: len(f.res.Corpus),
+		Valid: f.res.Valid, Failures: len(f.res.Failures),
+	}
+	for _, d := range f.domains {
+		s.Domains = append(s.Domains, DomainSize{d.Name(), d.Size()})
+	}
+	return s
+}
+
+func (f *campaign) finish() *Result {
+	f.res.Stats = f.stats()
+	f.res.Curve = append(f.res.Curve, f.res.Stats)
+	if f.opts.Progress != nil {
+		f.opts.Progress(f.res.Stats)
+	}
+	return &f.res
+}
+
+// seqOf turns a flat choice sequence into streams: each decision's value
+// becomes the raw value that selects it among the decision's options, so
+// that the sequence realizes the input the choices replay to. Past the
+// sequence's end, decisions take their first option, as synth.Replay
+// does.
+func (f *campaign) seqOf(choices []int) *Seq {
+	c := &flatChooser{choices: choices, seq: &Seq{Salt: f.r.Uint64(), Streams: map[Stream][]uint32{}}}
+	x := synth.NewGenerator(f.g, c, synth.RandomPolicy)
+	x.MaxDepth, x.MaxRepeat, x.MaxNodes = f.opts.Bounds.MaxDepth, f.opts.Bounds.MaxRepeat, f.opts.Bounds.MaxNodes
+	x.Generate()
+	return c.seq
+}
+
+// flatChooser replays a flat choice sequence and records it as streams.
+type flatChooser struct {
+	choices []int
+	next    int
+	seq     *Seq
+}
+
+func (c *flatChooser) Choose(p synth.Point) int {
+	idx := 0
+	if c.next < len(c.choices) {
+		v := c.choices[c.next]
+		c.next++
+		for i, o := range p.Options {
+			if o == v {
+				idx = i
+				break
+			}
+		}
+	}
+	s := Stream{Node: int32(p.Node.ID), Kind: p.Kind, Sub: int32(p.Sub)}
+	c.seq.Streams[s] = append(c.seq.Streams[s], uint32(idx))
+	return p.Options[idx]
+}

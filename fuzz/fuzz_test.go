@@ -1,0 +1,393 @@
+package fuzz
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/arbor-fuzz/arbor/coverage"
+	"github.com/arbor-fuzz/arbor/datasets"
+	"github.com/arbor-fuzz/arbor/grammar"
+	"github.com/arbor-fuzz/arbor/synth"
+)
+
+func jsonGraph(t testing.TB) *grammar.Graph {
+	t.Helper()
+	g, err := datasets.Grammar("json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// magic is the text the prefix subject rewards step by step.
+const magic = `[true,null,false,true,false,true,null`
+
+// prefixRunner is a made-up subject: function i runs when the input,
+// white space left out, starts with magic's first i+1 bytes (prefix), so
+// each step deeper is rare for
+// random inputs but one mutation away for a kept input. Inputs that
+// encoding/json rejects are rejected; an input starting with all of
+// magic crashes, and so does one holding "null,null" (another stack);
+// "false" counts calls of function len(magic)+1, one per occurrence.
+type prefixRunner struct {
+	inputs [][]byte // every input run, in order
+}
+
+func (p *prefixRunner) Functions() []string {
+	names := make([]string, len(magic)+2)
+	for i := range names {
+		names[i] = "f" + string(rune('a'+i))
+	}
+	return names
+}
+
+func (p *prefixRunner) Run(ctx context.Context, in []byte) (*coverage.Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	p.inputs = append(p.inputs, bytes.Clone(in))
+	r := &coverage.Result{Outcome: coverage.OK}
+	if !json.Valid(in) {
+		r.Outcome = coverage.Error
+	}
+	n := prefix(in)
+	for i := range n {
+		r.Covered = append(r.Covered, i)
+		r.Counts = append(r.Counts, 1)
+	}
+	if n := bytes.Count(in, []byte("false")); n > 0 {
+		r.Covered = append(r.Covered, len(magic)+1)
+		r.Counts = append(r.Counts, uint32(n))
+	}
+	switch {
+	case n == len(magic):
+		r.Outcome, r.Stack, r.Message = coverage.Panic, "magic", "reached the end of magic"
+	case bytes.Contains(bytes.Join(bytes.Fields(in), nil), []byte("null,null")):
+		r.Outcome, r.Stack, r.Message = coverage.Panic, "nulls", "two nulls"
+	}
+	return r, nil
+}
+
+// prefix is how many of magic's bytes the input starts with, white space
+// left out.
+func prefix(in []byte) int {
+	in = bytes.Join(bytes.Fields(in), nil)
+	n := 0
+	for n < len(magic) && n < len(in) && in[n] == magic[n] {
+		n++
+	}
+	return n
+}
+
+func deepest(res *Result) int {
+	best := 0
+	for _, e := range res.Corpus {
+		best = max(best, prefix(e.Input))
+	}
+	return best
+}
+
+func TestFuzzDeterministic(t *testing.T) {
+	g := jsonGraph(t)
+	run := func() *Result {
+		res, err := Fuzz(context.Background(), g, &prefixRunner{}, Options{Seed: 3, Execs: 1500})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	a, b := run(), run()
+	if a.Execs != 1500 || b.Execs != 1500 {
+		t.Fatalf("executions %d and %d, want 1500", a.Execs, b.Execs)
+	}
+	if len(a.Corpus) != len(b.Corpus) || len(a.Failures) != len(b.Failures) {
+		t.Fatalf("corpus %d and %d, failures %d and %d", len(a.Corpus), len(b.Corpus), len(a.Failures), len(b.Failures))
+	}
+	for i := range a.Corpus {
+		if !bytes.Equal(a.Corpus[i].Input, b.Corpus[i].Input) || !reflect.DeepEqual(a.Corpus[i].Choices, b.Corpus[i].Choices) {
+			t.Fatalf("corpus input %d differs: %q and %q", i, a.Corpus[i].Input, b.Corpus[i].Input)
+		}
+	}
+	c, err := Fuzz(context.Background(), g, &prefixRunner{}, Options{Seed: 4, Execs: 1500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Corpus) == len(a.Corpus) && bytes.Equal(c.Corpus[len(c.Corpus)-1].Input, a.Corpus[len(a.Corpus)-1].Input) {
+		t.Error("another seed gives the same campaign")
+	}
+}
+
+// TestFuzzCorpus checks what is kept: every corpus input moved a domain,
+// replays from its choices, and is valid exactly when the subject
+// accepted it; failures are told apart by stack and counted.
+func TestFuzzCorpus(t *testing.T) {
+	g := jsonGraph(t)
+	p := &prefixRunner{}
+	res, err := Fuzz(context.Background(), g, p, Options{Seed: 1, Execs: 4000, Bounds: Bounds{MaxDepth: 10}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Corpus) < 3 {
+		t.Fatalf("only %d inputs kept", len(res.Corpus))
+	}
+	for _, e := range res.Corpus {
+		if len(e.Moved) == 0 {
+			t.Errorf("%q kept without moving a domain", e.Input)
+		}
+		x := synth.NewGenerator(g, &synth.Replay{Choices: e.Choices}, synth.RandomPolicy)
+		x.MaxDepth = 10
+		again := x.Generate()
+		if again.String() != string(e.Input) {
+			t.Errorf("choices of %q replay to %q", e.Input, again.String())
+		}
+		if e.Valid != json.Valid(e.Input) {
+			t.Errorf("%q: valid %v", e.Input, e.Valid)
+		}
+		if !bytes.Equal(p.inputs[e.Exec-1], e.Input) {
+			t.Errorf("execution %d ran %q, the entry says %q", e.Exec, p.inputs[e.Exec-1], e.Input)
+		}
+	}
+	stacks := map[string]int{}
+	total := 0
+	for _, f := range res.Failures {
+		if stacks[f.Stack]++; stacks[f.Stack] > 1 {
+			t.Errorf("failure %s listed twice", f.Stack)
+		}
+		if f.Outcome != coverage.Panic || f.Count < 1 || !bytes.Equal(p.inputs[f.Exec-1], f.Input) {
+			t.Errorf("failure %+v", f)
+		}
+		total += f.Count
+	}
+	crashes := 0
+	for _, in := range p.inputs {
+		if prefix(in) == len(magic) || bytes.Contains(bytes.Join(bytes.Fields(in), nil), []byte("null,null")) {
+			crashes++
+		}
+	}
+	if total != crashes {
+		t.Errorf("failures count %d crashes, the subject crashed %d times", total, crashes)
+	}
+	if last := res.Curve[len(res.Curve)-1]; last.Execs != res.Execs || last.Corpus != len(res.Corpus) {
+		t.Errorf("the curve ends at %+v, the result is %+v", last, res.Stats)
+	}
+}
+
+// TestFuzzGuidance compares the campaign with the same loop given no
+// feedback (a domain that never moves, so every input is random) at the
+// same number of executions: feedback must get deeper into magic.
+func TestFuzzGuidance(t *testing.T) {
+	g := jsonGraph(t)
+	never := NewDomain("never", Union, func(*Run, func(k, v uint64)) {})
+	small := Bounds{MaxDepth: 10}
+	for _, seed := range []uint64{1, 2, 3} {
+		guided, err := Fuzz(context.Background(), g, &prefixRunner{}, Options{Seed: seed, Execs: 5000, Bounds: small})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := &prefixRunner{}
+		if _, err := Fuzz(context.Background(), g, p, Options{Seed: seed, Execs: 5000, Bounds: small, Domains: []Domain{never}}); err != nil {
+			t.Fatal(err)
+		}
+		random := 0
+		for _, in := range p.inputs {
+			random = max(random, prefix(in))
+		}
+		if d := deepest(guided); d <= random {
+			t.Errorf("seed %d: guided fuzzing reached %d bytes of %q, random inputs %d", seed, d, magic, random)
+		} else {
+			t.Logf("seed %d: guided %d bytes, random %d", seed, d, random)
+		}
+	}
+}
+
+func TestFuzzSeeds(t *testing.T) {
+	g := jsonGraph(t)
+	var seeds [][]int
+	var texts []string
+	for i := range 5 {
+		rec := &synth.Recorder{C: synth.NewRandom(uint64(i))}
+		texts = append(texts, synth.NewGenerator(g, rec, synth.RandomPolicy).Generate().String())
+		seeds = append(seeds, rec.Choices)
+	}
+	p := &prefixRunner{}
+	if _, err := Fuzz(context.Background(), g, p, Options{Seed: 1, Execs: 20, Seeds: seeds}); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range texts {
+		if string(p.inputs[i]) != want {
+			t.Errorf("execution %d ran %q, want seed %q", i+1, p.inputs[i], want)
+		}
+	}
+}
+
+func TestFuzzStops(t *testing.T) {
+	g := jsonGraph(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	calls := 0
+	res, err := Fuzz(ctx, g, &prefixRunner{}, Options{Seed: 1, Progress: func(Stats) {
+		calls++
+	}, ProgressEvery: 1, Domains: []Domain{Coverage(), cancelAfter(cancel, 100)}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if res == nil || res.Execs != 100 {
+		t.Fatalf("result %+v, want 100 executions", res)
+	}
+	if calls < 2 {
+		t.Errorf("progress told %d times", calls)
+	}
+	if _, err := Fuzz(context.Background(), g, &prefixRunner{}, Options{Execs: -1}); err == nil {
+		t.Error("a negative budget is accepted")
+	}
+	boom := errors.New("boom")
+	_, err = Fuzz(context.Background(), g, failingRunner{boom}, Options{Execs: 10})
+	if !errors.Is(err, boom) {
+		t.Errorf("err = %v, want the subject's", err)
+	}
+}
+
+// cancelAfter is a domain that cancels the campaign after n runs.
+func cancelAfter(cancel func(), n int) Domain {
+	runs := 0
+	return NewDomain("cancel", Union, func(*Run, func(k, v uint64)) {
+		if runs++; runs == n {
+			cancel()
+		}
+	})
+}
+
+type failingRunner struct{ err error }
+
+func (failingRunner) Functions() []string { return nil }
+func (f failingRunner) Run(context.Context, []byte) (*coverage.Result, error) {
+	return nil, f.err
+}
+
+func TestDomains(t *testing.T) {
+	res := func(covered []int, counts []uint32, valid bool) *Run {
+		return &Run{Result: &coverage.Result{Covered: covered, Counts: counts}, Valid: valid}
+	}
+	tests := []struct {
+		domain Domain
+		runs   []*Run
+		moved  []bool
+		size   int
+	}{
+		{Coverage(), []*Run{res([]int{1, 2}, []uint32{1, 1}, false), res([]int{2}, []uint32{5}, true), res([]int{3}, []uint32{1}, false)},
+			[]bool{true, false, true}, 3},
+		{ValidCoverage(), []*Run{res([]int{1, 2}, []uint32{1, 1}, false), res([]int{2}, []uint32{5}, true), res([]int{1, 2}, []uint32{1, 1}, true)},
+			[]bool{false, true, true}, 2},
+		// 1, 2, 3-4, 5-8: a count in a class seen before moves nothing.
+		{Counts(), []*Run{res([]int{1}, []uint32{1}, true), res([]int{1}, []uint32{3}, true), res([]int{1}, []uint32{4}, true), res([]int{1}, []uint32{5}, true), res([]int{1}, []uint32{1}, true)},
+			[]bool{true, true, false, true, false}, 1},
+		{Perf(), []*Run{res([]int{1, 2}, []uint32{3, 1}, true), res([]int{1}, []uint32{2}, true), res([]int{2}, []uint32{9}, true), res([]int{1}, []uint32{3}, true)},
+			[]bool{true, false, true, false}, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.domain.Name(), func(t *testing.T) {
+			for i, r := range tt.runs {
+				if got := tt.domain.Observe(r); got != tt.moved[i] {
+					t.Errorf("run %d moved %v, want %v", i, got, tt.moved[i])
+				}
+			}
+			if tt.domain.Size() != tt.size {
+				t.Errorf("size %d, want %d", tt.domain.Size(), tt.size)
+			}
+		})
+	}
+	perf := Perf()
+	perf.Observe(res([]int{4}, []uint32{7}, true))
+	perf.Observe(res([]int{4}, []uint32{3}, true))
+	if v, _ := perf.Value(4); v != 7 {
+		t.Errorf("perf keeps %d for function 4, want the maximum 7", v)
+	}
+}
+
+func TestKPathDomain(t *testing.T) {
+	g := jsonGraph(t)
+	d := KPaths(g, 2)
+	parse := func(s string) *grammar.Tree {
+		tr, err := g.Parse([]byte(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr
+	}
+	for i, c := range []struct {
+		in    string
+		moved bool
+	}{{"1", true}, {"2", false}, {"[1]", true}, {"[3]", false}, {`{"a":1}`, true}} {
+		if got := d.Observe(&Run{Tree: parse(c.in)}); got != c.moved {
+			t.Errorf("%d: %s moved %v, want %v", i, c.in, got, c.moved)
+		}
+	}
+}
+
+func TestNewDomains(t *testing.T) {
+	g := jsonGraph(t)
+	ds, err := NewDomains(strings.Split("cov,valid,counts,perf,kpath", ","), g, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, d := range ds {
+		names = append(names, d.Name())
+	}
+	if !reflect.DeepEqual(names, DomainNames()) {
+		t.Errorf("names %v", names)
+	}
+	for _, bad := range [][]string{nil, {"cov", "cov"}, {"speed"}} {
+		if _, err := NewDomains(bad, g, 2); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+// TestSeqRealization checks the sequences: a derivation's recorded Seq
+// realizes the same input again, a fresh salt a different one, and a
+// mutation that changes one value leaves the other streams' decisions
+// as they were.
+func TestSeqRealization(t *testing.T) {
+	g := jsonGraph(t)
+	r := newRealizer(g, Bounds{})
+	d := r.realize(&Seq{Salt: 42})
+	again := r.realize(d.Seq)
+	if string(again.Text) != string(d.Text) || !reflect.DeepEqual(again.Choices, d.Choices) {
+		t.Fatalf("the recorded sequence realizes %q, first %q", again.Text, d.Text)
+	}
+	if e := r.realize(&Seq{Salt: 42}); string(e.Text) != string(d.Text) {
+		t.Fatalf("the same salt realizes %q and %q", e.Text, d.Text)
+	}
+	if e := r.realize(&Seq{Salt: 43}); string(e.Text) == string(d.Text) {
+		t.Errorf("salts 42 and 43 realize the same %q", d.Text)
+	}
+	// Change the last value of one regex character stream: every other
+	// stream reads what it read before.
+	var target Stream
+	found := false
+	for s, vs := range d.Seq.Streams {
+		if s.Kind == synth.RegexChar && len(vs) > 0 {
+			target, found = s, true
+			break
+		}
+	}
+	if !found {
+		t.Skip("no character decision in the input")
+	}
+	m := &Seq{Salt: d.Seq.Salt, Streams: map[Stream][]uint32{}}
+	for s, vs := range d.Seq.Streams {
+		m.Streams[s] = append([]uint32(nil), vs...)
+	}
+	m.Streams[target][len(m.Streams[target])-1]++
+	e := r.realize(m)
+	for s, vs := range d.Seq.Streams {
+		if s != target && !reflect.DeepEqual(e.Seq.Streams[s], vs) {
+			t.Errorf("stream %+v read %v, before %v", s, e.Seq.Streams[s], vs)
+		}
+	}
+}
