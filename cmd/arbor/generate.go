@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 	"unicode/utf8"
 
@@ -57,7 +58,9 @@ already holds files is refused, since two corpora would mix, unless
 or {"bytes":"<base64>"} for an input that is not UTF-8, so that every
 byte comes through. --choices adds each input's
 recorded choice sequence (to DIR/choices.jsonl, or to each JSON line).
-For kpath a summary with the k-path coverage goes to standard error.
+Every mode writes each input as soon as it is made, so memory does not
+grow with -n. For kpath and forest a summary with the k-path coverage
+of the set goes to standard error.
 
 ` + formatHelp,
 		Example: "  arbor generate json --mode random -n 1000 --seed 1 --out corpus/\n  arbor generate url --mode kpath --k 3 --out -\n" +
@@ -126,52 +129,23 @@ func runGenerate(cmd *cobra.Command, grammarArg string, f generateFlags) error {
 			return fmt.Errorf("rewrite for absence: %w", err)
 		}
 	}
-	start := time.Now()
 	stdout := cmd.OutOrStdout()
-	var inputs []synth.Input
-	switch f.mode {
-	case "random", "shortest":
-		// Random and shortest inputs are written as they are generated:
-		// no tree outlives its writing, so memory does not grow with -n.
-		sink, err := newInputSink(stdout, f, grammarArg, f.n)
-		if err != nil {
-			return err
-		}
-		if err := sink.close(generateStream(ctx, g, f, sink)); err != nil {
-			return err
-		}
-		if f.gofuzz() {
-			fmt.Fprintf(cmd.ErrOrStderr(), "%d inputs in %s\n", f.n, f.inputDir(f.out))
-		}
-		return nil
-	case "kpath":
-		res, err := synth.Cover(ctx, target, opts)
-		if err != nil {
-			return err
-		}
-		inputs = res.Inputs
-	case "forest":
-		if inputs, err = synth.Forest(ctx, target, f.n, opts); err != nil {
-			return err
-		}
+	if f.mode == "kpath" || f.mode == "forest" {
+		return generateSet(ctx, stdout, cmd.ErrOrStderr(), g, target, grammarArg, f, opts)
 	}
-	elapsed := time.Since(start)
-	sink, err := newInputSink(stdout, f, grammarArg, len(inputs))
+	// Random and shortest inputs are written as they are generated: no
+	// tree outlives its writing, so memory does not grow with -n.
+	sink, err := newInputSink(stdout, f, grammarArg, f.n)
 	if err != nil {
 		return err
 	}
-	for i, in := range inputs {
-		if err := sink.write(i, in.Text, in.Choices); err != nil {
-			return sink.close(err)
-		}
-	}
-	if err := sink.close(nil); err != nil {
+	if err := sink.close(generateStream(ctx, g, f, sink)); err != nil {
 		return err
 	}
 	if f.gofuzz() {
-		fmt.Fprintf(cmd.ErrOrStderr(), "%d inputs in %s\n", len(inputs), f.inputDir(f.out))
+		fmt.Fprintf(cmd.ErrOrStderr(), "%d inputs in %s\n", f.n, f.inputDir(f.out))
 	}
-	return reportSetCoverage(cmd.ErrOrStderr(), g, f, inputs, elapsed)
+	return nil
 }
 
 // generateStream generates f.n random or shortest inputs into sink, one
@@ -212,27 +186,111 @@ func generateStream(ctx context.Context, g *grammar.Graph, f generateFlags, sink
 	return nil
 }
 
-// reportSetCoverage prints the k-path coverage of the generated set,
-// measured by features on the inputs' derivation trees rather than taken
-// from the generator's agenda. With --absence the trees belong to the
-// rewritten grammar, so the inputs are parsed back with the original one.
-func reportSetCoverage(w io.Writer, g *grammar.Graph, f generateFlags, inputs []synth.Input, elapsed time.Duration) error {
-	cov := features.NewCoverage(g, f.k)
-	bytes := 0
-	for _, in := range inputs {
-		bytes += len(in.Text)
-		if !f.absence {
-			cov.Add(in.Tree)
-			continue
-		}
-		trees, err := g.ParseAll([]byte(in.Text), grammar.DefaultTreeLimit)
-		if err != nil {
-			return fmt.Errorf("generated input %q does not parse: %w", in.Text, err)
-		}
-		cov.Add(trees...)
+// generateSet generates a k-path covering set (kpath) or a forest into
+// the output as the inputs are made: each tree is written and its memory
+// goes to the next (synth.CoverOptions.Reuse), so a forest's memory does
+// not grow with -n and a covering set's is that of its agenda. The output
+// is what generating the whole set first and then writing it gave, byte
+// for byte.
+//
+// The summary on stderr measures the set's k-paths in g by features on
+// derivation trees, not by the generator's agenda: a covering set of g
+// comes with those of its trees (synth.CoverResult.Paths); a forest's
+// are taken here, and with --absence, where the trees are of target (g
+// rewritten), those of the inputs parsed back with g.
+func generateSet(ctx context.Context, stdout, stderr io.Writer, g, target *grammar.Graph, grammarArg string, f generateFlags, opts synth.CoverOptions) error {
+	// A covering set's size is known only at its end: its files get the
+	// names of the narrowest width and are renamed at the end if it
+	// needed a wider one.
+	n := f.n
+	if f.mode == "kpath" {
+		n = unknownCount
 	}
-	fmt.Fprintf(w, "%s: %d inputs (mean %.1f bytes) in %v; %d-path coverage %.4f (%d of %v)\n",
-		f.mode, len(inputs), float64(bytes)/float64(max(1, len(inputs))), elapsed.Round(time.Microsecond),
+	// The sink is opened at the first input, or at the end if there is
+	// none, so that a grammar refused by the generator leaves no output
+	// folder behind, as when the set was written only once complete.
+	var sink *inputSink
+	open := func() error {
+		var err error
+		if sink == nil {
+			sink, err = newInputSink(stdout, f, grammarArg, n)
+		}
+		return err
+	}
+	own := f.mode == "forest" || f.absence
+	var cov *features.Coverage
+	if own {
+		cov = features.NewCoverage(g, f.k)
+	}
+	// Once every k-path is covered the summary cannot change, so the
+	// k-paths of later inputs are not taken: a forest covers all long
+	// before its end, and their walk costs as much as the generation.
+	full := false
+	measure := func(in synth.Input) error {
+		trees := []*grammar.Tree{in.Tree}
+		if f.absence {
+			// Parsed back even once the coverage is full: every input
+			// of the rewritten grammar must be one of g.
+			var err error
+			if trees, err = g.ParseAll([]byte(in.Text), grammar.DefaultTreeLimit); err != nil {
+				return fmt.Errorf("generated input %q does not parse: %w", in.Text, err)
+			}
+		}
+		if !full {
+			cov.Add(trees...)
+			total := cov.Total(f.k)
+			full = total.IsInt64() && int64(cov.Covered(f.k)) == total.Int64()
+		}
+		return nil
+	}
+	count, bytes := 0, 0
+	// The summary's time is the generator's, as it was when the set was
+	// made before it was written: writing and measuring are taken out.
+	var outside time.Duration
+	emit := func(in synth.Input) error {
+		begin := time.Now()
+		defer func() { outside += time.Since(begin) }()
+		if err := open(); err != nil {
+			return err
+		}
+		if err := sink.write(count, in.Text, in.Choices); err != nil {
+			return err
+		}
+		count++
+		bytes += len(in.Text)
+		if own {
+			return measure(in)
+		}
+		return nil
+	}
+	opts.Reuse, opts.NoChoices = true, !f.choices
+	start := time.Now()
+	var err error
+	if f.mode == "kpath" {
+		var res *synth.CoverResult
+		if res, err = synth.CoverFunc(ctx, target, opts, emit); err == nil && !own {
+			cov = res.Paths
+		}
+	} else {
+		err = synth.ForestFunc(ctx, target, f.n, opts, emit)
+	}
+	elapsed := time.Since(start) - outside
+	if sink == nil {
+		if err != nil {
+			return err
+		}
+		if err := open(); err != nil {
+			return err
+		}
+	}
+	if err := sink.close(err); err != nil {
+		return err
+	}
+	if f.gofuzz() {
+		fmt.Fprintf(stderr, "%d inputs in %s\n", count, f.inputDir(f.out))
+	}
+	fmt.Fprintf(stderr, "%s: %d inputs (mean %.1f bytes) in %v; %d-path coverage %.4f (%d of %v)\n",
+		f.mode, count, float64(bytes)/float64(max(1, count)), elapsed.Round(time.Microsecond),
 		f.k, cov.Fraction(f.k), cov.Covered(f.k), cov.Total(f.k))
 	return nil
 }
@@ -252,24 +310,40 @@ func extensionOf(grammarName string) string {
 // in every command that writes inputs: 00001.json, 00002.json, ..., wider
 // when n needs it, so that names sort in order.
 func inputName(i, n int, ext string) string {
-	return fmt.Sprintf("%0*d%s", max(len(fmt.Sprint(n)), 5), i+1, ext)
+	return paddedName(i, n, minNameWidth, ext)
+}
+
+// minNameWidth is the fewest digits of an input's file name.
+const minNameWidth = 5
+
+// paddedName is inputName with at least width digits.
+func paddedName(i, n, width int, ext string) string {
+	return fmt.Sprintf("%0*d%s", max(len(fmt.Sprint(n)), width), i+1, ext)
 }
 
 // inputSink writes generated inputs as they come: as JSON Lines through
 // one buffer, or one file each (and a line of choices.jsonl with
 // --choices) into the output folder.
 type inputSink struct {
-	f    generateFlags
-	n    int // inputs in all, for the width of file names
-	ext  string
-	dir  string
-	out  *bufio.Writer // JSON Lines, or choices.jsonl
-	enc  *json.Encoder // on out
-	side *os.File      // choices.jsonl
+	f       generateFlags
+	n       int // inputs in all, for the width of file names, or unknownCount
+	written int // inputs written
+	ext     string
+	dir     string
+	out     *bufio.Writer // JSON Lines, or choices.jsonl
+	enc     *json.Encoder // on out
+	side    *os.File      // choices.jsonl
+	// width is the fewest digits of a file name: minNameWidth, or fewer
+	// in a test of the renaming that a set of unknown size may need.
+	width int
 }
 
+// unknownCount is an inputSink's n when the number of inputs is known
+// only once they are all written (a k-path covering set).
+const unknownCount = -1
+
 func newInputSink(stdout io.Writer, f generateFlags, grammarArg string, n int) (*inputSink, error) {
-	s := &inputSink{f: f, n: n, ext: extensionOf(grammarArg)}
+	s := &inputSink{f: f, n: n, ext: extensionOf(grammarArg), width: minNameWidth}
 	if f.out == "-" {
 		s.out = newOut(stdout)
 		s.enc = json.NewEncoder(s.out)
@@ -293,6 +367,13 @@ func newInputSink(stdout io.Writer, f generateFlags, grammarArg string, n int) (
 
 // write writes input i: its text, and its choices with --choices.
 func (s *inputSink) write(i int, text string, choices []int) error {
+	s.written = max(s.written, i+1)
+	if len(choices) == 0 {
+		// A generator that reuses its recorder's slice hands over an
+		// empty one where a fresh recorder had none: both are written
+		// as a fresh recorder's (null in choices.jsonl).
+		choices = nil
+	}
 	if s.f.out == "-" {
 		// JSON strings hold UTF-8 only: other bytes would come out as
 		// U+FFFD, so such an input goes as base64 under "bytes".
@@ -311,7 +392,13 @@ func (s *inputSink) write(i int, text string, choices []int) error {
 		}
 		return s.enc.Encode(rec)
 	}
-	name, err := s.f.write(s.dir, inputName(i, s.n, s.ext), []byte(text))
+	n := s.n
+	if n == unknownCount {
+		// The narrowest name for now; close renames the file if the
+		// count turns out to need a wider one.
+		n = i + 1
+	}
+	name, err := s.f.write(s.dir, paddedName(i, n, s.width, s.ext), []byte(text))
 	if err != nil {
 		return err
 	}
@@ -335,5 +422,94 @@ func (s *inputSink) close(err error) error {
 			err = cerr
 		}
 	}
+	if s.n == unknownCount && s.dir != "" && !s.f.gofuzz() {
+		// Also after an error: the files written are then named as
+		// those of a set of their number.
+		if rerr := s.settleNames(); rerr != nil && err == nil {
+			err = rerr
+		}
+	}
 	return err
+}
+
+// settleNames gives the files of a set whose size was unknown while it
+// was written the names inputName gives them for its final size, and
+// rewrites choices.jsonl to match. Names are at least 5 digits wide, so
+// only a set of 100,000 inputs or more has files to rename: those written
+// under a narrower name than the count needs. No new name is an old one
+// (each new name that differs is wider than the minimum with a leading
+// zero, which no old name has), so the renames cannot collide.
+func (s *inputSink) settleNames() error {
+	first := func(i int) string { return paddedName(i, i+1, s.width, s.ext) }
+	final := func(i int) string { return paddedName(i, s.written, s.width, s.ext) }
+	if s.written == 0 || first(0) == final(0) {
+		return nil
+	}
+	for i := 0; i < s.written && first(i) != final(i); i++ {
+		if err := os.Rename(filepath.Join(s.dir, first(i)), filepath.Join(s.dir, final(i))); err != nil {
+			return fmt.Errorf("rename input: %w", err)
+		}
+	}
+	if s.side == nil {
+		return nil
+	}
+	return rewriteChoices(s.side.Name(), final)
+}
+
+// rewriteChoices rewrites choices.jsonl at path with line i's file named
+// name(i), through a temporary file renamed over it.
+func rewriteChoices(path string, name func(i int) string) (err error) {
+	in, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("choices: %w", err)
+	}
+	defer in.Close()
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".choices-*.jsonl")
+	if err != nil {
+		return fmt.Errorf("choices: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	w := bufio.NewWriterSize(tmp, 64<<10)
+	enc := json.NewEncoder(w) // as newInputSink's, so that the lines stay byte for byte
+	r := bufio.NewReaderSize(in, 64<<10)
+	for i := 0; ; i++ {
+		line, rerr := r.ReadBytes('\n')
+		if len(line) > 0 {
+			var rec struct {
+				File    string `json:"file"`
+				Choices []int  `json:"choices"`
+			}
+			if err := json.Unmarshal(line, &rec); err != nil {
+				return fmt.Errorf("choices line %d: %w", i+1, err)
+			}
+			rec.File = name(i)
+			if err := enc.Encode(rec); err != nil {
+				return fmt.Errorf("choices: %w", err)
+			}
+		}
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			return fmt.Errorf("choices: %w", rerr)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("choices: %w", err)
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		return fmt.Errorf("choices: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("choices: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("choices: %w", err)
+	}
+	return nil
 }
