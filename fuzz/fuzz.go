@@ -43,6 +43,13 @@ type Options struct {
 	// distributions of how many spans of decisions a mutation changes
 	// and how long they are (0 means 2 and 4).
 	MeanSpans, MeanSpanLength float64
+	// Kept and Failed, if set, are told of each input as it is kept and
+	// of each distinct failure as it is found, so that a caller can save
+	// them before the campaign ends (Failed is told of a failure's first
+	// occurrence; its Count grows in the result). An error from them stops
+	// the campaign and is returned.
+	Kept   func(Entry) error
+	Failed func(Failure) error
 	// Progress, if set, is called with the campaign's state about every
 	// ProgressEvery (0 means a second) and at the end.
 	Progress      func(Stats)
@@ -215,6 +222,11 @@ func (f *campaign) run(ctx context.Context, seq *Seq) error {
 				Input: d.Text, Choices: d.Choices, Exec: f.res.Execs, Count: 1,
 			})
 			found = true
+			if f.opts.Failed != nil {
+				if err := f.opts.Failed(f.res.Failures[len(f.res.Failures)-1]); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	if len(moved) > 0 {
@@ -222,6 +234,11 @@ func (f *campaign) run(ctx context.Context, seq *Seq) error {
 			Input: d.Text, Choices: d.Choices, Valid: run.Valid, Exec: f.res.Execs, Moved: moved,
 			seq: d.Seq, slots: d.slots,
 		})
+		if f.opts.Kept != nil {
+			if err := f.opts.Kept(f.res.Corpus[len(f.res.Corpus)-1]); err != nil {
+				return err
+			}
+		}
 	}
 	if found || len(moved) > 0 {
 		f.res.Curve = append(f.res.Curve, f.stats())

@@ -1,0 +1,198 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/arbor-fuzz/arbor/datasets"
+	"github.com/arbor-fuzz/arbor/synth"
+)
+
+// crashModule writes a Go module whose function crashes two ways: on
+// inputs with "bb" (one stack) and on inputs ending in "xa" (another).
+func crashModule(t *testing.T) (dir, grammarFile string) {
+	t.Helper()
+	dir = t.TempDir()
+	files := map[string]string{
+		"go.mod": "module example.com/crash\n\ngo 1.24\n",
+		"c.go": `package crash
+
+import (
+	"bytes"
+	"errors"
+)
+
+// Run is the subject.
+func Run(b []byte) error {
+	if bytes.Contains(b, []byte("bb")) {
+		twoB()
+	}
+	if bytes.HasSuffix(b, []byte("xa")) {
+		endXA()
+	}
+	if bytes.HasPrefix(b, []byte("c")) {
+		return errors.New("starts with c")
+	}
+	return nil
+}
+
+func twoB()  { panic("two b") }
+func endXA() { panic("ends in xa") }
+`,
+		"c.grammar": "S := Item{1,6} ;\nItem := \"a\" | \"b\" | \"c\" | \"x\" ;\n",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir, filepath.Join(dir, "c.grammar")
+}
+
+type fuzzSummary struct {
+	Execs    int `json:"executions"`
+	Corpus   int `json:"corpus"`
+	Failures []struct {
+		File    string `json:"file"`
+		Outcome string `json:"outcome"`
+		Message string `json:"message"`
+		Count   int    `json:"count"`
+	} `json:"failures"`
+	Domains map[string]int `json:"domains"`
+	Resumed int            `json:"resumed_from"`
+	Before  int            `json:"failures_before"`
+}
+
+func runFuzzCLI(t *testing.T, args ...string) fuzzSummary {
+	t.Helper()
+	out, errOut, code := runArbor(t, "", append([]string{"fuzz", "--json"}, args...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var s fuzzSummary
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	return s
+}
+
+// TestFuzz runs a campaign on a bundled subject: what it saves replays,
+// the same seed gives the same corpus, and a second campaign in the same
+// folder resumes the first.
+func TestFuzz(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a harness")
+	}
+	g, err := datasets.Grammar("json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
+	sa := runFuzzCLI(t, "--subject", "json", "--execs", "400", "--seed", "3", "--out", a)
+	sb := runFuzzCLI(t, "--subject", "json", "--execs", "400", "--seed", "3", "--out", b)
+	if sa.Execs != 400 || sa.Corpus < 2 || sa.Domains["cov"] == 0 || sa.Domains["valid"] == 0 {
+		t.Fatalf("summary %+v", sa)
+	}
+	ca, _ := os.ReadFile(filepath.Join(a, "corpus.jsonl"))
+	cb, _ := os.ReadFile(filepath.Join(b, "corpus.jsonl"))
+	if !bytes.Equal(ca, cb) || sa.Corpus != sb.Corpus {
+		t.Errorf("the same seed gives different corpora:\n%s\n%s", ca, cb)
+	}
+	lines := strings.Split(strings.TrimSpace(string(ca)), "\n")
+	if len(lines) != sa.Corpus {
+		t.Fatalf("%d corpus lines for a corpus of %d", len(lines), sa.Corpus)
+	}
+	for _, line := range lines {
+		var c corpusLine
+		if err := json.Unmarshal([]byte(line), &c); err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(filepath.Join(a, c.File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := synth.NewGenerator(g, &synth.Replay{Choices: c.Choices}, synth.RandomPolicy).Generate().String(); got != string(data) {
+			t.Errorf("%s: choices replay to %q, the file holds %q", c.File, got, data)
+		}
+		if len(c.Moved) == 0 {
+			t.Errorf("%s kept without moving a domain", c.File)
+		}
+	}
+	curve, _ := os.ReadFile(filepath.Join(a, "curve.csv"))
+	rows := strings.Split(strings.TrimSpace(string(curve)), "\n")
+	if rows[0] != "executions,seconds,corpus,valid_executions,failures,cov,valid" || len(rows) < 3 ||
+		!strings.HasPrefix(rows[len(rows)-1], "400,") {
+		t.Errorf("curve.csv:\n%s", curve)
+	}
+
+	again := runFuzzCLI(t, "--subject", "json", "--execs", "400", "--seed", "3", "--out", a)
+	if again.Resumed != sa.Corpus {
+		t.Errorf("resumed from %d inputs, the folder held %d", again.Resumed, sa.Corpus)
+	}
+	state, _ := os.ReadFile(filepath.Join(a, "state.json"))
+	if strings.TrimSpace(string(state)) != `{"executions":800}` {
+		t.Errorf("state.json: %s", state)
+	}
+	after, _ := os.ReadFile(filepath.Join(a, "corpus.jsonl"))
+	if !bytes.HasPrefix(after, ca) || strings.Count(string(after), "\n") != again.Corpus {
+		t.Errorf("the resumed campaign rewrote or repeated the corpus:\n%s", after)
+	}
+}
+
+// TestFuzzFailures fuzzes a function with two crashes: each is saved once
+// with its input and counted, and a resumed campaign does not report
+// them again.
+func TestFuzzFailures(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a harness")
+	}
+	mod, grammarFile := crashModule(t)
+	out := filepath.Join(t.TempDir(), "out")
+	args := []string{"--go", "example.com/crash.Run", "--dir", mod, "--grammar", grammarFile, "--execs", "300", "--out", out}
+	s := runFuzzCLI(t, args...)
+	messages := map[string]bool{}
+	for _, f := range s.Failures {
+		if f.Outcome != "panic" || f.Count < 1 {
+			t.Errorf("failure %+v", f)
+		}
+		messages[f.Message] = true
+		data, err := os.ReadFile(filepath.Join(out, f.File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(data, []byte("bb")) && !bytes.HasSuffix(data, []byte("xa")) {
+			t.Errorf("%s holds %q, which does not crash", f.File, data)
+		}
+	}
+	if len(s.Failures) != 2 || !messages["two b"] || !messages["ends in xa"] {
+		t.Fatalf("failures %+v, want the two crashes", s.Failures)
+	}
+	lines, _ := os.ReadFile(filepath.Join(out, "failures.jsonl"))
+	if n := strings.Count(string(lines), "\n"); n != 2 {
+		t.Errorf("failures.jsonl has %d lines:\n%s", n, lines)
+	}
+	again := runFuzzCLI(t, args...)
+	if again.Before != 2 {
+		t.Errorf("the resumed campaign knew %d failures, want 2", again.Before)
+	}
+	lines2, _ := os.ReadFile(filepath.Join(out, "failures.jsonl"))
+	if !bytes.Equal(lines, lines2) {
+		t.Errorf("failures.jsonl changed on resuming:\n%s", lines2)
+	}
+}
+
+func TestFuzzUsage(t *testing.T) {
+	dir := t.TempDir()
+	runCases(t, []cliCase{
+		{name: "no out", args: []string{"fuzz", "--subject", "json", "--execs", "10"}, code: 2, stderr: []string{"--out is required"}},
+		{name: "no budget", args: []string{"fuzz", "--subject", "json", "--out", dir}, code: 2, stderr: []string{"give --execs, --time or both"}},
+		{name: "negative", args: []string{"fuzz", "--subject", "json", "--execs", "-1", "--out", dir}, code: 2, stderr: []string{"cannot be negative"}},
+		{name: "domain", args: []string{"fuzz", "--subject", "json", "--execs", "10", "--domain", "cov,speed", "--out", dir}, code: 2, stderr: []string{`unknown domain "speed"`}},
+		{name: "k", args: []string{"fuzz", "--subject", "json", "--execs", "10", "--k", "0", "--out", dir}, code: 2, stderr: []string{"--k must be at least 1"}},
+		{name: "no subject", args: []string{"fuzz", "--execs", "10", "--out", dir}, code: 2},
+	})
+}
