@@ -118,12 +118,75 @@ func BenchmarkJSON(b *testing.B) {
 			}
 		}
 	})
+	// The reusable parser: the tree (or the record) of each input in the
+	// memory of the one before.
+	parser := g.NewParser()
+	b.Run("1MB/arbor-Parser.Parse", func(b *testing.B) {
+		b.SetBytes(int64(len(big)))
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			if _, err := parser.Parse(big); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("1MB/arbor-ParseLazy-check", func(b *testing.B) {
+		b.SetBytes(int64(len(big)))
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			if _, err := g.ParseLazy(big, 1); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("1MB/arbor-Parser.ParseLazy-record", func(b *testing.B) {
+		b.SetBytes(int64(len(big)))
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			if _, err := parser.ParseLazy(big, 1); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("10k-small/arbor", func(b *testing.B) {
 		b.SetBytes(int64(smallBytes))
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
 			for _, d := range small {
 				if _, err := g.Parse(d); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	b.Run("10k-small/arbor-Parser.Parse", func(b *testing.B) {
+		b.SetBytes(int64(smallBytes))
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			for _, d := range small {
+				if _, err := parser.Parse(d); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	b.Run("10k-small/arbor-ParseLazy-check", func(b *testing.B) {
+		b.SetBytes(int64(smallBytes))
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			for _, d := range small {
+				if _, err := g.ParseLazy(d, 1); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	b.Run("10k-small/arbor-Parser.ParseLazy-record", func(b *testing.B) {
+		b.SetBytes(int64(smallBytes))
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			for _, d := range small {
+				if _, err := parser.ParseLazy(d, 1); err != nil {
 					b.Fatal(err)
 				}
 			}

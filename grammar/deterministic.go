@@ -1,5 +1,10 @@
 package grammar
 
+import (
+	"math"
+	"slices"
+)
+
 type detOutcome uint8
 
 const (
@@ -13,9 +18,10 @@ const (
 type detMode uint8
 
 const (
-	detBuild detMode = iota // its tree
-	detCheck                // nothing: only whether it parses
-	detVisit                // the tree's nodes, told to a Visitor
+	detBuild  detMode = iota // its tree
+	detCheck                 // nothing: only whether it parses
+	detVisit                 // the tree's nodes, told to a Visitor
+	detRecord                // the tree's nodes, written to rec (record.go)
 )
 
 // detParser is a predictive recursive-descent parser driven by the
@@ -31,6 +37,12 @@ type detParser struct {
 	depth int
 	a     *arena
 	stack []*Tree
+
+	// rec is the parse recorded (detRecord); once it holds recMax nodes
+	// the parser goes on checking only and sets recFull.
+	rec     []recNode
+	recMax  int
+	recFull bool
 
 	// Deciding conflicts (speculate.go): the Cats and Quants under way,
 	// innermost last; where the speculation under way began in frames;
@@ -61,9 +73,10 @@ func (g *Graph) parseDeterministic(in []byte) (*Tree, error) {
 // buildDeterministic is parseDeterministic with the input also as a
 // string, which the tree's leaves share.
 func (g *Graph) buildDeterministic(in []byte, s string) (*Tree, error) {
-	p := newDetParser(g, detBuild, in)
+	p := g.getDet(detBuild, in)
 	p.s, p.a = s, newArena(len(in))
 	t, out := p.run(g.Root)
+	g.putDet(p)
 	if out != detOK {
 		return nil, outcomeErr(out)
 	}
@@ -74,17 +87,64 @@ func (g *Graph) buildDeterministic(in []byte, s string) (*Tree, error) {
 // input, without building anything. It returns errTooDeep for input that
 // nests deeper than MaxDepth.
 func (g *Graph) checkDeterministic(in []byte) (bool, error) {
-	p := newDetParser(g, detCheck, in)
+	p := g.getDet(detCheck, in)
 	_, out := p.run(g.Root)
+	g.putDet(p)
 	return out == detOK, outcomeErr(out)
 }
 
 // visitDeterministic tells v the nodes of the tree of an input that
 // checkDeterministic accepted, without building it; s is in as a string.
 func (g *Graph) visitDeterministic(in []byte, s string, v Visitor) {
-	p := newDetParser(g, detVisit, in)
+	p := g.getDet(detVisit, in)
 	p.v, p.s = v, s
 	p.run(g.Root)
+	g.putDet(p)
+}
+
+// getDet returns a deterministic parser for an input, from the graph's
+// pool: a parse of a small input costs little more than its parse then,
+// where allocating the parser and growing its stacks anew would cost
+// about as much again.
+func (g *Graph) getDet(mode detMode, in []byte) *detParser {
+	p, _ := g.detPool.Get().(*detParser)
+	if p == nil {
+		p = new(detParser)
+	}
+	p.reset(g.ll, mode, in)
+	return p
+}
+
+// putDet returns p to the pool, keeping no reference to its input, its
+// visitor or a tree.
+func (g *Graph) putDet(p *detParser) {
+	if p.mode == detBuild {
+		clear(p.stack[:cap(p.stack)])
+	}
+	p.reset(nil, detCheck, nil)
+	g.detPool.Put(p)
+}
+
+// memoKeep is the number of speculation results from which a reused
+// parser drops its memo table rather than clearing it for the next
+// input: clearing takes time in proportion to the table's size, which
+// one large input would otherwise impose on every small one after it.
+const memoKeep = 1024
+
+// reset readies p for an input, keeping the storage of its previous
+// parse but none of its state.
+func (p *detParser) reset(ll *ll1, mode detMode, in []byte) {
+	memo := p.memo
+	if len(memo) > memoKeep {
+		memo = nil
+	} else {
+		clear(memo)
+	}
+	*p = detParser{
+		ll: ll, mode: mode, in: in, specBase: -1, recMax: math.MaxInt32,
+		chain: p.chain[:0], frames: p.frames[:0], memo: memo, active: p.active[:0],
+		ends: p.ends[:0], stack: p.stack[:0], rec: p.rec[:0],
+	}
 }
 
 // run parses the whole input from n; detFail if input is left over.
@@ -120,8 +180,12 @@ func (p *detParser) parse(n *Node) (*Tree, detOutcome) {
 		if p.inRest && end > p.limit {
 			return nil, detBail
 		}
+		start := p.pos
 		p.pos = end
-		return p.leaf(n, n.Name), detOK
+		if p.mode == detCheck || p.recordLeaf(n, start) {
+			return nil, detOK
+		}
+		return p.leaf(n, start), detOK
 
 	case KindRegex:
 		if !p.ll.regexDet[n.ID] {
@@ -133,12 +197,111 @@ func (p *detParser) parse(n *Node) (*Tree, detOutcome) {
 		return p.parseChain(n)
 
 	case KindCat:
+		if p.ll.plain {
+			return p.parseCatPlain(n)
+		}
 		return p.parseCat(n)
 
 	case KindQuant:
+		if p.ll.plain {
+			return p.parseQuantPlain(n)
+		}
 		return p.parseQuant(n)
 	}
 	return nil, detFail
+}
+
+// parseCatPlain is parseCat for a grammar without conflicts (ll1.plain):
+// nothing will speculate, so it keeps no frames and no literal ahead.
+// Where every decision takes one byte of lookahead (JSON), the parser
+// spends its time in this and parseQuantPlain and parseChain, which call
+// each other directly rather than through parse.
+func (p *detParser) parseCatPlain(n *Node) (*Tree, detOutcome) {
+	var t *Tree
+	if p.mode == detBuild {
+		t = p.a.node()
+		t.Node, t.Children = n, p.a.children(len(n.Children))
+	}
+	r := len(p.rec)
+	if p.mode != detCheck && !p.tryRecord(n) {
+		r = p.enter(n)
+	}
+	for i, c := range n.Children {
+		var ct *Tree
+		var out detOutcome
+		switch c.Kind {
+		case KindRef, KindAlt:
+			ct, out = p.parseChain(c)
+		case KindQuant:
+			ct, out = p.parseQuantPlain(c)
+		default:
+			ct, out = p.parse(c)
+		}
+		if out != detOK {
+			return nil, out
+		}
+		if t != nil {
+			t.Children[i] = ct
+		}
+	}
+	if p.mode == detRecord {
+		p.closeRecord(r)
+	} else if p.mode == detVisit {
+		p.leave(n, r)
+	}
+	return t, detOK
+}
+
+// parseQuantPlain is parseQuant for a grammar without conflicts.
+func (p *detParser) parseQuantPlain(n *Node) (*Tree, detOutcome) {
+	base := len(p.stack)
+	table := p.ll.table[n.ID]
+	r := len(p.rec)
+	if p.mode != detCheck && !p.tryRecord(n) {
+		r = p.enter(n)
+	}
+	c := n.Children[0]
+	for count := 0; n.Max == Unbounded || count < n.Max; count++ {
+		if count >= n.Min && table[p.look()] != 1 {
+			break // 0: what follows the Quant; llFail: nothing can
+		}
+		start := p.pos
+		var ct *Tree
+		var out detOutcome
+		switch c.Kind {
+		case KindRef, KindAlt:
+			ct, out = p.parseChain(c)
+		case KindCat:
+			ct, out = p.parseCatPlain(c)
+		default:
+			ct, out = p.parse(c)
+		}
+		if out != detOK {
+			p.stack = p.stack[:base]
+			return nil, out
+		}
+		if p.pos == start && count >= n.Min {
+			// An empty repetition beyond the minimum: ambiguous.
+			p.stack = p.stack[:base]
+			return nil, detBail
+		}
+		if p.mode == detBuild {
+			p.stack = append(p.stack, ct)
+		}
+	}
+	if p.mode != detBuild {
+		if p.mode == detRecord {
+			p.closeRecord(r)
+		} else if p.mode == detVisit {
+			p.leave(n, r)
+		}
+		return nil, detOK
+	}
+	t := p.a.node()
+	t.Node, t.Children = n, p.a.children(len(p.stack)-base)
+	copy(t.Children, p.stack[base:])
+	p.stack = p.stack[:base]
+	return t, detOK
 }
 
 // parseRegex takes the longest match of regex n, which the caller has
@@ -151,12 +314,12 @@ func (p *detParser) parseRegex(n *Node) (*Tree, detOutcome) {
 	if p.inRest && end > p.limit {
 		return nil, detBail
 	}
-	var text string
-	if p.mode != detCheck {
-		text = p.s[p.pos:end]
-	}
+	start := p.pos
 	p.pos = end
-	return p.leaf(n, text), detOK
+	if p.mode == detCheck || p.recordLeaf(n, start) {
+		return nil, detOK
+	}
+	return p.leaf(n, start), detOK
 }
 
 // parseRegexAmong matches regex n where its longest match need not be
@@ -186,12 +349,12 @@ func (p *detParser) parseRegexAmong(n *Node) (*Tree, detOutcome) {
 	if p.inRest && end > p.limit {
 		return nil, detBail
 	}
-	var text string
-	if p.mode != detCheck {
-		text = p.s[p.pos:end]
-	}
+	start := p.pos
 	p.pos = end
-	return p.leaf(n, text), detOK
+	if p.mode == detCheck || p.recordLeaf(n, start) {
+		return nil, detOK
+	}
+	return p.leaf(n, start), detOK
 }
 
 // parseCat parses the elements of a Cat in turn. It and parseQuant are
@@ -203,7 +366,10 @@ func (p *detParser) parseCat(n *Node) (*Tree, detOutcome) {
 		t = p.a.node()
 		t.Node, t.Children = n, p.a.children(len(n.Children))
 	}
-	p.enter(n)
+	r := len(p.rec)
+	if p.mode != detCheck && !p.tryRecord(n) {
+		r = p.enter(n)
+	}
 	f := len(p.frames)
 	p.frames = append(p.frames, detFrame{n, 0})
 	outer := p.before
@@ -228,7 +394,11 @@ func (p *detParser) parseCat(n *Node) (*Tree, detOutcome) {
 		}
 	}
 	p.frames = p.frames[:f]
-	p.leave(n)
+	if p.mode == detRecord {
+		p.closeRecord(r)
+	} else if p.mode == detVisit {
+		p.leave(n, r)
+	}
 	return t, detOK
 }
 
@@ -243,7 +413,10 @@ func (p *detParser) parseQuant(n *Node) (*Tree, detOutcome) {
 		// follows the Quant.
 		p.before = nil
 	}
-	p.enter(n)
+	r := len(p.rec)
+	if p.mode != detCheck && !p.tryRecord(n) {
+		r = p.enter(n)
+	}
 	f := len(p.frames)
 	p.frames = append(p.frames, detFrame{n, 0})
 	for count := 0; n.Max == Unbounded || count < n.Max; count++ {
@@ -286,7 +459,11 @@ func (p *detParser) parseQuant(n *Node) (*Tree, detOutcome) {
 done:
 	p.frames = p.frames[:f]
 	if p.mode != detBuild {
-		p.leave(n)
+		if p.mode == detRecord {
+			p.closeRecord(r)
+		} else if p.mode == detVisit {
+			p.leave(n, r)
+		}
 		return nil, detOK
 	}
 	t := p.a.node()
@@ -302,7 +479,9 @@ done:
 // are most of the nesting of a deep input, whose cost is the goroutine
 // stack the recursion takes.
 func (p *detParser) parseChain(n *Node) (*Tree, detOutcome) {
-	base, depth := len(p.chain), p.depth
+	// The chain's nodes are recorded one after another from r: no
+	// other node is recorded before its end (speculation only checks).
+	base, depth, r := len(p.chain), p.depth, len(p.rec)
 	fail := func(out detOutcome) (*Tree, detOutcome) {
 		p.chain, p.depth = p.chain[:base], depth
 		return nil, out
@@ -312,7 +491,9 @@ func (p *detParser) parseChain(n *Node) (*Tree, detOutcome) {
 			if p.depth++; p.depth > MaxDepth {
 				return fail(detTooDeep)
 			}
-			p.enter(n)
+			if p.mode != detCheck && !p.tryRecord(n) {
+				p.enter(n)
+			}
 			p.chain = append(p.chain, n)
 			n = n.Children[0]
 			continue
@@ -334,7 +515,9 @@ func (p *detParser) parseChain(n *Node) (*Tree, detOutcome) {
 				return nil, detOK
 			}
 		}
-		p.enter(n)
+		if p.mode != detCheck && !p.tryRecord(n) {
+			p.enter(n)
+		}
 		p.chain = append(p.chain, n)
 		n = n.Children[k]
 	}
@@ -353,50 +536,140 @@ func (p *detParser) parseChain(n *Node) (*Tree, detOutcome) {
 	if out != detOK {
 		return fail(out)
 	}
-	for i := len(p.chain) - 1; i >= base; i-- {
-		t = p.wrap(p.chain[i], t)
+	if p.mode == detRecord {
+		// The chain's nodes all end here.
+		next := int32(len(p.rec))
+		for i := r; i < r+len(p.chain)-base; i++ {
+			p.rec[i].next = next
+		}
+	} else if p.mode != detCheck {
+		for i := len(p.chain) - 1; i >= base; i-- {
+			t = p.wrap(p.chain[i], t)
+		}
 	}
 	p.chain, p.depth = p.chain[:base], depth
 	return t, detOK
 }
 
-// enter tells the visitor that n starts (detVisit).
-func (p *detParser) enter(n *Node) {
-	if p.mode == detVisit {
+// What the parser makes of a node besides parsing it: entering it
+// (enter), leaving it (leave) and matching a terminal (leaf). They are
+// called at every node, so the parse functions call them only where the
+// mode makes something, and record through the inlined tryRecord,
+// recordLeaf and closeRecord where the record has room: a check or a
+// recording parse pays no call for them.
+
+// enter tells the visitor that n starts (detVisit), or records it
+// (detRecord). It returns where n is recorded, for leave.
+func (p *detParser) enter(n *Node) int {
+	switch p.mode {
+	case detVisit:
 		p.v.Enter(n, "")
+	case detRecord:
+		if len(p.rec) == cap(p.rec) && !p.growRecord() {
+			break
+		}
+		p.rec = append(p.rec, recNode{node: int32(n.ID)})
 	}
+	return len(p.rec) - 1
 }
 
-// leave tells the visitor that n ends (detVisit).
-func (p *detParser) leave(n *Node) {
-	if p.mode == detVisit {
+// leave tells the visitor that n ends (detVisit), or ends its record,
+// rec[r] (detRecord).
+func (p *detParser) leave(n *Node, r int) {
+	switch p.mode {
+	case detVisit:
 		p.v.Leave(n)
+	case detRecord:
+		p.closeRecord(r)
 	}
 }
 
-// leaf returns the tree of a terminal (detBuild) or tells the visitor of
-// it (detVisit).
-func (p *detParser) leaf(n *Node, text string) *Tree {
+// leaf returns the tree of a terminal n that matched the input from
+// start to the position (detBuild), tells the visitor of it (detVisit)
+// or records it (detRecord).
+func (p *detParser) leaf(n *Node, start int) *Tree {
 	switch p.mode {
 	case detBuild:
 		t := p.a.node()
-		t.Node, t.Value = n, text
+		t.Node, t.Value = n, p.text(n, start)
 		return t
 	case detVisit:
-		p.v.Enter(n, text)
+		p.v.Enter(n, p.text(n, start))
 		p.v.Leave(n)
+	case detRecord:
+		if len(p.rec) == cap(p.rec) && !p.growRecord() {
+			break
+		}
+		p.recordLeaf(n, start)
 	}
 	return nil
+}
+
+// tryRecord records n where the parser records and the record has room,
+// and reports whether it did.
+func (p *detParser) tryRecord(n *Node) bool {
+	r := len(p.rec)
+	if p.mode != detRecord || r == cap(p.rec) {
+		return false
+	}
+	p.rec = p.rec[:r+1]
+	p.rec[r] = recNode{node: int32(n.ID)}
+	return true
+}
+
+// recordLeaf is tryRecord for a terminal n that matched from start.
+func (p *detParser) recordLeaf(n *Node, start int) bool {
+	r := len(p.rec)
+	if p.mode != detRecord || r == cap(p.rec) {
+		return false
+	}
+	p.rec = p.rec[:r+1]
+	p.rec[r] = recNode{node: int32(n.ID), next: int32(r + 1), lo: int32(start), hi: int32(p.pos)}
+	return true
+}
+
+// closeRecord ends the record of a node, rec[r]: its subtree is what
+// was recorded since.
+func (p *detParser) closeRecord(r int) {
+	p.rec[r].next = int32(len(p.rec))
+}
+
+// growRecord makes room for one more node in the record, or if the
+// record holds recMax nodes already, stops recording and reports false.
+func (p *detParser) growRecord() bool {
+	if len(p.rec) >= p.recMax {
+		p.stopRecording()
+		return false
+	}
+	if len(p.rec) == cap(p.rec) {
+		p.rec = slices.Grow(p.rec, min(max(len(p.rec), 256), p.recMax-len(p.rec)))
+	}
+	return true
+}
+
+// stopRecording turns a recording parse into a check when the record
+// is full: the record is dropped, and the parse goes on only to say
+// whether the input parses. The parse under way is not a speculation
+// (speculations only check), so no saved mode brings recording back.
+func (p *detParser) stopRecording() {
+	p.mode, p.recFull, p.rec = detCheck, true, p.rec[:0]
+}
+
+// text is what terminal n derives, from start to the position: a
+// literal's own text, which leaves share, or the input's.
+func (p *detParser) text(n *Node, start int) string {
+	if n.Kind == KindLit {
+		return n.Name
+	}
+	return p.s[start:p.pos]
 }
 
 // wrap returns the tree of a Ref or Alt n with child c (detBuild), or
 // tells the visitor that n ends (detVisit).
 func (p *detParser) wrap(n *Node, c *Tree) *Tree {
-	switch p.mode {
-	case detBuild:
+	if p.mode == detBuild {
 		return p.a.wrap(n, c)
-	case detVisit:
-		p.v.Leave(n)
 	}
+	p.v.Leave(n)
 	return nil
 }

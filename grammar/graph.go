@@ -92,6 +92,7 @@ type Graph struct {
 
 	refs       [][]int32 // per right-hand side root: the Refs to it
 	earleyPool sync.Pool // *earley buffers, reused across parses
+	detPool    sync.Pool // *detParser, reused across parses
 
 	distMu sync.Mutex
 	distTo map[int][]int32 // target node ID -> distance from every node

@@ -69,16 +69,21 @@ func (g *Graph) ParseAll(input []byte, limit int) ([]*Tree, error) {
 }
 
 // Parsed is an input that parsed, with its derivation trees. Where the
-// deterministic parser parses the input, its one tree is not kept: Visit
-// parses the input again to tell its nodes, and Trees builds it. Reading
-// features or writing the tree out then takes memory for the input and
-// its nesting only, where the tree of a JSON input takes 75 to 160 bytes
-// per input byte. A Parsed is not safe for concurrent use.
+// deterministic parser parses the input, its one tree is not built:
+// Graph.ParseLazy keeps nothing of the parse, and Visit parses the input
+// again to tell its nodes, so that reading features or writing the tree
+// out takes memory for the input and its nesting only, where the tree of
+// a JSON input takes 75 to 160 bytes per input byte; Parser.ParseLazy
+// records the parse (16 bytes a node, in memory the Parser reuses), and
+// Visit replays the record. Trees builds the tree. A Parsed is not safe
+// for concurrent use.
 type Parsed struct {
 	g     *Graph
 	in    []byte
-	s     string  // in as a string, made on first use
-	trees []*Tree // nil for a deterministic parse
+	s     string    // in as a string, made on first use
+	trees []*Tree   // the general parser's trees; nil for a deterministic parse
+	rec   []recNode // the deterministic parse, if recorded (Parser.ParseLazy)
+	stack []int32   // replay's, kept for the next replay
 }
 
 // ParseLazy parses an input as ParseAll does, but builds its trees only
@@ -120,17 +125,23 @@ func (p *Parsed) Input() string {
 
 // Visit tells v the nodes of tree i (0 <= i < Len) in pre-order.
 func (p *Parsed) Visit(i int, v Visitor) {
-	if p.trees != nil {
+	switch {
+	case p.trees != nil:
 		p.trees[i].Visit(v)
-		return
+	case p.rec != nil:
+		p.replay(v)
+	default:
+		p.g.visitDeterministic(p.in, p.Input(), v)
 	}
-	p.g.visitDeterministic(p.in, p.Input(), v)
 }
 
 // Trees returns the trees, building the deterministic parse's tree.
 func (p *Parsed) Trees() ([]*Tree, error) {
 	if p.trees != nil {
 		return p.trees, nil
+	}
+	if p.rec != nil {
+		return []*Tree{p.recordTree()}, nil
 	}
 	t, err := p.g.buildDeterministic(p.in, p.Input())
 	if err == nil && t == nil {

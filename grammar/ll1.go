@@ -1,6 +1,9 @@
 package grammar
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Decision codes in the lookahead tables.
 const (
@@ -24,6 +27,10 @@ type ll1 struct {
 	// if none is known): a speculation that does not start with it fails
 	// at once, without parsing or looking up what it found before.
 	prefix []string
+	// plain is set when no decision is a conflict and every regex's
+	// longest match is its only viable one: the deterministic parser
+	// then never speculates, and keeps none of what speculation reads.
+	plain bool
 }
 
 func (g *Graph) lookahead() *ll1 {
@@ -82,6 +89,12 @@ func (g *Graph) lookahead() *ll1 {
 			if !ll.regexDet[nd.ID] {
 				ll.conflicts = append(ll.conflicts, fmt.Sprintf("%s: in %s, %s can be followed by a byte it could also match", nd.Pos, nd.Rule, nd.Label()))
 			}
+		}
+	}
+	ll.plain = true
+	for _, nd := range g.Nodes {
+		if nd.Kind == KindRegex && !ll.regexDet[nd.ID] || slices.Contains(ll.table[nd.ID], llConflict) {
+			ll.plain = false
 		}
 	}
 	return ll

@@ -162,7 +162,9 @@ func (m *matcher) longest(in []byte, i int) int {
 
 // longestSeq matches a byte-level sequence greedily.
 func (m *matcher) longestSeq(in []byte, i int) int {
-	for _, r := range m.seq {
+	for k := range m.seq {
+		// By pointer: a class is 32 bytes, and this is a hot loop.
+		r := &m.seq[k]
 		n := 0
 		for (r.max < 0 || n < r.max) && i < len(in) && r.class.has(int(in[i])) {
 			i++

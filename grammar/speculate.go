@@ -42,10 +42,6 @@ const (
 	memoBail = -2
 )
 
-func newDetParser(g *Graph, mode detMode, in []byte) *detParser {
-	return &detParser{ll: g.ll, mode: mode, in: in, specBase: -1}
-}
-
 // decideAlt picks the alternative of Alt n that one byte of lookahead
 // could not. It returns its index and, if a speculation parsed it, where
 // it ends (else -1).
