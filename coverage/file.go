@@ -221,6 +221,10 @@ func readRecords(r io.Reader, path string, size, segment int) (Header, []Record,
 	return rd.h, rd.recs, nil
 }
 
+// minRecordLine is the length of the shortest record line Writer writes:
+// {"input":"","sha256":"","covered":[],"outcome":"","ms":0}.
+const minRecordLine = 57
+
 // seen is where an input's first record is: its index and line.
 type seen struct{ rec, line int }
 
@@ -252,8 +256,10 @@ func (rd *recordReader) add(data []byte) error {
 		lines = lines[1:]
 		if rd.size > len(data) && len(lines) > 0 {
 			// As many records as the file has lines of this segment's
-			// mean length, so that the slice is not grown by copying.
-			rd.recs = make([]Record, 0, int(float64(rd.size)/float64(len(data))*float64(len(lines))*1.05)+16)
+			// mean length, so that the slice is not grown by copying;
+			// never more than the file could hold.
+			est := float64(rd.size) / float64(len(data)) * float64(len(lines)) * 1.05
+			rd.recs = make([]Record, 0, int(min(est, float64(rd.size/minRecordLine)))+16)
 		}
 	}
 	decoded, errs := decodeRecords(lines)
