@@ -88,15 +88,19 @@ func (g *Guide) SelectIndex(n int, state State, point int) int {
 	}
 	k := key(point, state)
 	table, seen := g.q[k]
-	if !seen || len(table) != n {
-		table = make([]entry, n)
+	if len(table) < n {
+		// A point may offer more choices than before (a depth bound
+		// lets fewer children in deep down): the table grows, keeping
+		// what was learned, and never shrinks, so that every step of an
+		// episode still has its entry when the reward comes.
+		table = append(table, make([]entry, n-len(table))...)
 		g.q[k] = table
 	}
 	choice := -1
 	if seen && g.r.Float64() >= g.eps {
 		best := math.Inf(-1)
 		ties := 0
-		for i, e := range table {
+		for i, e := range table[:n] {
 			v := g.value(e)
 			switch {
 			case v > best:

@@ -110,3 +110,26 @@ func BenchmarkBST100k(b *testing.B) {
 		b.ReportMetric(float64(r.UniqueValid), "unique-valid")
 	}
 }
+
+// TestGuideChoicesVary: a point that offers a different number of
+// choices within one episode (a depth bound lets fewer children in deep
+// down) is rewarded without a crash, and what was learned for the wider
+// offer is kept. The guide used to replace the table, and Reward then
+// indexed the smaller one with the wider offer's choice.
+func TestGuideChoicesVary(t *testing.T) {
+	g := synth.NewGuide(1)
+	g.Epsilon = 1e-9 // greedy: the best value decides
+	for range 50 {
+		c := g.SelectIndex(7, 0, 1)
+		g.SelectIndex(3, 0, 1)
+		if c == 6 {
+			g.Reward(20)
+		} else {
+			g.Reward(-1)
+		}
+	}
+	// Choice 6 of the wider offer earned 20 every time; the rest less.
+	if c := g.SelectIndex(7, 0, 1); c != 6 {
+		t.Errorf("the greedy guide takes %d, not the rewarded 6", c)
+	}
+}
