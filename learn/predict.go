@@ -16,6 +16,10 @@ type Predictor struct {
 	Reasons bool
 	vocab   *features.Vocabulary
 	has     []bool
+	// parser records each input's parse in the memory of the one
+	// before, so that its features are read off the record rather than
+	// a second parse.
+	parser *grammar.Parser
 	// used is the vocabulary of the features the trees test alone, which
 	// Predict and PredictTrees extract: dense maps a model feature id to
 	// its id there (-1 if no tree tests it), and stamp[id] == gen marks
@@ -49,7 +53,7 @@ func NewPredictor(m *Model, g *grammar.Graph) (*Predictor, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Predictor{Model: m, Graph: g, vocab: features.NewVocabulary(g, features.Options{MaxK: m.K, Kinds: kinds}), has: make([]bool, len(m.Features))}
+	p := &Predictor{Model: m, Graph: g, vocab: features.NewVocabulary(g, features.Options{MaxK: m.K, Kinds: kinds}), has: make([]bool, len(m.Features)), parser: g.NewParser()}
 	for i, mf := range m.Features {
 		f, err := mf.Feature()
 		if err != nil {
@@ -111,7 +115,7 @@ type Prediction struct {
 func (p *Predictor) Features(input []byte) ([]int, error) {
 	// The features are read off the parse: a large input's tree is not
 	// built where the deterministic parser takes it.
-	parsed, err := p.Graph.ParseLazy(input, grammar.DefaultTreeLimit)
+	parsed, err := p.parser.ParseLazy(input, grammar.DefaultTreeLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -127,8 +131,9 @@ func (p *Predictor) PredictTrees(trees ...*grammar.Tree) []Prediction {
 // Predict parses the input, extracts its features and evaluates every
 // function's tree. A Predictor is not safe for concurrent use.
 func (p *Predictor) Predict(input []byte) ([]Prediction, error) {
-	// Only the features some tree tests are extracted.
-	parsed, err := p.Graph.ParseLazy(input, grammar.DefaultTreeLimit)
+	// Only the features some tree tests are extracted, from the parse's
+	// record.
+	parsed, err := p.parser.ParseLazy(input, grammar.DefaultTreeLimit)
 	if err != nil {
 		return nil, err
 	}
