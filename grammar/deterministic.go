@@ -18,10 +18,9 @@ const (
 type detMode uint8
 
 const (
-	detBuild  detMode = iota // its tree
-	detCheck                 // nothing: only whether it parses
+	detCheck  detMode = iota // nothing: only whether it parses
 	detVisit                 // the tree's nodes, told to a Visitor
-	detRecord                // the tree's nodes, written to rec (record.go)
+	detRecord                // the tree's nodes, written to rec (record.go), which trees are built from
 )
 
 // detParser is a predictive recursive-descent parser driven by the
@@ -32,11 +31,9 @@ type detParser struct {
 	mode  detMode
 	v     Visitor // detVisit
 	in    []byte
-	s     string // in as a string, for leaf values (detBuild, detVisit)
+	s     string // in as a string, for leaf values (detVisit)
 	pos   int
 	depth int
-	a     *arena
-	stack []*Tree
 
 	// rec is the parse recorded (detRecord); once it holds recMax nodes
 	// the parser goes on checking only and sets recFull.
@@ -71,16 +68,23 @@ func (g *Graph) parseDeterministic(in []byte) (*Tree, error) {
 }
 
 // buildDeterministic is parseDeterministic with the input also as a
-// string, which the tree's leaves share.
+// string, which the tree's leaves share. It records the parse and builds
+// the tree from the record in two allocations, one of its nodes and one
+// of their child lists: building it as it parses, in an arena of blocks,
+// took about twice as long for a large input.
 func (g *Graph) buildDeterministic(in []byte, s string) (*Tree, error) {
-	p := g.getDet(detBuild, in)
-	p.s, p.a = s, newArena(len(in))
-	t, out := p.run(g.Root)
-	g.putDet(p)
-	if out != detOK {
-		return nil, outcomeErr(out)
+	p := g.getDet(detRecord, in)
+	out := p.run(g.Root)
+	var t *Tree
+	switch {
+	case out == detOK && p.recFull:
+		g.putDet(p)
+		return nil, errTooLarge
+	case out == detOK:
+		t = buildRecord(g, p.rec, s, make([]Tree, len(p.rec)), make([]*Tree, len(p.rec)))
 	}
-	return t, nil
+	g.putDet(p)
+	return t, outcomeErr(out)
 }
 
 // checkDeterministic reports whether the deterministic parser parses the
@@ -88,7 +92,7 @@ func (g *Graph) buildDeterministic(in []byte, s string) (*Tree, error) {
 // nests deeper than MaxDepth.
 func (g *Graph) checkDeterministic(in []byte) (bool, error) {
 	p := g.getDet(detCheck, in)
-	_, out := p.run(g.Root)
+	out := p.run(g.Root)
 	g.putDet(p)
 	return out == detOK, outcomeErr(out)
 }
@@ -115,12 +119,9 @@ func (g *Graph) getDet(mode detMode, in []byte) *detParser {
 	return p
 }
 
-// putDet returns p to the pool, keeping no reference to its input, its
-// visitor or a tree.
+// putDet returns p to the pool, keeping no reference to its input or
+// its visitor.
 func (g *Graph) putDet(p *detParser) {
-	if p.mode == detBuild {
-		clear(p.stack[:cap(p.stack)])
-	}
 	p.reset(nil, detCheck, nil)
 	g.detPool.Put(p)
 }
@@ -143,17 +144,17 @@ func (p *detParser) reset(ll *ll1, mode detMode, in []byte) {
 	*p = detParser{
 		ll: ll, mode: mode, in: in, specBase: -1, recMax: math.MaxInt32,
 		chain: p.chain[:0], frames: p.frames[:0], memo: memo, active: p.active[:0],
-		ends: p.ends[:0], stack: p.stack[:0], rec: p.rec[:0],
+		ends: p.ends[:0], rec: p.rec[:0],
 	}
 }
 
 // run parses the whole input from n; detFail if input is left over.
-func (p *detParser) run(n *Node) (*Tree, detOutcome) {
-	t, out := p.parse(n)
+func (p *detParser) run(n *Node) detOutcome {
+	out := p.parse(n)
 	if out == detOK && p.pos != len(p.in) {
-		return nil, detFail
+		return detFail
 	}
-	return t, out
+	return out
 }
 
 func outcomeErr(out detOutcome) error {
@@ -170,22 +171,23 @@ func (p *detParser) look() int {
 	return eof
 }
 
-func (p *detParser) parse(n *Node) (*Tree, detOutcome) {
+func (p *detParser) parse(n *Node) detOutcome {
 	switch n.Kind {
 	case KindLit:
 		end := p.pos + len(n.Name)
 		if end > len(p.in) || string(p.in[p.pos:end]) != n.Name {
-			return nil, detFail
+			return detFail
 		}
 		if p.inRest && end > p.limit {
-			return nil, detBail
+			return detBail
 		}
 		start := p.pos
 		p.pos = end
 		if p.mode == detCheck || p.recordLeaf(n, start) {
-			return nil, detOK
+			return detOK
 		}
-		return p.leaf(n, start), detOK
+		p.leaf(n, start)
+		return detOK
 
 	case KindRegex:
 		if !p.ll.regexDet[n.ID] {
@@ -208,7 +210,7 @@ func (p *detParser) parse(n *Node) (*Tree, detOutcome) {
 		}
 		return p.parseQuant(n)
 	}
-	return nil, detFail
+	return detFail
 }
 
 // parseCatPlain is parseCat for a grammar without conflicts (ll1.plain):
@@ -216,32 +218,23 @@ func (p *detParser) parse(n *Node) (*Tree, detOutcome) {
 // Where every decision takes one byte of lookahead (JSON), the parser
 // spends its time in this and parseQuantPlain and parseChain, which call
 // each other directly rather than through parse.
-func (p *detParser) parseCatPlain(n *Node) (*Tree, detOutcome) {
-	var t *Tree
-	if p.mode == detBuild {
-		t = p.a.node()
-		t.Node, t.Children = n, p.a.children(len(n.Children))
-	}
+func (p *detParser) parseCatPlain(n *Node) detOutcome {
 	r := len(p.rec)
 	if p.mode != detCheck && !p.tryRecord(n) {
 		r = p.enter(n)
 	}
-	for i, c := range n.Children {
-		var ct *Tree
+	for _, c := range n.Children {
 		var out detOutcome
 		switch c.Kind {
 		case KindRef, KindAlt:
-			ct, out = p.parseChain(c)
+			out = p.parseChain(c)
 		case KindQuant:
-			ct, out = p.parseQuantPlain(c)
+			out = p.parseQuantPlain(c)
 		default:
-			ct, out = p.parse(c)
+			out = p.parse(c)
 		}
 		if out != detOK {
-			return nil, out
-		}
-		if t != nil {
-			t.Children[i] = ct
+			return out
 		}
 	}
 	if p.mode == detRecord {
@@ -249,12 +242,11 @@ func (p *detParser) parseCatPlain(n *Node) (*Tree, detOutcome) {
 	} else if p.mode == detVisit {
 		p.leave(n, r)
 	}
-	return t, detOK
+	return detOK
 }
 
 // parseQuantPlain is parseQuant for a grammar without conflicts.
-func (p *detParser) parseQuantPlain(n *Node) (*Tree, detOutcome) {
-	base := len(p.stack)
+func (p *detParser) parseQuantPlain(n *Node) detOutcome {
 	table := p.ll.table[n.ID]
 	r := len(p.rec)
 	if p.mode != detCheck && !p.tryRecord(n) {
@@ -266,60 +258,48 @@ func (p *detParser) parseQuantPlain(n *Node) (*Tree, detOutcome) {
 			break // 0: what follows the Quant; llFail: nothing can
 		}
 		start := p.pos
-		var ct *Tree
 		var out detOutcome
 		switch c.Kind {
 		case KindRef, KindAlt:
-			ct, out = p.parseChain(c)
+			out = p.parseChain(c)
 		case KindCat:
-			ct, out = p.parseCatPlain(c)
+			out = p.parseCatPlain(c)
 		default:
-			ct, out = p.parse(c)
+			out = p.parse(c)
 		}
 		if out != detOK {
-			p.stack = p.stack[:base]
-			return nil, out
+			return out
 		}
 		if p.pos == start && count >= n.Min {
 			// An empty repetition beyond the minimum: ambiguous.
-			p.stack = p.stack[:base]
-			return nil, detBail
-		}
-		if p.mode == detBuild {
-			p.stack = append(p.stack, ct)
+			return detBail
 		}
 	}
-	if p.mode != detBuild {
-		if p.mode == detRecord {
-			p.closeRecord(r)
-		} else if p.mode == detVisit {
-			p.leave(n, r)
-		}
-		return nil, detOK
+	if p.mode == detRecord {
+		p.closeRecord(r)
+	} else if p.mode == detVisit {
+		p.leave(n, r)
 	}
-	t := p.a.node()
-	t.Node, t.Children = n, p.a.children(len(p.stack)-base)
-	copy(t.Children, p.stack[base:])
-	p.stack = p.stack[:base]
-	return t, detOK
+	return detOK
 }
 
 // parseRegex takes the longest match of regex n, which the caller has
 // found to be its only viable one.
-func (p *detParser) parseRegex(n *Node) (*Tree, detOutcome) {
+func (p *detParser) parseRegex(n *Node) detOutcome {
 	end := n.re.longest(p.in, p.pos)
 	if end < 0 {
-		return nil, detFail
+		return detFail
 	}
 	if p.inRest && end > p.limit {
-		return nil, detBail
+		return detBail
 	}
 	start := p.pos
 	p.pos = end
 	if p.mode == detCheck || p.recordLeaf(n, start) {
-		return nil, detOK
+		return detOK
 	}
-	return p.leaf(n, start), detOK
+	p.leaf(n, start)
+	return detOK
 }
 
 // parseRegexAmong matches regex n where its longest match need not be
@@ -328,7 +308,7 @@ func (p *detParser) parseRegex(n *Node) (*Tree, detOutcome) {
 // (p.before), only the matches it follows can be: a terminated token, as
 // a comment's text before "-->" or a CDATA section's before "]]>".
 // Where several matches remain, the input goes to the general parser.
-func (p *detParser) parseRegexAmong(n *Node) (*Tree, detOutcome) {
+func (p *detParser) parseRegexAmong(n *Node) detOutcome {
 	p.ends = n.re.ends(p.in, p.pos, p.ends[:0])
 	end := -1
 	for _, e := range p.ends {
@@ -339,33 +319,29 @@ func (p *detParser) parseRegexAmong(n *Node) (*Tree, detOutcome) {
 			}
 		}
 		if end >= 0 {
-			return nil, detBail
+			return detBail
 		}
 		end = e
 	}
 	if end < 0 {
-		return nil, detFail
+		return detFail
 	}
 	if p.inRest && end > p.limit {
-		return nil, detBail
+		return detBail
 	}
 	start := p.pos
 	p.pos = end
 	if p.mode == detCheck || p.recordLeaf(n, start) {
-		return nil, detOK
+		return detOK
 	}
-	return p.leaf(n, start), detOK
+	p.leaf(n, start)
+	return detOK
 }
 
 // parseCat parses the elements of a Cat in turn. It and parseQuant are
 // apart from parse so that parse, which every level of nesting calls, has
 // a small stack frame.
-func (p *detParser) parseCat(n *Node) (*Tree, detOutcome) {
-	var t *Tree
-	if p.mode == detBuild {
-		t = p.a.node()
-		t.Node, t.Children = n, p.a.children(len(n.Children))
-	}
+func (p *detParser) parseCat(n *Node) detOutcome {
 	r := len(p.rec)
 	if p.mode != detCheck && !p.tryRecord(n) {
 		r = p.enter(n)
@@ -384,13 +360,10 @@ func (p *detParser) parseCat(n *Node) (*Tree, detOutcome) {
 		default:
 			p.before = nil
 		}
-		ct, out := p.parse(c)
+		out := p.parse(c)
 		p.before = nil
 		if out != detOK {
-			return nil, out
-		}
-		if t != nil {
-			t.Children[i] = ct
+			return out
 		}
 	}
 	p.frames = p.frames[:f]
@@ -399,13 +372,12 @@ func (p *detParser) parseCat(n *Node) (*Tree, detOutcome) {
 	} else if p.mode == detVisit {
 		p.leave(n, r)
 	}
-	return t, detOK
+	return detOK
 }
 
 // parseQuant parses the repetitions of a Quant while the lookahead says
 // there is one more.
-func (p *detParser) parseQuant(n *Node) (*Tree, detOutcome) {
-	base := len(p.stack)
+func (p *detParser) parseQuant(n *Node) detOutcome {
 	table := p.ll.table[n.ID]
 	if n.Max != 1 {
 		// A repetition may be followed by the next one, not only by
@@ -425,8 +397,7 @@ func (p *detParser) parseQuant(n *Node) (*Tree, detOutcome) {
 			case llConflict:
 				again, end, out := p.decideQuant(n, f)
 				if out != detOK {
-					p.stack = p.stack[:base]
-					return nil, out
+					return out
 				}
 				if !again {
 					goto done
@@ -442,35 +413,23 @@ func (p *detParser) parseQuant(n *Node) (*Tree, detOutcome) {
 		}
 		p.frames[f].i = int32(count)
 		start := p.pos
-		ct, out := p.parse(n.Children[0])
+		out := p.parse(n.Children[0])
 		if out != detOK {
-			p.stack = p.stack[:base]
-			return nil, out
+			return out
 		}
 		if p.pos == start && count >= n.Min {
 			// An empty repetition beyond the minimum: ambiguous.
-			p.stack = p.stack[:base]
-			return nil, detBail
-		}
-		if p.mode == detBuild {
-			p.stack = append(p.stack, ct)
+			return detBail
 		}
 	}
 done:
 	p.frames = p.frames[:f]
-	if p.mode != detBuild {
-		if p.mode == detRecord {
-			p.closeRecord(r)
-		} else if p.mode == detVisit {
-			p.leave(n, r)
-		}
-		return nil, detOK
+	if p.mode == detRecord {
+		p.closeRecord(r)
+	} else if p.mode == detVisit {
+		p.leave(n, r)
 	}
-	t := p.a.node()
-	t.Node, t.Children = n, p.a.children(len(p.stack)-base)
-	copy(t.Children, p.stack[base:])
-	p.stack = p.stack[:base]
-	return t, detOK
+	return detOK
 }
 
 // parseChain parses a chain of Refs and Alts (a rule expansion, the
@@ -478,13 +437,13 @@ done:
 // recursion, down to the Cat, Quant or terminal it ends in. Such chains
 // are most of the nesting of a deep input, whose cost is the goroutine
 // stack the recursion takes.
-func (p *detParser) parseChain(n *Node) (*Tree, detOutcome) {
+func (p *detParser) parseChain(n *Node) detOutcome {
 	// The chain's nodes are recorded one after another from r: no
 	// other node is recorded before its end (speculation only checks).
 	base, depth, r := len(p.chain), p.depth, len(p.rec)
-	fail := func(out detOutcome) (*Tree, detOutcome) {
+	fail := func(out detOutcome) detOutcome {
 		p.chain, p.depth = p.chain[:base], depth
-		return nil, out
+		return out
 	}
 	for n.Kind == KindRef || n.Kind == KindAlt {
 		if n.Kind == KindRef {
@@ -512,7 +471,7 @@ func (p *detParser) parseChain(n *Node) (*Tree, detOutcome) {
 				// The speculation parsed the alternative already.
 				p.pos = end
 				p.chain, p.depth = p.chain[:base], depth
-				return nil, detOK
+				return detOK
 			}
 		}
 		if p.mode != detCheck && !p.tryRecord(n) {
@@ -521,7 +480,6 @@ func (p *detParser) parseChain(n *Node) (*Tree, detOutcome) {
 		p.chain = append(p.chain, n)
 		n = n.Children[k]
 	}
-	var t *Tree
 	var out detOutcome
 	if n.Kind == KindRegex && !p.ll.regexDet[n.ID] && len(p.chain) > base &&
 		!n.re.alphabet.intersects(&p.ll.follow[p.chain[base].ID]) {
@@ -529,9 +487,9 @@ func (p *detParser) parseChain(n *Node) (*Tree, detOutcome) {
 		// of the chain, is narrower than what may follow the regex
 		// anywhere, and cannot continue a match: the longest is the
 		// only viable one.
-		t, out = p.parseRegex(n)
+		out = p.parseRegex(n)
 	} else {
-		t, out = p.parse(n)
+		out = p.parse(n)
 	}
 	if out != detOK {
 		return fail(out)
@@ -542,13 +500,13 @@ func (p *detParser) parseChain(n *Node) (*Tree, detOutcome) {
 		for i := r; i < r+len(p.chain)-base; i++ {
 			p.rec[i].next = next
 		}
-	} else if p.mode != detCheck {
+	} else if p.mode == detVisit {
 		for i := len(p.chain) - 1; i >= base; i-- {
-			t = p.wrap(p.chain[i], t)
+			p.v.Leave(p.chain[i])
 		}
 	}
 	p.chain, p.depth = p.chain[:base], depth
-	return t, detOK
+	return detOK
 }
 
 // What the parser makes of a node besides parsing it: entering it
@@ -584,15 +542,10 @@ func (p *detParser) leave(n *Node, r int) {
 	}
 }
 
-// leaf returns the tree of a terminal n that matched the input from
-// start to the position (detBuild), tells the visitor of it (detVisit)
-// or records it (detRecord).
-func (p *detParser) leaf(n *Node, start int) *Tree {
+// leaf tells the visitor of a terminal n that matched the input from
+// start to the position (detVisit), or records it (detRecord).
+func (p *detParser) leaf(n *Node, start int) {
 	switch p.mode {
-	case detBuild:
-		t := p.a.node()
-		t.Node, t.Value = n, p.text(n, start)
-		return t
 	case detVisit:
 		p.v.Enter(n, p.text(n, start))
 		p.v.Leave(n)
@@ -602,7 +555,6 @@ func (p *detParser) leaf(n *Node, start int) *Tree {
 		}
 		p.recordLeaf(n, start)
 	}
-	return nil
 }
 
 // tryRecord records n where the parser records and the record has room,
@@ -662,14 +614,4 @@ func (p *detParser) text(n *Node, start int) string {
 		return n.Name
 	}
 	return p.s[start:p.pos]
-}
-
-// wrap returns the tree of a Ref or Alt n with child c (detBuild), or
-// tells the visitor that n ends (detVisit).
-func (p *detParser) wrap(n *Node, c *Tree) *Tree {
-	if p.mode == detBuild {
-		return p.a.wrap(n, c)
-	}
-	p.v.Leave(n)
-	return nil
 }

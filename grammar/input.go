@@ -22,6 +22,10 @@ const (
 
 var errTooDeep = fmt.Errorf("the input nests rule expansions more than %d deep; arbor does not parse inputs that deep", MaxDepth)
 
+// errTooLarge is the error of a tree of more nodes than a parse record
+// holds (2^31), which would take over 100 GB as Trees.
+var errTooLarge = errors.New("the input's derivation tree has more than 2^31 nodes; arbor does not build trees that large")
+
 // Parse parses an input by the graph and returns its derivation tree. For
 // an ambiguous input it returns the first tree found; ParseAll returns more.
 // An input outside the language gets a *ParseError.

@@ -51,14 +51,12 @@ func (p *Parser) Parse(input []byte) (*Tree, error) {
 		return nil, err
 	}
 	d := p.start(input, detRecord)
-	_, out := d.run(p.g.Root)
+	out := d.run(p.g.Root)
 	switch {
 	case out == detOK && !d.recFull:
 		return p.build(d.rec, string(input)), nil
 	case out == detOK:
-		// Too many nodes for a record; the general parser would take
-		// far longer, so build the tree as Graph.Parse does.
-		return p.g.parseDeterministic(input)
+		return nil, errTooLarge
 	case out == detTooDeep:
 		return nil, errTooDeep
 	}
@@ -88,7 +86,7 @@ func (p *Parser) ParseLazy(input []byte, limit int) (*Parsed, error) {
 		return nil, err
 	}
 	d := p.start(input, detRecord)
-	_, out := d.run(p.g.Root)
+	out := d.run(p.g.Root)
 	stack := p.parsed.stack[:0]
 	switch {
 	case out == detOK && !d.recFull:

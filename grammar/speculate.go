@@ -144,7 +144,7 @@ func (p *detParser) spec(c *Node) (int, detOutcome) {
 	// depend on the literal that follows c here (see parseRegexAmong).
 	pos, mode, base, nframes, before := p.pos, p.mode, p.specBase, len(p.frames), p.before
 	p.mode, p.specBase, p.before = detCheck, len(p.frames), nil
-	_, out := p.parse(c)
+	out := p.parse(c)
 	end := p.pos
 	p.pos, p.mode, p.specBase, p.frames, p.before = pos, mode, base, p.frames[:nframes], before
 	p.active = p.active[:len(p.active)-1]
@@ -199,7 +199,7 @@ walk:
 		switch fr.n.Kind {
 		case KindCat:
 			for _, c := range fr.n.Children[fr.i+1:] {
-				if _, out = p.parse(c); out != detOK {
+				if out = p.parse(c); out != detOK {
 					break
 				}
 			}
@@ -242,7 +242,7 @@ func (p *detParser) continueQuant(n *Node, count int) detOutcome {
 			}
 		}
 		start := p.pos
-		if _, out := p.parse(n.Children[0]); out != detOK {
+		if out := p.parse(n.Children[0]); out != detOK {
 			return out
 		}
 		if p.pos == start && count >= n.Min {
