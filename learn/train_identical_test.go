@@ -18,6 +18,7 @@ import (
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/datasets"
 	"github.com/arbor-fuzz/arbor/features"
+	"github.com/arbor-fuzz/arbor/grammar"
 	"github.com/arbor-fuzz/arbor/learn"
 	"github.com/arbor-fuzz/arbor/synth"
 )
@@ -37,71 +38,7 @@ func TestTrainIdentical(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	inputs := filepath.Join(dir, "inputs")
-	os.Mkdir(inputs, 0o755)
-	covPath := filepath.Join(dir, "cov.jsonl")
-	functions := []string{"array", "object", "string", "number", "long", "never", "always"}
-	w, err := coverage.OpenWriter(context.Background(), covPath, coverage.NewHeader("planted", functions), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gen := synth.NewGenerator(g, synth.NewRandom(7), synth.RandomPolicy)
-	recorded := map[string]bool{}
-	for i := range 1500 {
-		in := []byte(gen.Generate().String())
-		switch i % 100 {
-		case 13:
-			in = []byte("{\"unclosed\": [1, 2") // does not parse
-		case 27:
-			in = []byte(fmt.Sprintf(`[%d, "kept only in Go's format"]`, i))
-		}
-		file := in
-		if i%100 == 27 {
-			file = corpus.EncodeGoFuzz(in)
-		}
-		name := filepath.Join(inputs, fmt.Sprintf("%05d", i))
-		if err := os.WriteFile(name, file, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if i%100 == 41 {
-			os.WriteFile(name+"-copy", file, 0o644) // the same input twice
-		}
-		sum := sha256.Sum256(in)
-		if recorded[hex.EncodeToString(sum[:])] {
-			continue // a generated input that came before: recording it again would contradict the first unless alike
-		}
-		recorded[hex.EncodeToString(sum[:])] = true
-		rec := coverage.Record{Input: name, SHA256: hex.EncodeToString(sum[:]), Outcome: coverage.OK, MS: float64(i%7) / 8}
-		s := string(in)
-		for f, ran := range []bool{strings.Contains(s, "["), strings.Contains(s, "{"), strings.Contains(s, `"`),
-			strings.ContainsAny(s, "0123456789"), len(s) > 40, false, true} {
-			if ran {
-				rec.Covered = append(rec.Covered, f)
-				rec.Counts = append(rec.Counts, uint32(len(s)%5+1))
-			}
-		}
-		switch i % 100 {
-		case 5:
-			rec.Outcome, rec.Error, rec.Stack = coverage.Panic, "runtime error: \"index\" out of range <3>", "ab12"
-		case 6:
-			rec.Outcome = coverage.Timeout
-		case 9:
-			rec.Outcome, rec.Error = coverage.Error, "invalid character 'x'\n"
-		case 33:
-			os.Remove(name) // recorded, but not in the corpus
-		}
-		if err := w.Write(rec); err != nil {
-			t.Fatal(err)
-		}
-		if i%100 == 41 {
-			rec.Input += "-copy"
-			if err := w.Write(rec); err != nil { // recorded twice alike
-				t.Fatal(err)
-			}
-		}
-	}
-	w.Close()
+	inputs, covPath := writeTrainCorpus(t, g, t.TempDir(), 1500)
 
 	opts := features.Options{MaxK: 4}
 	topts := learn.TrainOptions{Seed: 3}
@@ -194,4 +131,80 @@ func referenceRead(t *testing.T, covPath, dir string) (*coverage.File, map[strin
 		data[hex.EncodeToString(sum[:])] = in
 	}
 	return cov, data
+}
+
+// writeTrainCorpus writes n generated json inputs to dir/inputs, one file
+// each, and a coverage file dir/cov.jsonl whose functions are rules over
+// the input's text, with every kind of record training leaves out: per
+// 100 inputs one that does not parse, one kept in Go's fuzzing format,
+// one in two files, one recorded twice alike, one that panicked, one
+// that timed out, one rejected and one recorded whose file is gone.
+func writeTrainCorpus(t testing.TB, g *grammar.Graph, dir string, n int) (inputs, covPath string) {
+	t.Helper()
+	inputs = filepath.Join(dir, "inputs")
+	os.Mkdir(inputs, 0o755)
+	covPath = filepath.Join(dir, "cov.jsonl")
+	functions := []string{"array", "object", "string", "number", "long", "never", "always"}
+	w, err := coverage.OpenWriter(context.Background(), covPath, coverage.NewHeader("planted", functions), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen := synth.NewGenerator(g, synth.NewRandom(7), synth.RandomPolicy)
+	recorded := map[string]bool{}
+	for i := range n {
+		in := []byte(gen.Generate().String())
+		switch i % 100 {
+		case 13:
+			in = []byte("{\"unclosed\": [1, 2") // does not parse
+		case 27:
+			in = []byte(fmt.Sprintf(`[%d, "kept only in Go's format"]`, i))
+		}
+		file := in
+		if i%100 == 27 {
+			file = corpus.EncodeGoFuzz(in)
+		}
+		name := filepath.Join(inputs, fmt.Sprintf("%07d", i))
+		if err := os.WriteFile(name, file, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if i%100 == 41 {
+			os.WriteFile(name+"-copy", file, 0o644) // the same input twice
+		}
+		sum := sha256.Sum256(in)
+		if recorded[hex.EncodeToString(sum[:])] {
+			continue // a generated input that came before: recording it again would contradict the first unless alike
+		}
+		recorded[hex.EncodeToString(sum[:])] = true
+		rec := coverage.Record{Input: name, SHA256: hex.EncodeToString(sum[:]), Outcome: coverage.OK, MS: float64(i%7) / 8}
+		s := string(in)
+		for f, ran := range []bool{strings.Contains(s, "["), strings.Contains(s, "{"), strings.Contains(s, `"`),
+			strings.ContainsAny(s, "0123456789"), len(s) > 40, false, true} {
+			if ran {
+				rec.Covered = append(rec.Covered, f)
+				rec.Counts = append(rec.Counts, uint32(len(s)%5+1))
+			}
+		}
+		switch i % 100 {
+		case 5:
+			rec.Outcome, rec.Error, rec.Stack = coverage.Panic, "runtime error: \"index\" out of range <3>", "ab12"
+		case 6:
+			rec.Outcome = coverage.Timeout
+		case 9:
+			rec.Outcome, rec.Error = coverage.Error, "invalid character 'x'\n"
+		case 33:
+			os.Remove(name) // recorded, but not in the corpus
+		}
+		if err := w.Write(rec); err != nil {
+			t.Fatal(err)
+		}
+		if i%100 == 41 {
+			rec.Input += "-copy"
+			if err := w.Write(rec); err != nil { // recorded twice alike
+				t.Fatal(err)
+			}
+		}
+	}
+	w.Close()
+
+	return inputs, covPath
 }
