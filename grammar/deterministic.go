@@ -120,11 +120,21 @@ func (g *Graph) getDet(mode detMode, in []byte) *detParser {
 }
 
 // putDet returns p to the pool, keeping no reference to its input or
-// its visitor.
+// its visitor, nor a record larger than maxPooledRecord nodes: as
+// encoding/json and fmt do with their buffers, so that one large input
+// does not pin its memory in the pool.
 func (g *Graph) putDet(p *detParser) {
 	p.reset(nil, detCheck, nil)
+	if cap(p.rec) > maxPooledRecord {
+		p.rec = nil
+	}
 	g.detPool.Put(p)
 }
+
+// maxPooledRecord is the capacity, in nodes, of the largest record the
+// pool keeps: 64 MB, the record of a JSON input of 1.5 to 3 MB. (The
+// pool itself is emptied by the collector when it goes unused.)
+const maxPooledRecord = 1 << 22
 
 // memoKeep is the number of speculation results from which a reused
 // parser drops its memo table rather than clearing it for the next
