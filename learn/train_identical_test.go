@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -207,4 +208,38 @@ func writeTrainCorpus(t testing.TB, g *grammar.Graph, dir string, n int) (inputs
 	w.Close()
 
 	return inputs, covPath
+}
+
+// TestTrainAccuracy: a tree's training accuracy is the share of all rows
+// whose leaf predicts their label, however the tree was fitted (its
+// counts taken over all rows, over the balanced sample, or fitted on all
+// rows).
+func TestTrainAccuracy(t *testing.T) {
+	g := plantedGraph(t)
+	cov, data, _ := plantedCorpus(g, 800, 3, func(s string) bool { return strings.Count(s, "=") > 1 })
+	d := learn.NewDataset(g, features.Options{MaxK: 3}, cov, data)
+	for _, opts := range []learn.TrainOptions{
+		{Seed: 1}, {Seed: 2, Options: learn.Options{MaxDepth: 2}}, {Seed: 1, NoBalance: true}, {Seed: 1, BalancedLeaves: true, Options: learn.Options{MaxDepth: 2}},
+	} {
+		fns, err := learn.Train(context.Background(), d, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(fns) == 0 {
+			t.Fatalf("%+v: no tree", opts)
+		}
+		for _, fn := range fns {
+			label := d.Labels[slices.Index(d.Functions, fn.Name)]
+			correct := 0
+			for r := range d.Rows {
+				leaf := &fn.Tree.Nodes[fn.Tree.Leaf(func(c int) bool { return d.Columns[c].Has(r) })]
+				if leaf.Covered() == label.Has(r) {
+					correct++
+				}
+			}
+			if want := float64(correct) / float64(d.Rows); fn.TrainAccuracy != want {
+				t.Errorf("%+v: %s: training accuracy %v, want %v", opts, fn.Name, fn.TrainAccuracy, want)
+			}
+		}
+	}
 }
