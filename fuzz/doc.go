@@ -3,7 +3,7 @@
 // domains.
 //
 // Every input is realized by the grammar's generator from a sequence of
-// raw values (a Seq), one stream per kind of decision, so every input is
+// raw values, one stream per kind of decision, so every input is
 // a derivation of the grammar. The fuzzer mutates the sequences of the
 // inputs it keeps (a geometric number of spans of consecutive decisions,
 // each of geometric length, get random values), realizes and runs each

@@ -128,6 +128,30 @@ func ValidCoverage() *MapDomain {
 	})
 }
 
+// BlockCoverage is Coverage at the finer grain of basic blocks (the
+// run's Result.Blocks, which a Go subject's session gives with
+// coverage.Session.Blocks set): Zest measures branches, and most inputs
+// that run a new block run no new function.
+func BlockCoverage() *MapDomain {
+	return NewDomain("blocks", Union, func(r *Run, emit func(k, v uint64)) {
+		for _, b := range r.Result.Blocks {
+			emit(uint64(b), 1)
+		}
+	})
+}
+
+// ValidBlockCoverage is ValidCoverage over basic blocks.
+func ValidBlockCoverage() *MapDomain {
+	return NewDomain("valid-blocks", Union, func(r *Run, emit func(k, v uint64)) {
+		if !r.Valid {
+			return
+		}
+		for _, b := range r.Result.Blocks {
+			emit(uint64(b), 1)
+		}
+	})
+}
+
 // Counts is AFL's hit-count domain: for each function, the union of the
 // powers of two its call counts fell in (1, 2, 3-4, 5-8, ...), so an
 // input that calls a function in a new order of magnitude is kept.
@@ -188,7 +212,9 @@ func (d *kpathDomain) Observe(r *Run) bool {
 }
 
 // DomainNames lists the built-in domains' names, for flags.
-func DomainNames() []string { return []string{"cov", "valid", "counts", "perf", "kpath"} }
+func DomainNames() []string {
+	return []string{"cov", "valid", "blocks", "valid-blocks", "counts", "perf", "kpath"}
+}
 
 // NewDomains returns the built-in domains named in names (see
 // DomainNames), in that order; k is the path length of the kpath domain.
@@ -206,6 +232,10 @@ func NewDomains(names []string, g *grammar.Graph, k int) ([]Domain, error) {
 			ds = append(ds, Coverage())
 		case "valid":
 			ds = append(ds, ValidCoverage())
+		case "blocks":
+			ds = append(ds, BlockCoverage())
+		case "valid-blocks":
+			ds = append(ds, ValidBlockCoverage())
 		case "counts":
 			ds = append(ds, Counts())
 		case "perf":

@@ -79,7 +79,7 @@ type Entry struct {
 	Valid   bool
 	Exec    int      // the execution that found it, from 1
 	Moved   []string // the domains it moved
-	seq     *Seq
+	seq     *sequence
 	slots   []slot
 }
 
@@ -146,19 +146,19 @@ func Fuzz(ctx context.Context, g *grammar.Graph, subject synth.Runner, opts Opti
 		if opts.Execs > 0 && f.res.Execs >= opts.Execs || opts.Time > 0 && time.Since(f.start) >= opts.Time {
 			return f.finish(), nil
 		}
-		var seq *Seq
+		var seq *sequence
 		switch {
 		case f.res.Execs < len(opts.Seeds):
 			seq = f.seqOf(opts.Seeds[f.res.Execs])
 		case len(f.res.Corpus) == 0:
-			seq = &Seq{Salt: f.r.Uint64()}
+			seq = &sequence{salt: f.r.Uint64()}
 		default:
 			if made >= children {
 				cursor, made = (cursor+1)%len(f.res.Corpus), 0
 			}
 			made++
 			e := &f.res.Corpus[cursor]
-			seq = f.mut.mutate(&Derivation{Seq: e.seq, slots: e.slots})
+			seq = f.mut.mutate(e.seq, e.slots)
 		}
 		if err := f.run(ctx, seq); err != nil {
 			return f.finish(), err
@@ -192,14 +192,14 @@ type campaign struct {
 }
 
 // run realizes seq, runs it and keeps what it found.
-func (f *campaign) run(ctx context.Context, seq *Seq) error {
+func (f *campaign) run(ctx context.Context, seq *sequence) error {
 	d := f.real.realize(seq)
-	r, err := f.subject.Run(ctx, d.Text)
+	r, err := f.subject.Run(ctx, d.text)
 	if err != nil {
 		return fmt.Errorf("fuzz: execution %d: %w", f.res.Execs+1, err)
 	}
 	f.res.Execs++
-	run := &Run{Input: d.Text, Tree: d.Tree, Result: r, Valid: r.Outcome == coverage.OK}
+	run := &Run{Input: d.text, Tree: d.tree, Result: r, Valid: r.Outcome == coverage.OK}
 	if run.Valid {
 		f.res.Valid++
 	}
@@ -219,7 +219,7 @@ func (f *campaign) run(ctx context.Context, seq *Seq) error {
 			f.failures[key] = len(f.res.Failures)
 			f.res.Failures = append(f.res.Failures, Failure{
 				Outcome: r.Outcome, Stack: r.Stack, Message: r.Message, Frames: r.Frames,
-				Input: d.Text, Choices: d.Choices, Exec: f.res.Execs, Count: 1,
+				Input: d.text, Choices: d.choices, Exec: f.res.Execs, Count: 1,
 			})
 			found = true
 			if f.opts.Failed != nil {
@@ -231,8 +231,8 @@ func (f *campaign) run(ctx context.Context, seq *Seq) error {
 	}
 	if len(moved) > 0 {
 		f.res.Corpus = append(f.res.Corpus, Entry{
-			Input: d.Text, Choices: d.Choices, Valid: run.Valid, Exec: f.res.Execs, Moved: moved,
-			seq: d.Seq, slots: d.slots,
+			Input: d.text, Choices: d.choices, Valid: run.Valid, Exec: f.res.Execs, Moved: moved,
+			seq: d.seq, slots: d.slots,
 		})
 		if f.opts.Kept != nil {
 			if err := f.opts.Kept(f.res.Corpus[len(f.res.Corpus)-1]); err != nil {
@@ -269,10 +269,10 @@ func (f *campaign) finish() *Result {
 // seqOf turns a flat choice sequence into streams: each decision's value
 // becomes the raw value that selects it among the decision's options, so
 // that the sequence realizes the input the choices replay to. Past the
-// sequence's end, decisions take their first option, as synth.Replay
-// does.
-func (f *campaign) seqOf(choices []int) *Seq {
-	c := &flatChooser{choices: choices, seq: &Seq{Salt: f.r.Uint64(), Streams: map[Stream][]uint32{}}}
+// sequence's end, and where a value is not among a decision's options,
+// decisions take their first option.
+func (f *campaign) seqOf(choices []int) *sequence {
+	c := &flatChooser{choices: choices, ids: &f.real.ids, seq: &sequence{salt: f.r.Uint64()}}
 	x := synth.NewGenerator(f.g, c, synth.RandomPolicy)
 	x.MaxDepth, x.MaxRepeat, x.MaxNodes = f.opts.Bounds.MaxDepth, f.opts.Bounds.MaxRepeat, f.opts.Bounds.MaxNodes
 	x.Generate()
@@ -283,7 +283,8 @@ func (f *campaign) seqOf(choices []int) *Seq {
 type flatChooser struct {
 	choices []int
 	next    int
-	seq     *Seq
+	ids     *streams
+	seq     *sequence
 }
 
 func (c *flatChooser) Choose(p synth.Point) int {
@@ -298,7 +299,10 @@ func (c *flatChooser) Choose(p synth.Point) int {
 			}
 		}
 	}
-	s := Stream{Node: int32(p.Node.ID), Kind: p.Kind, Sub: int32(p.Sub)}
-	c.seq.Streams[s] = append(c.seq.Streams[s], uint32(idx))
+	id := c.ids.id(keyOf(p))
+	for int(id) >= len(c.seq.streams) {
+		c.seq.streams = append(c.seq.streams, nil)
+	}
+	c.seq.streams[id] = append(c.seq.streams[id], uint32(idx))
 	return p.Options[idx]
 }

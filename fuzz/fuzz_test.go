@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -272,6 +274,9 @@ func TestDomains(t *testing.T) {
 	res := func(covered []int, counts []uint32, valid bool) *Run {
 		return &Run{Result: &coverage.Result{Covered: covered, Counts: counts}, Valid: valid}
 	}
+	blocks := func(bs []int, valid bool) *Run {
+		return &Run{Result: &coverage.Result{Blocks: bs}, Valid: valid}
+	}
 	tests := []struct {
 		domain Domain
 		runs   []*Run
@@ -280,6 +285,10 @@ func TestDomains(t *testing.T) {
 	}{
 		{Coverage(), []*Run{res([]int{1, 2}, []uint32{1, 1}, false), res([]int{2}, []uint32{5}, true), res([]int{3}, []uint32{1}, false)},
 			[]bool{true, false, true}, 3},
+		{BlockCoverage(), []*Run{blocks([]int{7, 9}, false), blocks([]int{9}, true), blocks([]int{8}, false)},
+			[]bool{true, false, true}, 3},
+		{ValidBlockCoverage(), []*Run{blocks([]int{7, 9}, false), blocks([]int{9}, true), blocks([]int{9}, true), blocks([]int{7}, true)},
+			[]bool{false, true, false, true}, 2},
 		{ValidCoverage(), []*Run{res([]int{1, 2}, []uint32{1, 1}, false), res([]int{2}, []uint32{5}, true), res([]int{1, 2}, []uint32{1, 1}, true)},
 			[]bool{false, true, true}, 2},
 		// 1, 2, 3-4, 5-8: a count in a class seen before moves nothing.
@@ -330,7 +339,7 @@ func TestKPathDomain(t *testing.T) {
 
 func TestNewDomains(t *testing.T) {
 	g := jsonGraph(t)
-	ds, err := NewDomains(strings.Split("cov,valid,counts,perf,kpath", ","), g, 2)
+	ds, err := NewDomains(strings.Split("cov,valid,blocks,valid-blocks,counts,perf,kpath", ","), g, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -348,46 +357,57 @@ func TestNewDomains(t *testing.T) {
 	}
 }
 
-// TestSeqRealization checks the sequences: a derivation's recorded Seq
-// realizes the same input again, a fresh salt a different one, and a
-// mutation that changes one value leaves the other streams' decisions
-// as they were.
+// TestSeqRealization checks the sequences: a derivation's recorded
+// sequence realizes the same input again, a fresh salt a different one,
+// and a mutation that changes one value leaves the other streams'
+// decisions as they were.
 func TestSeqRealization(t *testing.T) {
 	g := jsonGraph(t)
 	r := newRealizer(g, Bounds{})
-	d := r.realize(&Seq{Salt: 42})
-	again := r.realize(d.Seq)
-	if string(again.Text) != string(d.Text) || !reflect.DeepEqual(again.Choices, d.Choices) {
-		t.Fatalf("the recorded sequence realizes %q, first %q", again.Text, d.Text)
+	d := r.realize(&sequence{salt: 42})
+	again := r.realize(d.seq)
+	if string(again.text) != string(d.text) || !reflect.DeepEqual(again.choices, d.choices) {
+		t.Fatalf("the recorded sequence realizes %q, first %q", again.text, d.text)
 	}
-	if e := r.realize(&Seq{Salt: 42}); string(e.Text) != string(d.Text) {
-		t.Fatalf("the same salt realizes %q and %q", e.Text, d.Text)
+	if e := r.realize(&sequence{salt: 42}); string(e.text) != string(d.text) {
+		t.Fatalf("the same salt realizes %q and %q", e.text, d.text)
 	}
-	if e := r.realize(&Seq{Salt: 43}); string(e.Text) == string(d.Text) {
-		t.Errorf("salts 42 and 43 realize the same %q", d.Text)
+	if e := r.realize(&sequence{salt: 43}); string(e.text) == string(d.text) {
+		t.Errorf("salts 42 and 43 realize the same %q", d.text)
 	}
 	// Change the last value of one regex character stream: every other
 	// stream reads what it read before.
-	var target Stream
-	found := false
-	for s, vs := range d.Seq.Streams {
-		if s.Kind == synth.RegexChar && len(vs) > 0 {
-			target, found = s, true
+	target := -1
+	for id, vs := range d.seq.streams {
+		if synth.PointKind(r.ids.keys[id]>>24&0xff) == synth.RegexChar && len(vs) > 0 {
+			target = id
 			break
 		}
 	}
-	if !found {
-		t.Skip("no character decision in the input")
+	if target < 0 {
+		t.Fatal("no character decision in the input")
 	}
-	m := &Seq{Salt: d.Seq.Salt, Streams: map[Stream][]uint32{}}
-	for s, vs := range d.Seq.Streams {
-		m.Streams[s] = append([]uint32(nil), vs...)
+	m := &sequence{salt: d.seq.salt, streams: make([][]uint32, len(d.seq.streams))}
+	for id, vs := range d.seq.streams {
+		m.streams[id] = append([]uint32(nil), vs...)
 	}
-	m.Streams[target][len(m.Streams[target])-1]++
+	m.streams[target][len(m.streams[target])-1]++
 	e := r.realize(m)
-	for s, vs := range d.Seq.Streams {
-		if s != target && !reflect.DeepEqual(e.Seq.Streams[s], vs) {
-			t.Errorf("stream %+v read %v, before %v", s, e.Seq.Streams[s], vs)
+	if string(e.text) == string(d.text) {
+		t.Errorf("changing a character left %q as it was", d.text)
+	}
+	for id, vs := range d.seq.streams {
+		if id != target && !reflect.DeepEqual(e.seq.streams[id], vs) {
+			t.Errorf("stream %d read %v, before %v", id, e.seq.streams[id], vs)
 		}
+	}
+	// A mutation copies the streams it changes and shares the others.
+	mut := &mutator{r: rand.New(rand.NewPCG(1, 1)), meanSpans: 2, meanLength: 4}
+	before := fmt.Sprint(d.seq.streams)
+	for range 100 {
+		mut.mutate(d.seq, d.slots)
+	}
+	if fmt.Sprint(d.seq.streams) != before {
+		t.Error("mutating a sequence changed it")
 	}
 }

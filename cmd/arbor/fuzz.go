@@ -43,8 +43,10 @@ random values), and a mutant is kept when it moves a feedback domain.
 Domains (--domain, comma-separated): cov, the functions any input ran;
 valid, the functions accepted inputs ran (with cov, Zest's rule: keep an
 input that covers something new, or an accepted input that covers
-something no accepted input covered); counts, the order of magnitude of
-each function's call count; perf, each function's largest call count
+something no accepted input covered); blocks and valid-blocks, the same
+for basic blocks (Go programs; the default there, as Zest measures
+branches; cov,valid elsewhere); counts, the order of magnitude of each
+function's call count; perf, each function's largest call count
 (PerfFuzz: inputs that make a function do the most work); kpath, the
 grammar's k-paths (--k) the inputs hold.
 
@@ -79,7 +81,7 @@ the sequences to give the same inputs.
 	f.memoryFlag.register(fl)
 	fl.IntVar(&f.execs, "execs", 0, "stop after this many executions")
 	fl.DurationVar(&f.duration, "time", 0, "or stop after this long")
-	fl.StringVar(&f.domains, "domain", "cov,valid", "feedback `domains`: "+strings.Join(fuzz.DomainNames(), ", "))
+	fl.StringVar(&f.domains, "domain", "", "feedback `domains`: "+strings.Join(fuzz.DomainNames(), ", ")+" (default blocks,valid-blocks where the subject's coverage has blocks, else cov,valid)")
 	fl.IntVar(&f.k, "k", 2, "path length `K` of the kpath domain")
 	fl.Uint64Var(&f.seed, "seed", 1, "random seed")
 	fl.IntVar(&f.maxDepth, "max-depth", synth.DefaultMaxDepth, "depth bound of grammar generation")
@@ -108,10 +110,6 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags) error {
 	if err != nil {
 		return err
 	}
-	domains, err := fuzz.NewDomains(strings.Split(f.domains, ","), setup.Grammar, f.k)
-	if err != nil {
-		return usageError{fmt.Errorf("--domain: %w", err)}
-	}
 	run, err := f.runOptions()
 	if err != nil {
 		return err
@@ -127,6 +125,25 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags) error {
 		return err
 	}
 	defer s.Close()
+	names := f.domains
+	if names == "" {
+		// Zest measures branches: blocks where the session records
+		// them (Go programs), functions elsewhere.
+		names = "cov,valid"
+		if s.Funcs.Blocks > 0 {
+			names = "blocks,valid-blocks"
+		}
+	}
+	domains, err := fuzz.NewDomains(strings.Split(names, ","), setup.Grammar, f.k)
+	if err != nil {
+		return usageError{fmt.Errorf("--domain: %w", err)}
+	}
+	if strings.Contains(","+names+",", ",blocks,") || strings.Contains(","+names+",", ",valid-blocks,") {
+		if s.Funcs.Blocks == 0 {
+			return usageError{errors.New("--domain: this subject's coverage has functions only, no blocks: use cov and valid")}
+		}
+		s.Blocks = true
+	}
 	errOut := cmd.ErrOrStderr()
 	// A resumed campaign goes on where the last one stopped rather than
 	// make the mutants it made again.

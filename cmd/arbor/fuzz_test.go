@@ -94,7 +94,7 @@ func TestFuzz(t *testing.T) {
 	a, b := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
 	sa := runFuzzCLI(t, "--subject", "json", "--execs", "400", "--seed", "3", "--out", a)
 	sb := runFuzzCLI(t, "--subject", "json", "--execs", "400", "--seed", "3", "--out", b)
-	if sa.Execs != 400 || sa.Corpus < 2 || sa.Domains["cov"] == 0 || sa.Domains["valid"] == 0 {
+	if sa.Execs != 400 || sa.Corpus < 2 || sa.Domains["blocks"] == 0 || sa.Domains["valid-blocks"] == 0 {
 		t.Fatalf("summary %+v", sa)
 	}
 	ca, _ := os.ReadFile(filepath.Join(a, "corpus.jsonl"))
@@ -124,7 +124,7 @@ func TestFuzz(t *testing.T) {
 	}
 	curve, _ := os.ReadFile(filepath.Join(a, "curve.csv"))
 	rows := strings.Split(strings.TrimSpace(string(curve)), "\n")
-	if rows[0] != "executions,seconds,corpus,valid_executions,failures,cov,valid" || len(rows) < 3 ||
+	if rows[0] != "executions,seconds,corpus,valid_executions,failures,blocks,valid-blocks" || len(rows) < 3 ||
 		!strings.HasPrefix(rows[len(rows)-1], "400,") {
 		t.Errorf("curve.csv:\n%s", curve)
 	}
