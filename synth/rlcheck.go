@@ -79,6 +79,9 @@ func (f FuncOracle) Judge(input []byte) (Verdict, error) { return Verdict{Valid:
 type SubjectOracle struct {
 	Session *coverage.Session
 	Timeout time.Duration
+	// Observe, if set, is told of every run: an experiment measuring the
+	// coverage the generator reaches reads it there.
+	Observe func(*coverage.Result)
 }
 
 // Judge runs the input.
@@ -86,6 +89,9 @@ func (o *SubjectOracle) Judge(input []byte) (Verdict, error) {
 	r, err := o.Session.Record(input, o.Timeout)
 	if err != nil {
 		return Verdict{}, err
+	}
+	if o.Observe != nil {
+		o.Observe(r)
 	}
 	v := Verdict{Valid: r.Outcome == coverage.OK || r.Outcome == coverage.Panic}
 	if r.Outcome == coverage.Panic {

@@ -1,0 +1,367 @@
+package eval
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"time"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/arbor-fuzz/arbor/coverage"
+	"github.com/arbor-fuzz/arbor/fuzz"
+	"github.com/arbor-fuzz/arbor/synth"
+)
+
+// E7 methods, in the order they are run and reported.
+const (
+	E7Random = "random" // grammar-random inputs, no feedback
+	E7RL     = "rl"     // the bandit generator (rlcheck's improved guide), rewarded by validity
+	E7Zest   = "zest"   // fuzz.Fuzz with coverage and valid-coverage domains
+)
+
+// E7Config configures E7.
+type E7Config struct {
+	Subjects []SubjectSetup
+	Time     time.Duration // per run (0 means 30 seconds)
+	Reps     int           // runs per method and subject (0 means 10)
+	Seed     uint64
+	MaxDepth int           // the generators' depth bound (0 means synth's default)
+	Timeout  time.Duration // per input (0 means a second)
+	CacheDir string
+	Progress func(string)
+}
+
+// E7Point is a run's state at some time. Coverage counts the subject's
+// basic blocks where its session records them (Go programs), else its
+// functions (E7Subject.Unit).
+type E7Point struct {
+	Seconds      float64 `json:"seconds"`
+	Execs        int     `json:"executions"`
+	Covered      int     `json:"covered"`       // units any input ran
+	ValidCovered int     `json:"valid_covered"` // units accepted inputs ran
+}
+
+// E7Run is one method's run on a subject.
+type E7Run struct {
+	Method string    `json:"method"`
+	Rep    int       `json:"rep"`
+	Final  E7Point   `json:"final"`
+	Curve  []E7Point `json:"curve"`
+}
+
+// E7Row summarizes a method on a subject: medians over repetitions, and
+// the two-sided Mann–Whitney U test of its final valid coverage against
+// Zest's (nil for Zest itself).
+type E7Row struct {
+	Method       string   `json:"method"`
+	Execs        float64  `json:"executions"`
+	Covered      float64  `json:"covered"`
+	ValidCovered float64  `json:"valid_covered"`
+	PvsZest      *float64 `json:"p_vs_zest,omitempty"`
+}
+
+// E7Subject is E7 on one subject.
+type E7Subject struct {
+	Subject string  `json:"subject"`
+	Unit    string  `json:"unit"`  // "blocks" or "functions"
+	Units   int     `json:"units"` // how many the subject has
+	Rows    []E7Row `json:"rows"`
+	Runs    []E7Run `json:"runs"`
+	Error   string  `json:"error,omitempty"`
+}
+
+// E7Result is E7 on every subject.
+type E7Result struct {
+	Seconds  float64     `json:"seconds_per_run"`
+	Reps     int         `json:"reps"`
+	Subjects []E7Subject `json:"subjects"`
+}
+
+// E7 measures coverage over time (docs/evaluation.md): on each subject,
+// grammar-random generation, the bandit generator and Zest-style fuzzing
+// each run for the same wall time, Reps times, on one recording session.
+// Coverage is the functions of the subject any input ran, and those that
+// accepted inputs ran (Zest's semantic coverage). A subject that cannot
+// be run is reported with its error and the others go on.
+func E7(ctx context.Context, cfg E7Config) (*E7Result, error) {
+	if cfg.Time <= 0 {
+		cfg.Time = 30 * time.Second
+	}
+	if cfg.Reps <= 0 {
+		cfg.Reps = 10
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = time.Second
+	}
+	if cfg.MaxDepth <= 0 {
+		cfg.MaxDepth = synth.DefaultMaxDepth
+	}
+	res := &E7Result{Seconds: cfg.Time.Seconds(), Reps: cfg.Reps}
+	for _, s := range cfg.Subjects {
+		es, err := e7Subject(ctx, cfg, s)
+		if err != nil {
+			if ctx.Err() != nil {
+				return res, ctx.Err()
+			}
+			es = E7Subject{Subject: s.Name, Error: err.Error()}
+		}
+		res.Subjects = append(res.Subjects, es)
+	}
+	return res, nil
+}
+
+func e7Subject(ctx context.Context, cfg E7Config, s SubjectSetup) (E7Subject, error) {
+	sess, err := coverage.Open(ctx, s.Target, cfg.CacheDir, coverage.RunOptions{})
+	if err != nil {
+		return E7Subject{}, err
+	}
+	defer sess.Close()
+	// Zest measures branches: blocks where the session records them.
+	blocks := sess.Funcs.Blocks > 0
+	sess.Blocks = blocks
+	es := E7Subject{Subject: s.Name, Unit: "functions", Units: len(sess.Funcs.Names)}
+	if blocks {
+		es.Unit, es.Units = "blocks", sess.Funcs.Blocks
+	}
+	for rep := range cfg.Reps {
+		seed := cfg.Seed + uint64(rep)*1000003
+		for _, method := range []string{E7Random, E7RL, E7Zest} {
+			if cfg.Progress != nil {
+				cfg.Progress(fmt.Sprintf("E7 %s: %s, repetition %d of %d", s.Name, method, rep+1, cfg.Reps))
+			}
+			var run E7Run
+			var err error
+			if method == E7Zest {
+				run, err = e7Zest(ctx, cfg, s, sess, seed, blocks)
+			} else {
+				run, err = e7Generate(ctx, cfg, s, sess, seed, method == E7RL, blocks)
+			}
+			if err != nil {
+				return E7Subject{}, fmt.Errorf("%s: %w", method, err)
+			}
+			run.Method, run.Rep = method, rep
+			es.Runs = append(es.Runs, run)
+		}
+	}
+	es.Rows = e7Rows(es.Runs)
+	return es, nil
+}
+
+// coverageCurve folds runs' coverage into a curve: a point whenever
+// either coverage grows.
+type coverageCurve struct {
+	blocks        bool // count Result.Blocks, not Result.Covered
+	start         time.Time
+	execs         int
+	covered, good map[int]bool
+	curve         []E7Point
+}
+
+func newCoverageCurve(blocks bool) *coverageCurve {
+	return &coverageCurve{blocks: blocks, start: time.Now(), covered: map[int]bool{}, good: map[int]bool{}}
+}
+
+func (c *coverageCurve) observe(r *coverage.Result) {
+	c.execs++
+	grew := false
+	units := r.Covered
+	if c.blocks {
+		units = r.Blocks
+	}
+	for _, f := range units {
+		if !c.covered[f] {
+			c.covered[f], grew = true, true
+		}
+		if r.Outcome == coverage.OK && !c.good[f] {
+			c.good[f], grew = true, true
+		}
+	}
+	if grew {
+		c.curve = append(c.curve, c.point())
+	}
+}
+
+func (c *coverageCurve) point() E7Point {
+	return E7Point{Seconds: time.Since(c.start).Seconds(), Execs: c.execs, Covered: len(c.covered), ValidCovered: len(c.good)}
+}
+
+func (c *coverageCurve) run() E7Run {
+	final := c.point()
+	return E7Run{Final: final, Curve: append(c.curve, final)}
+}
+
+// e7Generate runs grammar-random generation or, with rl, the bandit
+// generator rewarded by the subject's validity, for cfg.Time.
+func e7Generate(ctx context.Context, cfg E7Config, s SubjectSetup, sess *coverage.Session, seed uint64, rl, blocks bool) (E7Run, error) {
+	var guide *synth.Guide
+	if rl {
+		guide = synth.NewImprovedGuide(seed)
+	}
+	c := newCoverageCurve(blocks)
+	gen := synth.GrammarGenerator(s.Grammar, guide, synth.TreeState, seed, cfg.MaxDepth)
+	oracle := &synth.SubjectOracle{Session: sess, Timeout: cfg.Timeout, Observe: c.observe}
+	if _, err := synth.Check(ctx, gen, guide, oracle, synth.CheckOptions{Duration: cfg.Time}); err != nil {
+		return E7Run{}, err
+	}
+	return c.run(), nil
+}
+
+// e7Zest fuzzes for cfg.Time with Zest's domains, over the unit E7
+// measures.
+func e7Zest(ctx context.Context, cfg E7Config, s SubjectSetup, sess *coverage.Session, seed uint64, blocks bool) (E7Run, error) {
+	c := newCoverageCurve(blocks)
+	runner := &observingRunner{SessionRunner: synth.SessionRunner{Session: sess, Timeout: cfg.Timeout}, observe: c.observe}
+	domains := []fuzz.Domain{fuzz.Coverage(), fuzz.ValidCoverage()}
+	if blocks {
+		domains = []fuzz.Domain{fuzz.BlockCoverage(), fuzz.ValidBlockCoverage()}
+	}
+	_, err := fuzz.Fuzz(ctx, s.Grammar, runner, fuzz.Options{Seed: seed, Time: cfg.Time, Domains: domains, Bounds: fuzz.Bounds{MaxDepth: cfg.MaxDepth}})
+	if err != nil {
+		return E7Run{}, err
+	}
+	return c.run(), nil
+}
+
+// observingRunner tells observe of every run, as SubjectOracle.Observe
+// does for the generators, so that all methods are measured alike.
+type observingRunner struct {
+	synth.SessionRunner
+	observe func(*coverage.Result)
+}
+
+func (r *observingRunner) Run(ctx context.Context, input []byte) (*coverage.Result, error) {
+	res, err := r.SessionRunner.Run(ctx, input)
+	if err == nil {
+		r.observe(res)
+	}
+	return res, err
+}
+
+func e7Rows(runs []E7Run) []E7Row {
+	by := map[string][]E7Run{}
+	for _, r := range runs {
+		by[r.Method] = append(by[r.Method], r)
+	}
+	final := func(rs []E7Run, f func(E7Point) int) []float64 {
+		xs := make([]float64, len(rs))
+		for i, r := range rs {
+			xs[i] = float64(f(r.Final))
+		}
+		return xs
+	}
+	valid := func(p E7Point) int { return p.ValidCovered }
+	zest := final(by[E7Zest], valid)
+	var rows []E7Row
+	for _, m := range []string{E7Random, E7RL, E7Zest} {
+		rs := by[m]
+		if len(rs) == 0 {
+			continue
+		}
+		row := E7Row{Method: m,
+			Execs:        Median(final(rs, func(p E7Point) int { return p.Execs })),
+			Covered:      Median(final(rs, func(p E7Point) int { return p.Covered })),
+			ValidCovered: Median(final(rs, valid)),
+		}
+		if m != E7Zest {
+			_, p := MannWhitney(final(rs, valid), zest)
+			row.PvsZest = &p
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// WriteE7 writes e7.json, e7.csv (every run's final state), e7-curves.csv
+// and an SVG per subject of the median valid coverage over time.
+func WriteE7(dir string, r *E7Result) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	base := filepath.Join(dir, "e7")
+	if err := writeJSON(base+".json", r); err != nil {
+		return nil, err
+	}
+	var rows, curves [][]string
+	for _, s := range r.Subjects {
+		for _, run := range s.Runs {
+			rows = append(rows, []string{s.Subject, run.Method, strconv.Itoa(run.Rep), strconv.Itoa(run.Final.Execs),
+				strconv.Itoa(run.Final.Covered), strconv.Itoa(run.Final.ValidCovered), s.Unit, strconv.Itoa(s.Units)})
+			for _, p := range run.Curve {
+				curves = append(curves, []string{s.Subject, run.Method, strconv.Itoa(run.Rep), ftoa(p.Seconds),
+					strconv.Itoa(p.Execs), strconv.Itoa(p.Covered), strconv.Itoa(p.ValidCovered)})
+			}
+		}
+	}
+	if err := writeCSV(base+".csv", []string{"subject", "method", "rep", "executions", "covered", "valid_covered", "unit", "units"}, rows); err != nil {
+		return nil, err
+	}
+	if err := writeCSV(base+"-curves.csv", []string{"subject", "method", "rep", "seconds", "executions", "covered", "valid_covered"}, curves); err != nil {
+		return nil, err
+	}
+	files := []string{base + ".json", base + ".csv", base + "-curves.csv"}
+	for _, s := range r.Subjects {
+		if len(s.Runs) == 0 {
+			continue
+		}
+		path := fmt.Sprintf("%s-%s.svg", base, s.Subject)
+		if err := plotE7(path, s, r.Seconds); err != nil {
+			return nil, err
+		}
+		files = append(files, path)
+	}
+	return files, nil
+}
+
+// plotE7 draws each method's median valid coverage over time, on a grid
+// of 50 instants.
+func plotE7(path string, s E7Subject, seconds float64) error {
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("E7 %s: %s run by accepted inputs (median of repetitions)", s.Subject, s.Unit)
+	p.X.Label.Text = "seconds"
+	p.Y.Label.Text = s.Unit
+	var lines []any
+	for _, m := range []string{E7Random, E7RL, E7Zest} {
+		var runs []E7Run
+		for _, r := range s.Runs {
+			if r.Method == m {
+				runs = append(runs, r)
+			}
+		}
+		if len(runs) == 0 {
+			continue
+		}
+		const steps = 50
+		pts := make(plotter.XYs, steps+1)
+		for i := range pts {
+			t := seconds * float64(i) / steps
+			vals := make([]float64, len(runs))
+			for j, r := range runs {
+				vals[j] = float64(valueAt(r.Curve, t))
+			}
+			pts[i] = plotter.XY{X: t, Y: Median(vals)}
+		}
+		lines = append(lines, m, pts)
+	}
+	if err := plotutil.AddLines(p, lines...); err != nil {
+		return err
+	}
+	p.Legend.Top, p.Legend.Left = false, false
+	return p.Save(7*vg.Inch, 4.5*vg.Inch, path)
+}
+
+// valueAt is a curve's valid coverage at time t: its last point at or
+// before t.
+func valueAt(curve []E7Point, t float64) int {
+	i := sort.Search(len(curve), func(i int) bool { return curve[i].Seconds > t })
+	if i == 0 {
+		return 0
+	}
+	return curve[i-1].ValidCovered
+}
