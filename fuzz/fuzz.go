@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"sort"
 	"time"
 
 	"github.com/arbor-fuzz/arbor/coverage"
@@ -39,6 +41,13 @@ type Options struct {
 	// Children is how many mutants each corpus input gets before the
 	// next one's turn (0 means 50, as Zest).
 	Children int
+	// Rare turns on FairFuzz's search: the inputs that run the rarest
+	// parts of the program (blocks where runs report them, else
+	// functions) get the mutants, and each such input's mutations leave
+	// alone the decisions whose change loses its rare part. Rarity is
+	// FairFuzz's: a part run by at most the smallest power of two not
+	// below the fewest runs any part has.
+	Rare bool
 	// MeanSpans and MeanSpanLength are the means of the geometric
 	// distributions of how many spans of decisions a mutation changes
 	// and how long they are (0 means 2 and 4).
@@ -81,6 +90,18 @@ type Entry struct {
 	Moved   []string // the domains it moved
 	seq     *sequence
 	slots   []slot
+	units   []int // the blocks (or functions) it ran, for Rare
+	rare    *rareState
+}
+
+// rareState is FairFuzz's state for an input: the rare part its mutants
+// keep, and which of its decisions may change without losing it.
+type rareState struct {
+	target   int
+	trials   []int  // slots to try changing, one execution each
+	next     int    // trials done
+	locked   []bool // by slot: changing it lost the target
+	unlocked []slot // the slots mutations may change, once trials are done
 }
 
 // Failure is a distinct crash or timeout: the first input that caused it,
@@ -154,13 +175,37 @@ func Fuzz(ctx context.Context, g *grammar.Graph, subject synth.Runner, opts Opti
 			seq = &sequence{salt: f.r.Uint64()}
 		default:
 			if made >= children {
-				cursor, made = (cursor+1)%len(f.res.Corpus), 0
+				cursor, made = f.nextParent(cursor), 0
 			}
 			made++
 			e := &f.res.Corpus[cursor]
-			seq = f.mut.mutate(e.seq, e.slots)
+			if opts.Rare && e.rare != nil && e.rare.next < len(e.rare.trials) {
+				// FairFuzz's mask: change one decision and see
+				// whether the rare part still runs.
+				trial := e.rare.trials[e.rare.next]
+				seq = f.mut.mutate(e.seq, e.slots[trial:trial+1])
+				units, err := f.run(ctx, seq)
+				if err != nil {
+					return f.finish(), err
+				}
+				e = &f.res.Corpus[cursor] // run may have grown the corpus
+				e.rare.locked[trial] = !contains(units, e.rare.target)
+				if e.rare.next++; e.rare.next == len(e.rare.trials) {
+					for i, sl := range e.slots {
+						if !e.rare.locked[i] {
+							e.rare.unlocked = append(e.rare.unlocked, sl)
+						}
+					}
+				}
+				continue
+			}
+			slots := e.slots
+			if opts.Rare && e.rare != nil && len(e.rare.unlocked) > 0 {
+				slots = e.rare.unlocked
+			}
+			seq = f.mut.mutate(e.seq, slots)
 		}
-		if err := f.run(ctx, seq); err != nil {
+		if _, err := f.run(ctx, seq); err != nil {
 			return f.finish(), err
 		}
 		if opts.Progress != nil && time.Since(lastProgress) >= every {
@@ -189,14 +234,80 @@ type campaign struct {
 	start    time.Time
 	res      Result
 	failures map[string]int // failure key -> index in res.Failures
+	hits     map[int]int    // Rare: per block (or function), the runs that ran it
 }
 
-// run realizes seq, runs it and keeps what it found.
-func (f *campaign) run(ctx context.Context, seq *sequence) error {
+// maxMaskTrials bounds the executions FairFuzz's mask takes per input:
+// decisions past it are evenly sampled, and the ones not tried may change.
+const maxMaskTrials = 256
+
+// nextParent is the corpus input whose turn comes after cursor's. With
+// Rare it is the next one that runs a rare part (FairFuzz), whose rarest
+// part becomes its target; without, or if none does, the next one.
+func (f *campaign) nextParent(cursor int) int {
+	n := len(f.res.Corpus)
+	if !f.opts.Rare || len(f.hits) == 0 {
+		return (cursor + 1) % n
+	}
+	fewest := math.MaxInt
+	for _, h := range f.hits {
+		fewest = min(fewest, h)
+	}
+	cutoff := 1
+	for cutoff < fewest {
+		cutoff <<= 1
+	}
+	for step := 1; step <= n; step++ {
+		i := (cursor + step) % n
+		e := &f.res.Corpus[i]
+		target, best := -1, math.MaxInt
+		for _, u := range e.units {
+			if h := f.hits[u]; h <= cutoff && h < best {
+				target, best = u, h
+			}
+		}
+		if target < 0 {
+			continue
+		}
+		if e.rare == nil || e.rare.target != target {
+			e.rare = &rareState{target: target, locked: make([]bool, len(e.slots))}
+			step := max(1, (len(e.slots)+maxMaskTrials-1)/maxMaskTrials)
+			for t := 0; t < len(e.slots); t += step {
+				e.rare.trials = append(e.rare.trials, t)
+			}
+		}
+		return i
+	}
+	return (cursor + 1) % n
+}
+
+func contains(sorted []int, x int) bool {
+	i := sort.SearchInts(sorted, x)
+	return i < len(sorted) && sorted[i] == x
+}
+
+// run realizes seq, runs it and keeps what it found. It returns the
+// blocks (or, where runs report none, the functions) the input ran,
+// sorted.
+func (f *campaign) run(ctx context.Context, seq *sequence) ([]int, error) {
 	d := f.real.realize(seq)
 	r, err := f.subject.Run(ctx, d.text)
 	if err != nil {
-		return fmt.Errorf("fuzz: execution %d: %w", f.res.Execs+1, err)
+		return nil, fmt.Errorf("fuzz: execution %d: %w", f.res.Execs+1, err)
+	}
+	units := r.Blocks
+	if len(units) == 0 {
+		units = r.Covered
+	}
+	if f.opts.Rare {
+		units = append([]int(nil), units...)
+		sort.Ints(units)
+		if f.hits == nil {
+			f.hits = map[int]int{}
+		}
+		for _, u := range units {
+			f.hits[u]++
+		}
 	}
 	f.res.Execs++
 	run := &Run{Input: d.text, Tree: d.tree, Result: r, Valid: r.Outcome == coverage.OK}
@@ -224,7 +335,7 @@ func (f *campaign) run(ctx context.Context, seq *sequence) error {
 			found = true
 			if f.opts.Failed != nil {
 				if err := f.opts.Failed(f.res.Failures[len(f.res.Failures)-1]); err != nil {
-					return err
+					return nil, err
 				}
 			}
 		}
@@ -234,16 +345,19 @@ func (f *campaign) run(ctx context.Context, seq *sequence) error {
 			Input: d.text, Choices: d.choices, Valid: run.Valid, Exec: f.res.Execs, Moved: moved,
 			seq: d.seq, slots: d.slots,
 		})
+		if f.opts.Rare {
+			f.res.Corpus[len(f.res.Corpus)-1].units = units
+		}
 		if f.opts.Kept != nil {
 			if err := f.opts.Kept(f.res.Corpus[len(f.res.Corpus)-1]); err != nil {
-				return err
+				return nil, err
 			}
 		}
 	}
 	if found || len(moved) > 0 {
 		f.res.Curve = append(f.res.Curve, f.stats())
 	}
-	return nil
+	return units, nil
 }
 
 func (f *campaign) stats() Stats {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -409,5 +410,93 @@ func TestSeqRealization(t *testing.T) {
 	}
 	if fmt.Sprint(d.seq.streams) != before {
 		t.Error("mutating a sequence changed it")
+	}
+}
+
+// rareRunner is a made-up subject with rare functions: "null" in the
+// input runs function 1, "[null," runs function 2 too, and function 3
+// when a number follows it. Every input runs function 0.
+type rareRunner struct{ runs int }
+
+func (*rareRunner) Functions() []string { return []string{"all", "null", "open-null", "open-null-number"} }
+
+func (r *rareRunner) Run(_ context.Context, in []byte) (*coverage.Result, error) {
+	r.runs++
+	s := string(bytes.Join(bytes.Fields(in), nil))
+	res := &coverage.Result{Outcome: coverage.OK, Covered: []int{0}, Counts: []uint32{1}}
+	if strings.Contains(s, "null") {
+		res.Covered, res.Counts = append(res.Covered, 1), append(res.Counts, 1)
+	}
+	if i := strings.Index(s, "[null,"); i >= 0 {
+		res.Covered, res.Counts = append(res.Covered, 2), append(res.Counts, 1)
+		if rest := s[i+6:]; len(rest) > 0 && (rest[0] == '-' || rest[0] >= '0' && rest[0] <= '9') {
+			res.Covered, res.Counts = append(res.Covered, 3), append(res.Counts, 1)
+		}
+	}
+	return res, nil
+}
+
+// TestFuzzRare checks FairFuzz's search: every execution is counted once
+// (mask trials included), the campaign stays deterministic, masks stay
+// within their bounds, and mutants made within a mask keep their
+// parent's rare part more often than mutants made anywhere.
+func TestFuzzRare(t *testing.T) {
+	g := jsonGraph(t)
+	opts := Options{Seed: 1, Execs: 3000, Rare: true, Bounds: Bounds{MaxDepth: 10}}
+	run := func() (*Result, *rareRunner) {
+		r := &rareRunner{}
+		res, err := Fuzz(context.Background(), g, r, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res, r
+	}
+	a, ra := run()
+	b, _ := run()
+	if a.Execs != 3000 || ra.runs != 3000 {
+		t.Fatalf("%d executions counted, %d made; want 3000", a.Execs, ra.runs)
+	}
+	if len(a.Corpus) != len(b.Corpus) || !bytes.Equal(a.Corpus[len(a.Corpus)-1].Input, b.Corpus[len(b.Corpus)-1].Input) {
+		t.Error("the same seed gives different campaigns")
+	}
+	var parents []*Entry
+	for i := range a.Corpus {
+		e := &a.Corpus[i]
+		if e.rare == nil {
+			continue
+		}
+		if e.rare.next > len(e.rare.trials) || len(e.rare.trials) > maxMaskTrials || len(e.rare.locked) != len(e.slots) {
+			t.Errorf("mask state %+v", e.rare)
+		}
+		if !contains(e.units, e.rare.target) {
+			t.Errorf("target %d is not among what the input ran, %v", e.rare.target, e.units)
+		}
+		if e.rare.next == len(e.rare.trials) && len(e.rare.unlocked) < len(e.slots) {
+			parents = append(parents, e)
+		}
+	}
+	if len(parents) == 0 {
+		t.Fatal("no input got a mask that locks anything")
+	}
+	keeps := func(parent *Entry, slots []slot) int {
+		m := &mutator{r: rand.New(rand.NewPCG(9, 9)), meanSpans: 2, meanLength: 4}
+		re := newRealizer(g, opts.Bounds)
+		kept := 0
+		for range 300 {
+			r, _ := (&rareRunner{}).Run(context.Background(), re.realize(m.mutate(parent.seq, slots)).text)
+			if slices.Contains(r.Covered, parent.rare.target) {
+				kept++
+			}
+		}
+		return kept
+	}
+	masked, anywhere := 0, 0
+	for _, p := range parents {
+		masked += keeps(p, p.rare.unlocked)
+		anywhere += keeps(p, p.slots)
+	}
+	t.Logf("%d masked inputs; mutants keeping the rare part: %d of %d within the mask, %d anywhere", len(parents), masked, 300*len(parents), anywhere)
+	if masked <= anywhere {
+		t.Errorf("mutants within the mask keep the rare part %d times, anywhere %d", masked, anywhere)
 	}
 }

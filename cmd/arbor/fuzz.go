@@ -26,7 +26,7 @@ type fuzzFlags struct {
 	maxDepth, maxRepeat, maxNodes int
 	duration, timeout             time.Duration
 	seed                          uint64
-	asJSON                        bool
+	asJSON, rare                  bool
 }
 
 func newFuzzCmd() *cobra.Command {
@@ -49,6 +49,12 @@ branches; cov,valid elsewhere); counts, the order of magnitude of each
 function's call count; perf, each function's largest call count
 (PerfFuzz: inputs that make a function do the most work); kpath, the
 grammar's k-paths (--k) the inputs hold.
+
+--rare adds FairFuzz's search: the inputs that run the rarest blocks (or
+functions: those run by at most the smallest power of two not below the
+fewest runs any has) get the mutants, and before mutating one, arbor
+changes each of its decisions once (at most 256) and keeps the mutations
+off the decisions whose change lost the rare part.
 
 The campaign runs for --execs executions or --time; Ctrl-C stops it and
 keeps what it found. With --execs alone and a deterministic program, the
@@ -83,6 +89,7 @@ the sequences to give the same inputs.
 	fl.DurationVar(&f.duration, "time", 0, "or stop after this long")
 	fl.StringVar(&f.domains, "domain", "", "feedback `domains`: "+strings.Join(fuzz.DomainNames(), ", ")+" (default blocks,valid-blocks where the subject's coverage has blocks, else cov,valid)")
 	fl.IntVar(&f.k, "k", 2, "path length `K` of the kpath domain")
+	fl.BoolVar(&f.rare, "rare", false, "FairFuzz: mutate the inputs that run the rarest blocks (or functions), leaving alone the decisions whose change loses them")
 	fl.Uint64Var(&f.seed, "seed", 1, "random seed")
 	fl.IntVar(&f.maxDepth, "max-depth", synth.DefaultMaxDepth, "depth bound of grammar generation")
 	fl.IntVar(&f.maxRepeat, "max-repeat", synth.DefaultMaxRepeat, "most repetitions of an unbounded quantifier")
@@ -151,6 +158,7 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags) error {
 		Seed: f.seed + uint64(store.prevExecs)*0x9e3779b97f4a7c15, Execs: f.execs, Time: f.duration, Domains: domains,
 		Bounds: fuzz.Bounds{MaxDepth: f.maxDepth, MaxRepeat: f.maxRepeat, MaxNodes: f.maxNodes},
 		Seeds:  store.seeds,
+		Rare:   f.rare,
 		Kept:   store.keep,
 		Failed: store.fail,
 	}
