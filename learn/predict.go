@@ -2,6 +2,7 @@ package learn
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/arbor-fuzz/arbor/features"
 	"github.com/arbor-fuzz/arbor/grammar"
@@ -32,6 +33,47 @@ type Predictor struct {
 	// why caches the Reasons' texts per model feature: "has " and "not "
 	// with its description, made on first use.
 	whyHas, whyNot []string
+	// flat is every function's tree compiled over the dense ids, which
+	// Predict and PredictTrees walk where no reasons are asked for.
+	flat []flatTree
+}
+
+// flatTree is a function's tree as one array of tests over the dense
+// feature ids of Predictor.used, with its leaves' predictions made
+// once. A branch (and start) is an index into nodes, or ^i for leaves[i].
+type flatTree struct {
+	start  int32
+	nodes  []flatNode
+	leaves []Prediction
+}
+
+type flatNode struct {
+	feat            int32 // dense id
+	present, absent int32
+}
+
+// compile flattens fn's tree; dense maps model feature ids to dense ids.
+func compile(fn *FunctionModel, dense []int32) flatTree {
+	nodes := fn.Tree.Nodes
+	var ft flatTree
+	code := make([]int32, len(nodes))
+	for j := range nodes {
+		if nodes[j].Leaf() {
+			code[j] = ^int32(len(ft.leaves))
+			n := &nodes[j]
+			ft.leaves = append(ft.leaves, Prediction{Function: fn.Name, Covered: n.Covered(), Purity: n.Purity(), Leaf: j})
+		} else {
+			code[j] = int32(len(ft.nodes))
+			ft.nodes = append(ft.nodes, flatNode{})
+		}
+	}
+	for j := range nodes {
+		if n := &nodes[j]; !n.Leaf() {
+			ft.nodes[code[j]] = flatNode{feat: dense[n.Feature], present: code[n.Present], absent: code[n.Absent]}
+		}
+	}
+	ft.start = code[0]
+	return ft
 }
 
 // NewPredictor rebuilds the model's grammar and vocabulary. If g is not
@@ -81,6 +123,9 @@ func NewPredictor(m *Model, g *grammar.Graph) (*Predictor, error) {
 	}
 	var used []int
 	for _, fn := range m.Functions {
+		if fn.Tree == nil || len(fn.Tree.Nodes) == 0 {
+			return nil, fmt.Errorf("function %s has no tree", fn.Name)
+		}
 		for _, n := range fn.Tree.Nodes {
 			if n.Leaf() {
 				continue
@@ -96,6 +141,10 @@ func NewPredictor(m *Model, g *grammar.Graph) (*Predictor, error) {
 	}
 	p.used = p.vocab.Restrict(used)
 	p.stamp = make([]uint32, len(used))
+	p.flat = make([]flatTree, len(m.Functions))
+	for i := range m.Functions {
+		p.flat[i] = compile(&m.Functions[i], p.dense)
+	}
 	p.whyHas, p.whyNot = make([]string, len(m.Features)), make([]string, len(m.Features))
 	return p, nil
 }
@@ -125,24 +174,33 @@ func (p *Predictor) Features(input []byte) ([]int, error) {
 // PredictTrees evaluates every function's tree on an input given as its
 // trees (all of an ambiguous input's).
 func (p *Predictor) PredictTrees(trees ...*grammar.Tree) []Prediction {
-	return p.predictUsed(p.used.Features(trees...))
+	return p.appendUsed(nil, p.used.Features(trees...))
 }
 
 // Predict parses the input, extracts its features and evaluates every
 // function's tree. A Predictor is not safe for concurrent use.
 func (p *Predictor) Predict(input []byte) ([]Prediction, error) {
+	return p.AppendPredict(nil, input)
+}
+
+// AppendPredict is Predict appending the predictions to dst: a caller
+// that passes the previous result back, as dst[:0], predicts without an
+// allocation of its own per input (a model of 80 functions returns 5 KB
+// of predictions).
+func (p *Predictor) AppendPredict(dst []Prediction, input []byte) ([]Prediction, error) {
 	// Only the features some tree tests are extracted, from the parse's
 	// record.
 	parsed, err := p.parser.ParseLazy(input, grammar.DefaultTreeLimit)
 	if err != nil {
-		return nil, err
+		return dst, err
 	}
 	p.ids = p.used.AppendParsedFeatures(p.ids, parsed)
-	return p.predictUsed(p.ids), nil
+	return p.appendUsed(dst, p.ids), nil
 }
 
-// predictUsed evaluates every tree on a set of ids of p.used.
-func (p *Predictor) predictUsed(ids []int) []Prediction {
+// appendUsed evaluates every tree on a set of ids of p.used, appending
+// the predictions to dst.
+func (p *Predictor) appendUsed(dst []Prediction, ids []int) []Prediction {
 	p.gen++
 	if p.gen == 0 { // wrapped: clear the stamps
 		clear(p.stamp)
@@ -151,7 +209,26 @@ func (p *Predictor) predictUsed(ids []int) []Prediction {
 	for _, id := range ids {
 		p.stamp[id] = p.gen
 	}
-	return p.evaluate(func(f int) bool { return p.stamp[p.dense[f]] == p.gen })
+	if p.Reasons {
+		return append(dst, p.evaluate(func(f int) bool { return p.stamp[p.dense[f]] == p.gen })...)
+	}
+	// The compiled trees: no call per test, and each leaf's prediction
+	// copied whole.
+	out := slices.Grow(dst, len(p.flat))
+	for i := range p.flat {
+		ft := &p.flat[i]
+		k := ft.start
+		for k >= 0 {
+			n := &ft.nodes[k]
+			if p.stamp[n.feat] == p.gen {
+				k = n.present
+			} else {
+				k = n.absent
+			}
+		}
+		out = append(out, ft.leaves[^k])
+	}
+	return out
 }
 
 // PredictFeatures evaluates every tree on a set of feature ids.

@@ -72,8 +72,9 @@ func fabricatedCorpus(g *grammar.Graph, n int, seed uint64) (*coverage.File, map
 // TestPredictRestricted: Predict and PredictTrees, which extract only the
 // features the model's trees test, predict exactly what the trees give
 // on all of the vocabulary's features (PredictFeatures of Features), with
-// reasons, on 2,000 inputs the model was not trained on, for k-paths
-// alone and for every feature kind.
+// reasons and without (the compiled trees), on 2,000 inputs the model
+// was not trained on, for k-paths alone and for every feature kind; so
+// does AppendPredict into the previous input's predictions.
 func TestPredictRestricted(t *testing.T) {
 	names := []string{"json", "url", "csv", "xml", "planted"}
 	if testing.Short() {
@@ -117,28 +118,38 @@ func TestPredictRestricted(t *testing.T) {
 					t.Fatalf("%d test inputs", len(test))
 				}
 				ambiguous := 0
+				var buf []learn.Prediction
 				for _, in := range test {
-					got, err := p.Predict([]byte(in))
-					ids, ferr := p.Features([]byte(in))
-					if (err != nil) != (ferr != nil) {
-						t.Fatalf("%q: Predict error %v, Features error %v", in, err, ferr)
-					}
-					if err != nil {
-						continue
-					}
-					want := p.PredictFeatures(ids)
-					if !reflect.DeepEqual(got, want) {
-						t.Fatalf("%q: Predict\n%+v\nall features\n%+v", in, got, want)
-					}
-					trees, err := g.ParseAll([]byte(in), grammar.DefaultTreeLimit)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if len(trees) > 1 {
-						ambiguous++
-					}
-					if got := p.PredictTrees(trees...); !reflect.DeepEqual(got, want) {
-						t.Fatalf("%q: PredictTrees\n%+v\nall features\n%+v", in, got, want)
+					// With reasons, Predict walks the model's trees;
+					// without, the compiled ones.
+					for _, reasons := range []bool{true, false} {
+						p.Reasons = reasons
+						got, err := p.Predict([]byte(in))
+						ids, ferr := p.Features([]byte(in))
+						if (err != nil) != (ferr != nil) {
+							t.Fatalf("%q: Predict error %v, Features error %v", in, err, ferr)
+						}
+						if err != nil {
+							continue
+						}
+						want := p.PredictFeatures(ids)
+						if !reflect.DeepEqual(got, want) {
+							t.Fatalf("%q, reasons %v: Predict\n%+v\nall features\n%+v", in, reasons, got, want)
+						}
+						// Into the storage of the previous input's.
+						if buf, err = p.AppendPredict(buf[:0], []byte(in)); err != nil || !reflect.DeepEqual(buf, want) {
+							t.Fatalf("%q, reasons %v: AppendPredict\n%+v, %v\nall features\n%+v", in, reasons, buf, err, want)
+						}
+						trees, err := g.ParseAll([]byte(in), grammar.DefaultTreeLimit)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if len(trees) > 1 && reasons {
+							ambiguous++
+						}
+						if got := p.PredictTrees(trees...); !reflect.DeepEqual(got, want) {
+							t.Fatalf("%q, reasons %v: PredictTrees\n%+v\nall features\n%+v", in, reasons, got, want)
+						}
 					}
 				}
 				t.Logf("%d functions, %d tests in the trees, %d features, %d inputs (%d ambiguous)", len(fns), tested, len(m.Features), len(test), ambiguous)
