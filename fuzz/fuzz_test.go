@@ -418,7 +418,9 @@ func TestSeqRealization(t *testing.T) {
 // when a number follows it. Every input runs function 0.
 type rareRunner struct{ runs int }
 
-func (*rareRunner) Functions() []string { return []string{"all", "null", "open-null", "open-null-number"} }
+func (*rareRunner) Functions() []string {
+	return []string{"all", "null", "open-null", "open-null-number"}
+}
 
 func (r *rareRunner) Run(_ context.Context, in []byte) (*coverage.Result, error) {
 	r.runs++

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -27,6 +28,8 @@ type fuzzFlags struct {
 	duration, timeout             time.Duration
 	seed                          uint64
 	asJSON, rare                  bool
+	seedFrom, filter              string
+	seedTrials, seedCount         int
 }
 
 func newFuzzCmd() *cobra.Command {
@@ -55,6 +58,14 @@ functions: those run by at most the smallest power of two not below the
 fewest runs any has) get the mutants, and before mutating one, arbor
 changes each of its decisions once (at most 256) and keeps the mutations
 off the decisions whose change lost the rare part.
+
+--seed-from rlcheck seeds the campaign as Kummer does: the bandit
+generator runs --seed-trials inputs judged by the subject (accepted is
+valid), and --seed-count of the distinct valid ones are chosen by
+--filter: rnd at random; par, each next sharing the shortest choice
+prefix with those chosen; cho, each next least similar by choice bigrams
+(cosine); cov, each next taking the most generator decisions not taken.
+The seeds run first; the generator's trials are not counted in --execs.
 
 The campaign runs for --execs executions or --time; Ctrl-C stops it and
 keeps what it found. With --execs alone and a deterministic program, the
@@ -89,6 +100,10 @@ the sequences to give the same inputs.
 	fl.DurationVar(&f.duration, "time", 0, "or stop after this long")
 	fl.StringVar(&f.domains, "domain", "", "feedback `domains`: "+strings.Join(fuzz.DomainNames(), ", ")+" (default blocks,valid-blocks where the subject's coverage has blocks, else cov,valid)")
 	fl.IntVar(&f.k, "k", 2, "path length `K` of the kpath domain")
+	fl.StringVar(&f.seedFrom, "seed-from", "", "seed the campaign with generated inputs: rlcheck (the bandit generator, judged by the subject)")
+	fl.IntVar(&f.seedTrials, "seed-trials", 2000, "with --seed-from: trials of the generator")
+	fl.IntVar(&f.seedCount, "seed-count", 20, "with --seed-from: seeds to keep")
+	fl.StringVar(&f.filter, "filter", "rnd", "with --seed-from: how seeds are chosen among the valid inputs: "+strings.Join(fuzz.Filters(), ", "))
 	fl.BoolVar(&f.rare, "rare", false, "FairFuzz: mutate the inputs that run the rarest blocks (or functions), leaving alone the decisions whose change loses them")
 	fl.Uint64Var(&f.seed, "seed", 1, "random seed")
 	fl.IntVar(&f.maxDepth, "max-depth", synth.DefaultMaxDepth, "depth bound of grammar generation")
@@ -112,6 +127,12 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags) error {
 		return usageError{fmt.Errorf("--k must be at least 1, not %d", f.k)}
 	case f.maxDepth < 1 || f.maxRepeat < 0 || f.maxNodes < 1:
 		return usageError{errors.New("--max-depth and --max-nodes must be positive, --max-repeat not negative")}
+	case f.seedFrom != "" && f.seedFrom != "rlcheck":
+		return usageError{fmt.Errorf("--seed-from must be rlcheck, not %q", f.seedFrom)}
+	case f.seedFrom != "" && !slices.Contains(fuzz.Filters(), f.filter):
+		return usageError{fmt.Errorf("--filter must be one of %s, not %q", strings.Join(fuzz.Filters(), ", "), f.filter)}
+	case f.seedFrom != "" && (f.seedTrials < 1 || f.seedCount < 1):
+		return usageError{errors.New("--seed-trials and --seed-count must be positive")}
 	}
 	setup, err := f.setup()
 	if err != nil {
@@ -152,12 +173,30 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags) error {
 		s.Blocks = true
 	}
 	errOut := cmd.ErrOrStderr()
+	runner := &synth.SessionRunner{Session: s, Timeout: f.timeout}
+	bounds := fuzz.Bounds{MaxDepth: f.maxDepth, MaxRepeat: f.maxRepeat, MaxNodes: f.maxNodes}
+	seeds := store.seeds
+	if f.seedFrom != "" {
+		cands, err := fuzz.BanditCandidates(ctx, setup.Grammar, runner, f.seedTrials, f.seed, bounds)
+		if err != nil {
+			return err
+		}
+		chosen, err := fuzz.SelectSeeds(cands, f.seedCount, f.filter, f.seed)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(errOut, "fuzz: %d seeds (%s) of %d distinct valid inputs from %d bandit trials\n", len(chosen), f.filter, len(cands), f.seedTrials)
+		seeds = slices.Clone(seeds)
+		for _, c := range chosen {
+			seeds = append(seeds, c.Choices)
+		}
+	}
 	// A resumed campaign goes on where the last one stopped rather than
 	// make the mutants it made again.
 	opts := fuzz.Options{
 		Seed: f.seed + uint64(store.prevExecs)*0x9e3779b97f4a7c15, Execs: f.execs, Time: f.duration, Domains: domains,
-		Bounds: fuzz.Bounds{MaxDepth: f.maxDepth, MaxRepeat: f.maxRepeat, MaxNodes: f.maxNodes},
-		Seeds:  store.seeds,
+		Bounds: bounds,
+		Seeds:  seeds,
 		Rare:   f.rare,
 		Kept:   store.keep,
 		Failed: store.fail,
@@ -165,7 +204,7 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags) error {
 	if isTerminal(errOut) {
 		opts.Progress = func(st fuzz.Stats) { fmt.Fprintf(errOut, "\r%s", progressLine(st)) }
 	}
-	res, runErr := fuzz.Fuzz(ctx, setup.Grammar, &synth.SessionRunner{Session: s, Timeout: f.timeout}, opts)
+	res, runErr := fuzz.Fuzz(ctx, setup.Grammar, runner, opts)
 	if opts.Progress != nil {
 		fmt.Fprintln(errOut)
 	}

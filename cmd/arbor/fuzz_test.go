@@ -194,5 +194,28 @@ func TestFuzzUsage(t *testing.T) {
 		{name: "domain", args: []string{"fuzz", "--subject", "json", "--execs", "10", "--domain", "cov,speed", "--out", dir}, code: 2, stderr: []string{`unknown domain "speed"`}},
 		{name: "k", args: []string{"fuzz", "--subject", "json", "--execs", "10", "--k", "0", "--out", dir}, code: 2, stderr: []string{"--k must be at least 1"}},
 		{name: "no subject", args: []string{"fuzz", "--execs", "10", "--out", dir}, code: 2},
+		{name: "seed-from", args: []string{"fuzz", "--subject", "json", "--execs", "10", "--seed-from", "afl", "--out", dir}, code: 2, stderr: []string{"--seed-from must be rlcheck"}},
+		{name: "filter", args: []string{"fuzz", "--subject", "json", "--execs", "10", "--seed-from", "rlcheck", "--filter", "best", "--out", dir}, code: 2, stderr: []string{"--filter must be one of rnd, par, cho, cov"}},
 	})
+}
+
+// TestFuzzSeedFrom seeds a campaign with the bandit generator's valid
+// inputs, chosen by a filter: the seeds are the campaign's first runs.
+func TestFuzzSeedFrom(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a harness")
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	stdout, stderr, code := runArbor(t, "", "fuzz", "--subject", "json", "--execs", "50", "--seed-from", "rlcheck", "--seed-trials", "300",
+		"--seed-count", "5", "--filter", "cov", "--out", out, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "fuzz: 5 seeds (cov) of ") {
+		t.Errorf("stderr: %s", stderr)
+	}
+	var s fuzzSummary
+	if err := json.Unmarshal([]byte(stdout), &s); err != nil || s.Execs != 50 || s.Corpus == 0 {
+		t.Errorf("summary %s: %v", stdout, err)
+	}
 }
