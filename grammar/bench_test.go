@@ -84,6 +84,13 @@ func smallJSONCorpus(n int) [][]byte {
 	return docs
 }
 
+// nodeCounter is a Visitor that only counts, so that benchmarks of
+// visiting measure the parse's side.
+type nodeCounter struct{ n int }
+
+func (c *nodeCounter) Enter(*Node, string) { c.n++ }
+func (c *nodeCounter) Leave(*Node)         {}
+
 func BenchmarkJSON(b *testing.B) {
 	g := bundled(b, "json")
 	big := realisticJSON(1<<20, 1)
@@ -139,6 +146,30 @@ func BenchmarkJSON(b *testing.B) {
 			}
 		}
 	})
+	b.Run("1MB/arbor-Graph.ParseLazy+Visit", func(b *testing.B) {
+		b.SetBytes(int64(len(big)))
+		b.ReportAllocs()
+		var v nodeCounter
+		for i := 0; i < b.N; i++ {
+			p, err := g.ParseLazy(big, 1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			p.Visit(0, &v)
+		}
+	})
+	b.Run("1MB/arbor-Parser.ParseLazy+Visit", func(b *testing.B) {
+		b.SetBytes(int64(len(big)))
+		b.ReportAllocs()
+		var v nodeCounter
+		for i := 0; i < b.N; i++ {
+			p, err := parser.ParseLazy(big, 1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			p.Visit(0, &v)
+		}
+	})
 	b.Run("1MB/arbor-Parser.ParseLazy-record", func(b *testing.B) {
 		b.SetBytes(int64(len(big)))
 		b.ReportAllocs()
@@ -178,6 +209,34 @@ func BenchmarkJSON(b *testing.B) {
 				if _, err := g.ParseLazy(d, 1); err != nil {
 					b.Fatal(err)
 				}
+			}
+		}
+	})
+	b.Run("10k-small/arbor-Graph.ParseLazy+Visit", func(b *testing.B) {
+		b.SetBytes(int64(smallBytes))
+		b.ReportAllocs()
+		var v nodeCounter
+		for i := 0; i < b.N; i++ {
+			for _, d := range small {
+				p, err := g.ParseLazy(d, 1)
+				if err != nil {
+					b.Fatal(err)
+				}
+				p.Visit(0, &v)
+			}
+		}
+	})
+	b.Run("10k-small/arbor-Parser.ParseLazy+Visit", func(b *testing.B) {
+		b.SetBytes(int64(smallBytes))
+		b.ReportAllocs()
+		var v nodeCounter
+		for i := 0; i < b.N; i++ {
+			for _, d := range small {
+				p, err := parser.ParseLazy(d, 1)
+				if err != nil {
+					b.Fatal(err)
+				}
+				p.Visit(0, &v)
 			}
 		}
 	})
