@@ -22,14 +22,14 @@ import (
 type fuzzFlags struct {
 	subjectFlags
 	memoryFlag
-	out, domains                  string
-	execs, k                      int
-	maxDepth, maxRepeat, maxNodes int
-	duration, timeout             time.Duration
-	seed                          uint64
-	asJSON, rare                  bool
-	seedFrom, filter              string
-	seedTrials, seedCount         int
+	out, domains          string
+	execs, k              int
+	maxDepth, maxRepeat   int
+	duration, timeout     time.Duration
+	seed                  uint64
+	asJSON, rare          bool
+	seedFrom, filter      string
+	seedTrials, seedCount int
 }
 
 func newFuzzCmd() *cobra.Command {
@@ -108,7 +108,6 @@ the sequences to give the same inputs.
 	fl.Uint64Var(&f.seed, "seed", 1, "random seed")
 	fl.IntVar(&f.maxDepth, "max-depth", synth.DefaultMaxDepth, "depth bound of grammar generation")
 	fl.IntVar(&f.maxRepeat, "max-repeat", synth.DefaultMaxRepeat, "most repetitions of an unbounded quantifier")
-	fl.IntVar(&f.maxNodes, "max-nodes", synth.DefaultMaxNodes, "tree size from which generation closes off with the shortest choices")
 	fl.DurationVar(&f.timeout, "timeout", time.Second, "time limit per input")
 	fl.StringVar(&f.out, "out", "", "folder for the corpus and the failures (required)")
 	fl.BoolVar(&f.asJSON, "json", false, "print JSON")
@@ -125,8 +124,8 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags) error {
 		return usageError{errors.New("give --execs, --time or both")}
 	case f.k < 1:
 		return usageError{fmt.Errorf("--k must be at least 1, not %d", f.k)}
-	case f.maxDepth < 1 || f.maxRepeat < 0 || f.maxNodes < 1:
-		return usageError{errors.New("--max-depth and --max-nodes must be positive, --max-repeat not negative")}
+	case f.maxDepth < 1 || f.maxRepeat < 0:
+		return usageError{errors.New("--max-depth must be positive, --max-repeat not negative")}
 	case f.seedFrom != "" && f.seedFrom != "rlcheck":
 		return usageError{fmt.Errorf("--seed-from must be rlcheck, not %q", f.seedFrom)}
 	case f.seedFrom != "" && !slices.Contains(fuzz.Filters(), f.filter):
@@ -174,7 +173,7 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags) error {
 	}
 	errOut := cmd.ErrOrStderr()
 	runner := &synth.SessionRunner{Session: s, Timeout: f.timeout}
-	bounds := fuzz.Bounds{MaxDepth: f.maxDepth, MaxRepeat: f.maxRepeat, MaxNodes: f.maxNodes}
+	bounds := fuzz.Bounds{MaxDepth: f.maxDepth, MaxRepeat: f.maxRepeat}
 	seeds := store.seeds
 	if f.seedFrom != "" {
 		cands, err := fuzz.BanditCandidates(ctx, setup.Grammar, runner, f.seedTrials, f.seed, bounds)
