@@ -153,7 +153,7 @@ type Step struct {
 	Text        string
 }
 
-// All runs E1–E6 on the bundled subjects and writes DIR/report.md, with
+// All runs E1–E8 and E10 on the bundled subjects and writes DIR/report.md, with
 // tables and links to each experiment's CSV, JSON and plots. Each part is
 // written as soon as it is done, and report.md is rewritten after every
 // part, so a run stopped early keeps what it finished. The quick preset
@@ -163,7 +163,7 @@ func All(ctx context.Context, cfg AllConfig) (path string, err error) {
 		return "", err
 	}
 	reportPath := filepath.Join(cfg.Out, "report.md")
-	total := 4 + 4 + len(datasets.Subjects()) + 1
+	total := 4 + 4 + len(datasets.Subjects()) + 1 + 3
 	done := 0
 	// sub forwards an experiment's own progress lines as steps of the
 	// current part; say starts a part.
@@ -356,6 +356,198 @@ func All(ctx context.Context, cfg AllConfig) (path string, err error) {
 	if err := flush(); err != nil {
 		return "", err
 	}
+
+	// E7
+	e7, err := allE7(ctx, cfg, say)
+	if err != nil {
+		return "", err
+	}
+	report.WriteString(e7)
+	done++
+	if err := flush(); err != nil {
+		return "", err
+	}
+
+	// E8
+	e8, err := allE8(ctx, cfg, say)
+	if err != nil {
+		return "", err
+	}
+	report.WriteString(e8)
+	done++
+	if err := flush(); err != nil {
+		return "", err
+	}
+
+	// E10
+	e10, err := allE10(ctx, cfg, say)
+	if err != nil {
+		return "", err
+	}
+	report.WriteString(e10)
+	done++
+	if err := flush(); err != nil {
+		return "", err
+	}
 	say("done")
 	return reportPath, flush()
+}
+
+// fuzzingSubjects are E7's and E8's subjects in All: every bundled
+// subject; the quick preset takes the first six Go subjects by name
+// (cron, css, csv, exprlang, fastjson, gjson: chosen by name, not by any
+// result).
+func fuzzingSubjects(quick bool) ([]SubjectSetup, error) {
+	var setups []SubjectSetup
+	for _, bs := range datasets.Subjects() {
+		if quick && (bs.Lang != "go" || len(setups) == 6) {
+			continue
+		}
+		s, err := LoadSubject(bs.Name)
+		if err != nil {
+			return nil, err
+		}
+		setups = append(setups, s)
+	}
+	return setups, nil
+}
+
+// allE7 runs E7 for All: 10 runs of 10 seconds per method and subject,
+// 3 runs of half a second with the quick preset. It returns the report's
+// section.
+func allE7(ctx context.Context, cfg AllConfig, say func(string, ...any)) (string, error) {
+	reps, per := 10, 10*time.Second
+	if cfg.Quick {
+		reps, per = 3, 500*time.Millisecond
+	}
+	setups, err := fuzzingSubjects(cfg.Quick)
+	if err != nil {
+		return "", err
+	}
+	say("E7: %d subjects, three methods, %d runs of %v each", len(setups), reps, per)
+	r, err := E7(ctx, E7Config{Subjects: setups, Time: per, Reps: reps, Seed: cfg.Seed, CacheDir: cfg.CacheDir,
+		Progress: func(s string) { say("%s", s) }})
+	if err != nil {
+		return "", err
+	}
+	files, err := WriteE7(cfg.Out, r)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n## E7: coverage over time\n\nEach method runs %v of wall time, %d times per subject: random, grammar-random inputs; rl, the bandit generator rewarded by validity; zest, arbor fuzz (coverage- and validity-guided mutation of choice sequences). Coverage counts basic blocks where the subject records them, else functions; valid coverage counts what accepted inputs ran (Zest's semantic coverage). Medians over runs; p: two-sided Mann–Whitney U of valid coverage against zest.\n\n| subject | units | method | executions | covered | valid covered | p vs zest |\n|---|---|---|---|---|---|---|\n", per, reps)
+	for _, s := range r.Subjects {
+		if s.Error != "" {
+			fmt.Fprintf(&b, "| %s | | error: %s | | | | |\n", s.Subject, s.Error)
+			continue
+		}
+		for _, row := range s.Rows {
+			p := ""
+			if row.PvsZest != nil {
+				p = fmt.Sprintf("%.2g", *row.PvsZest)
+			}
+			fmt.Fprintf(&b, "| %s | %d %s | %s | %.0f | %.1f | %.1f | %s |\n", s.Subject, s.Units, s.Unit, row.Method, row.Execs, row.Covered, row.ValidCovered, p)
+		}
+	}
+	var links []string
+	for _, f := range files {
+		links = append(links, fmt.Sprintf("[%s](%s)", filepath.Base(f), filepath.Base(f)))
+	}
+	fmt.Fprintf(&b, "\nFiles: %s\n", strings.Join(links, " · "))
+	return b.String(), nil
+}
+
+// allE8 runs E8 for All: 10 runs of 5,000 executions per variant and
+// subject, 3 runs of 500 with the quick preset. It returns the report's
+// section.
+func allE8(ctx context.Context, cfg AllConfig, say func(string, ...any)) (string, error) {
+	reps, execs, base := 10, 5000, 1000
+	if cfg.Quick {
+		reps, execs, base = 3, 500, 200
+	}
+	setups, err := fuzzingSubjects(cfg.Quick)
+	if err != nil {
+		return "", err
+	}
+	say("E8: %d subjects, three variants, %d runs of %d executions each", len(setups), reps, execs)
+	r, err := E8(ctx, E8Config{Subjects: setups, Execs: execs, Reps: reps, BaseInputs: base, Seed: cfg.Seed, CacheDir: cfg.CacheDir,
+		Progress: func(s string) { say("%s", s) }})
+	if err != nil {
+		return "", err
+	}
+	files, err := WriteE8(cfg.Out, r)
+	if err != nil {
+		return "", err
+	}
+	p := func(x *float64) string {
+		if x == nil {
+			return ""
+		}
+		return fmt.Sprintf("%.2g", *x)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n## E8: FairFuzz and PerfFuzz against plain fuzzing\n\n%d executions per run, %d runs per variant: zest, Zest's domains; fairfuzz, with FairFuzz's rare-part search; perffuzz, with PerfFuzz's per-function maxima added. Rare functions: base rate below %.2f in %d random inputs. Medians over runs; p: two-sided Mann–Whitney U against zest.\n\n| subject | rare functions | variant | rare reached | p | functions covered | most calls of one function | p |\n|---|---|---|---|---|---|---|---|\n", execs, reps, RareLimit, base)
+	for _, s := range r.Subjects {
+		if s.Error != "" {
+			fmt.Fprintf(&b, "| %s | | error: %s | | | | | |\n", s.Subject, s.Error)
+			continue
+		}
+		for _, row := range s.Rows {
+			fmt.Fprintf(&b, "| %s | %d | %s | %.1f | %s | %.1f | %.0f | %s |\n", s.Subject, len(s.Rare), row.Variant, row.RareReached, p(row.RareP), row.Functions, row.MaxCalls, p(row.CallsP))
+		}
+	}
+	var links []string
+	for _, f := range files {
+		links = append(links, fmt.Sprintf("[%s](%s)", filepath.Base(f), filepath.Base(f)))
+	}
+	fmt.Fprintf(&b, "\nFiles: %s\n", strings.Join(links, " · "))
+	return b.String(), nil
+}
+
+// allE10 runs E10 for All: every bundled subject, 10 repetitions of 2,000
+// generator trials, 20 seeds per filter and up to 20,000 seedless
+// executions; the quick preset takes cron, css and csv (the first three
+// Go subjects by name), 2 repetitions of 300 trials, 10 seeds and 2,000
+// executions. It returns the report's section.
+func allE10(ctx context.Context, cfg AllConfig, say func(string, ...any)) (string, error) {
+	reps, trials, seeds, execs := 10, 2000, 20, 20000
+	setups, err := fuzzingSubjects(cfg.Quick)
+	if err != nil {
+		return "", err
+	}
+	if cfg.Quick {
+		reps, trials, seeds, execs = 2, 300, 10, 2000
+		setups = setups[:min(3, len(setups))]
+	}
+	say("E10: %d subjects, %d repetitions", len(setups), reps)
+	r, err := E10(ctx, E10Config{Subjects: setups, Trials: trials, Seeds: seeds, Execs: execs, Reps: reps, Seed: cfg.Seed, CacheDir: cfg.CacheDir,
+		Progress: func(s string) { say("%s", s) }})
+	if err != nil {
+		return "", err
+	}
+	files, err := WriteE10(cfg.Out, r)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n## E10: seeding from the bandit generator (Kummer)\n\n%d repetitions: the bandit generator makes %d inputs judged by the subject; each filter keeps %d of the distinct valid ones (seeds cost %d executions); a seedless campaign runs up to %d executions. Seeds cover: median blocks (or functions) the seeds ran; caught up: share of repetitions in which seedless fuzzing ran as much; executions: median it took.\n\n| subject | filter | seeds cover | seedless caught up | executions to catch up |\n|---|---|---|---|---|\n", reps, trials, seeds, trials+seeds, execs)
+	for _, s := range r.Subjects {
+		if s.Error != "" {
+			fmt.Fprintf(&b, "| %s | error: %s | | | |\n", s.Subject, s.Error)
+			continue
+		}
+		for _, row := range s.Rows {
+			ex := "not within the budget"
+			if row.ExecsToMeet >= 0 {
+				ex = fmt.Sprintf("%.0f", row.ExecsToMeet)
+			}
+			fmt.Fprintf(&b, "| %s | %s | %.1f %s | %.0f%% | %s |\n", s.Subject, row.Filter, row.Covered, s.Unit, 100*row.CaughtUp, ex)
+		}
+	}
+	var links []string
+	for _, f := range files {
+		links = append(links, fmt.Sprintf("[%s](%s)", filepath.Base(f), filepath.Base(f)))
+	}
+	fmt.Fprintf(&b, "\nFiles: %s\n", strings.Join(links, " · "))
+	return b.String(), nil
 }

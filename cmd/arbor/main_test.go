@@ -574,7 +574,7 @@ func TestEvalAllQuick(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"## E1", "## E2", "## E3 and E4: the generalization suite", "## E5", "## E6", "| csv | 3 |", "| bst | rl |"} {
+	for _, s := range []string{"## E1", "## E2", "## E3 and E4: the generalization suite", "## E5", "## E6", "| csv | 3 |", "| bst | rl |", "## E7", "| fastjson |", "## E8", "| gjson |", "## E10", "| csv | cov |"} {
 		if !strings.Contains(string(report), s) {
 			t.Errorf("report lacks %q", s)
 		}
@@ -591,7 +591,7 @@ func TestEvalAllQuick(t *testing.T) {
 			t.Errorf("report links a missing file: %v", err)
 		}
 	}
-	total := 4 + 4 + len(datasets.Subjects()) + 1
+	total := 4 + 4 + len(datasets.Subjects()) + 1 + 3
 	if !strings.Contains(errOut, fmt.Sprintf("[%d/%d] done", total, total)) {
 		t.Errorf("progress lacks the last step:\n%s", errOut)
 	}

@@ -1,0 +1,229 @@
+package eval
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/arbor-fuzz/arbor/coverage"
+	"github.com/arbor-fuzz/arbor/fuzz"
+	"github.com/arbor-fuzz/arbor/synth"
+)
+
+// E10Config configures E10.
+type E10Config struct {
+	Subjects []SubjectSetup
+	// Trials of the bandit generator that makes the candidate seeds, and
+	// Seeds, how many of them a filter keeps (0 means 2,000 and 20).
+	Trials, Seeds int
+	// Execs bounds the seedless campaign that tries to catch up (0 means
+	// 20,000).
+	Execs    int
+	Reps     int // 0 means 10
+	Seed     uint64
+	MaxDepth int
+	Timeout  time.Duration
+	CacheDir string
+	Progress func(string)
+}
+
+// E10Run is one filter's seeds against the seedless campaign, in one
+// repetition.
+type E10Run struct {
+	Filter string `json:"filter"`
+	Rep    int    `json:"rep"`
+	// Covered is what the seeds ran (blocks where the subject records
+	// them, else functions).
+	Covered int `json:"covered"`
+	// Reached is how many executions the seedless campaign took to run as
+	// much, or -1 if it did not within the budget.
+	Reached int `json:"reached"`
+}
+
+// E10Row summarizes a filter on a subject: median coverage of its seeds,
+// the share of repetitions the seedless campaign caught up in, and the
+// median executions it took when it did.
+type E10Row struct {
+	Filter      string  `json:"filter"`
+	Covered     float64 `json:"covered"`
+	CaughtUp    float64 `json:"caught_up"`
+	ExecsToMeet float64 `json:"executions_to_meet"`
+}
+
+// E10Subject is E10 on one subject.
+type E10Subject struct {
+	Subject    string   `json:"subject"`
+	Unit       string   `json:"unit"`
+	Candidates []int    `json:"candidates"` // per repetition: distinct valid inputs the generator made
+	Rows       []E10Row `json:"rows"`
+	Runs       []E10Run `json:"runs"`
+	Error      string   `json:"error,omitempty"`
+}
+
+// E10Result is E10 on every subject.
+type E10Result struct {
+	Trials   int          `json:"trials"`
+	Seeds    int          `json:"seeds"`
+	Execs    int          `json:"seedless_executions"`
+	Reps     int          `json:"reps"`
+	Subjects []E10Subject `json:"subjects"`
+}
+
+// E10 measures Kummer's seeding (docs/evaluation.md): per repetition, the
+// bandit generator makes candidates, each filter keeps Seeds of them,
+// and a seedless campaign (Zest's domains, the same seed) runs until it
+// has run as much of the program as each filter's seeds ran, counting
+// its executions. The seeds' own cost is Trials executions of the
+// generator plus Seeds.
+func E10(ctx context.Context, cfg E10Config) (*E10Result, error) {
+	if cfg.Trials <= 0 {
+		cfg.Trials = 2000
+	}
+	if cfg.Seeds <= 0 {
+		cfg.Seeds = 20
+	}
+	if cfg.Execs <= 0 {
+		cfg.Execs = 20000
+	}
+	if cfg.Reps <= 0 {
+		cfg.Reps = 10
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = time.Second
+	}
+	if cfg.MaxDepth <= 0 {
+		cfg.MaxDepth = synth.DefaultMaxDepth
+	}
+	res := &E10Result{Trials: cfg.Trials, Seeds: cfg.Seeds, Execs: cfg.Execs, Reps: cfg.Reps}
+	for _, s := range cfg.Subjects {
+		es, err := e10Subject(ctx, cfg, s)
+		if err != nil {
+			if ctx.Err() != nil {
+				return res, ctx.Err()
+			}
+			es = E10Subject{Subject: s.Name, Error: err.Error()}
+		}
+		res.Subjects = append(res.Subjects, es)
+	}
+	return res, nil
+}
+
+func e10Subject(ctx context.Context, cfg E10Config, s SubjectSetup) (E10Subject, error) {
+	sess, err := coverage.Open(ctx, s.Target, cfg.CacheDir, coverage.RunOptions{})
+	if err != nil {
+		return E10Subject{}, err
+	}
+	defer sess.Close()
+	blocks := sess.Funcs.Blocks > 0
+	sess.Blocks = blocks
+	es := E10Subject{Subject: s.Name, Unit: "functions"}
+	if blocks {
+		es.Unit = "blocks"
+	}
+	bounds := fuzz.Bounds{MaxDepth: cfg.MaxDepth}
+	runner := &synth.SessionRunner{Session: sess, Timeout: cfg.Timeout}
+	unitsOf := func(r *coverage.Result) []int {
+		if blocks {
+			return r.Blocks
+		}
+		return r.Covered
+	}
+	for rep := range cfg.Reps {
+		seed := cfg.Seed + uint64(rep)*1000003
+		if cfg.Progress != nil {
+			cfg.Progress(fmt.Sprintf("E10 %s: candidates, repetition %d of %d", s.Name, rep+1, cfg.Reps))
+		}
+		cands, err := fuzz.BanditCandidates(ctx, s.Grammar, runner, cfg.Trials, seed, bounds)
+		if err != nil {
+			return E10Subject{}, err
+		}
+		es.Candidates = append(es.Candidates, len(cands))
+		var runs []E10Run
+		for _, filter := range fuzz.Filters() {
+			chosen, err := fuzz.SelectSeeds(cands, cfg.Seeds, filter, seed)
+			if err != nil {
+				return E10Subject{}, err
+			}
+			covered := map[int]bool{}
+			for _, c := range chosen {
+				r, err := runner.Run(ctx, c.Input)
+				if err != nil {
+					return E10Subject{}, err
+				}
+				for _, u := range unitsOf(r) {
+					covered[u] = true
+				}
+			}
+			runs = append(runs, E10Run{Filter: filter, Rep: rep, Covered: len(covered), Reached: -1})
+		}
+		// One seedless campaign per repetition serves every filter: it
+		// records when its coverage first reached each level.
+		if cfg.Progress != nil {
+			cfg.Progress(fmt.Sprintf("E10 %s: seedless fuzzing, repetition %d of %d", s.Name, rep+1, cfg.Reps))
+		}
+		c := newCoverageCurve(blocks)
+		obs := &observingRunner{SessionRunner: *runner, observe: c.observe}
+		domains := []fuzz.Domain{fuzz.Coverage(), fuzz.ValidCoverage()}
+		if blocks {
+			domains = []fuzz.Domain{fuzz.BlockCoverage(), fuzz.ValidBlockCoverage()}
+		}
+		if _, err := fuzz.Fuzz(ctx, s.Grammar, obs, fuzz.Options{Seed: seed, Execs: cfg.Execs, Domains: domains, Bounds: bounds}); err != nil {
+			return E10Subject{}, err
+		}
+		for i := range runs {
+			for _, p := range c.curve {
+				if p.Covered >= runs[i].Covered {
+					runs[i].Reached = p.Execs
+					break
+				}
+			}
+		}
+		es.Runs = append(es.Runs, runs...)
+	}
+	for _, filter := range fuzz.Filters() {
+		var covered, reached []float64
+		caught := 0
+		n := 0
+		for _, r := range es.Runs {
+			if r.Filter != filter {
+				continue
+			}
+			n++
+			covered = append(covered, float64(r.Covered))
+			if r.Reached >= 0 {
+				caught++
+				reached = append(reached, float64(r.Reached))
+			}
+		}
+		row := E10Row{Filter: filter, Covered: Median(covered), CaughtUp: float64(caught) / float64(max(n, 1)), ExecsToMeet: -1}
+		if len(reached) > 0 {
+			row.ExecsToMeet = Median(reached)
+		}
+		es.Rows = append(es.Rows, row)
+	}
+	return es, nil
+}
+
+// WriteE10 writes e10.json and e10.csv (every run).
+func WriteE10(dir string, r *E10Result) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	base := filepath.Join(dir, "e10")
+	if err := writeJSON(base+".json", r); err != nil {
+		return nil, err
+	}
+	var rows [][]string
+	for _, s := range r.Subjects {
+		for _, run := range s.Runs {
+			rows = append(rows, []string{s.Subject, run.Filter, strconv.Itoa(run.Rep), s.Unit, strconv.Itoa(run.Covered), strconv.Itoa(run.Reached)})
+		}
+	}
+	if err := writeCSV(base+".csv", []string{"subject", "filter", "rep", "unit", "seeds_covered", "seedless_executions_to_meet"}, rows); err != nil {
+		return nil, err
+	}
+	return []string{base + ".json", base + ".csv"}, nil
+}
