@@ -3,12 +3,9 @@ package eval
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"time"
 
-	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/fuzz"
 	"github.com/arbor-fuzz/arbor/synth"
 )
@@ -91,46 +88,21 @@ func E10(ctx context.Context, cfg E10Config) (*E10Result, error) {
 	if cfg.Reps <= 0 {
 		cfg.Reps = 10
 	}
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = time.Second
-	}
-	if cfg.MaxDepth <= 0 {
-		cfg.MaxDepth = synth.DefaultMaxDepth
-	}
-	res := &E10Result{Trials: cfg.Trials, Seeds: cfg.Seeds, Execs: cfg.Execs, Reps: cfg.Reps}
-	for _, s := range cfg.Subjects {
-		es, err := e10Subject(ctx, cfg, s)
-		if err != nil {
-			if ctx.Err() != nil {
-				return res, ctx.Err()
-			}
-			es = E10Subject{Subject: s.Name, Error: err.Error()}
-		}
-		res.Subjects = append(res.Subjects, es)
-	}
-	return res, nil
+	fuzzDefaults(&cfg.Timeout, &cfg.MaxDepth)
+	subjects, err := eachSubject(ctx, cfg.Subjects, func(s SubjectSetup) (E10Subject, error) { return e10Subject(ctx, cfg, s) },
+		func(name string, err error) E10Subject { return E10Subject{Subject: name, Error: err.Error()} })
+	return &E10Result{Trials: cfg.Trials, Seeds: cfg.Seeds, Execs: cfg.Execs, Reps: cfg.Reps, Subjects: subjects}, err
 }
 
 func e10Subject(ctx context.Context, cfg E10Config, s SubjectSetup) (E10Subject, error) {
-	sess, err := coverage.Open(ctx, s.Target, cfg.CacheDir, coverage.RunOptions{})
+	sess, err := openFuzzSession(ctx, s, cfg.CacheDir)
 	if err != nil {
 		return E10Subject{}, err
 	}
 	defer sess.Close()
-	blocks := sess.Funcs.Blocks > 0
-	sess.Blocks = blocks
-	es := E10Subject{Subject: s.Name, Unit: "functions"}
-	if blocks {
-		es.Unit = "blocks"
-	}
+	es := E10Subject{Subject: s.Name, Unit: sess.unit}
 	bounds := fuzz.Bounds{MaxDepth: cfg.MaxDepth}
-	runner := &synth.SessionRunner{Session: sess, Timeout: cfg.Timeout}
-	unitsOf := func(r *coverage.Result) []int {
-		if blocks {
-			return r.Blocks
-		}
-		return r.Covered
-	}
+	runner := &synth.SessionRunner{Session: sess.Session, Timeout: cfg.Timeout}
 	for rep := range cfg.Reps {
 		seed := cfg.Seed + uint64(rep)*1000003
 		if cfg.Progress != nil {
@@ -153,7 +125,7 @@ func e10Subject(ctx context.Context, cfg E10Config, s SubjectSetup) (E10Subject,
 				if err != nil {
 					return E10Subject{}, err
 				}
-				for _, u := range unitsOf(r) {
+				for _, u := range sess.unitsOf(r) {
 					covered[u] = true
 				}
 			}
@@ -164,13 +136,9 @@ func e10Subject(ctx context.Context, cfg E10Config, s SubjectSetup) (E10Subject,
 		if cfg.Progress != nil {
 			cfg.Progress(fmt.Sprintf("E10 %s: seedless fuzzing, repetition %d of %d", s.Name, rep+1, cfg.Reps))
 		}
-		c := newCoverageCurve(blocks)
+		c := newCoverageCurve(sess)
 		obs := &observingRunner{SessionRunner: *runner, observe: c.observe}
-		domains := []fuzz.Domain{fuzz.Coverage(), fuzz.ValidCoverage()}
-		if blocks {
-			domains = []fuzz.Domain{fuzz.BlockCoverage(), fuzz.ValidBlockCoverage()}
-		}
-		if _, err := fuzz.Fuzz(ctx, s.Grammar, obs, fuzz.Options{Seed: seed, Execs: cfg.Execs, Domains: domains, Bounds: bounds}); err != nil {
+		if _, err := fuzz.Fuzz(ctx, s.Grammar, obs, fuzz.Options{Seed: seed, Execs: cfg.Execs, Domains: sess.zestDomains(), Bounds: bounds}); err != nil {
 			return E10Subject{}, err
 		}
 		for i := range runs {
@@ -209,21 +177,11 @@ func e10Subject(ctx context.Context, cfg E10Config, s SubjectSetup) (E10Subject,
 
 // WriteE10 writes e10.json and e10.csv (every run).
 func WriteE10(dir string, r *E10Result) ([]string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	base := filepath.Join(dir, "e10")
-	if err := writeJSON(base+".json", r); err != nil {
-		return nil, err
-	}
 	var rows [][]string
 	for _, s := range r.Subjects {
 		for _, run := range s.Runs {
 			rows = append(rows, []string{s.Subject, run.Filter, strconv.Itoa(run.Rep), s.Unit, strconv.Itoa(run.Covered), strconv.Itoa(run.Reached)})
 		}
 	}
-	if err := writeCSV(base+".csv", []string{"subject", "filter", "rep", "unit", "seeds_covered", "seedless_executions_to_meet"}, rows); err != nil {
-		return nil, err
-	}
-	return []string{base + ".json", base + ".csv"}, nil
+	return writeJSONAndCSV(dir, "e10", r, []string{"subject", "filter", "rep", "unit", "seeds_covered", "seedless_executions_to_meet"}, rows)
 }

@@ -3,7 +3,6 @@ package eval
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -97,39 +96,19 @@ func E7(ctx context.Context, cfg E7Config) (*E7Result, error) {
 	if cfg.Reps <= 0 {
 		cfg.Reps = 10
 	}
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = time.Second
-	}
-	if cfg.MaxDepth <= 0 {
-		cfg.MaxDepth = synth.DefaultMaxDepth
-	}
-	res := &E7Result{Seconds: cfg.Time.Seconds(), Reps: cfg.Reps}
-	for _, s := range cfg.Subjects {
-		es, err := e7Subject(ctx, cfg, s)
-		if err != nil {
-			if ctx.Err() != nil {
-				return res, ctx.Err()
-			}
-			es = E7Subject{Subject: s.Name, Error: err.Error()}
-		}
-		res.Subjects = append(res.Subjects, es)
-	}
-	return res, nil
+	fuzzDefaults(&cfg.Timeout, &cfg.MaxDepth)
+	subjects, err := eachSubject(ctx, cfg.Subjects, func(s SubjectSetup) (E7Subject, error) { return e7Subject(ctx, cfg, s) },
+		func(name string, err error) E7Subject { return E7Subject{Subject: name, Error: err.Error()} })
+	return &E7Result{Seconds: cfg.Time.Seconds(), Reps: cfg.Reps, Subjects: subjects}, err
 }
 
 func e7Subject(ctx context.Context, cfg E7Config, s SubjectSetup) (E7Subject, error) {
-	sess, err := coverage.Open(ctx, s.Target, cfg.CacheDir, coverage.RunOptions{})
+	sess, err := openFuzzSession(ctx, s, cfg.CacheDir)
 	if err != nil {
 		return E7Subject{}, err
 	}
 	defer sess.Close()
-	// Zest measures branches: blocks where the session records them.
-	blocks := sess.Funcs.Blocks > 0
-	sess.Blocks = blocks
-	es := E7Subject{Subject: s.Name, Unit: "functions", Units: len(sess.Funcs.Names)}
-	if blocks {
-		es.Unit, es.Units = "blocks", sess.Funcs.Blocks
-	}
+	es := E7Subject{Subject: s.Name, Unit: sess.unit, Units: sess.units}
 	for rep := range cfg.Reps {
 		seed := cfg.Seed + uint64(rep)*1000003
 		for _, method := range []string{E7Random, E7RL, E7Zest} {
@@ -139,9 +118,9 @@ func e7Subject(ctx context.Context, cfg E7Config, s SubjectSetup) (E7Subject, er
 			var run E7Run
 			var err error
 			if method == E7Zest {
-				run, err = e7Zest(ctx, cfg, s, sess, seed, blocks)
+				run, err = e7Zest(ctx, cfg, s, sess, seed)
 			} else {
-				run, err = e7Generate(ctx, cfg, s, sess, seed, method == E7RL, blocks)
+				run, err = e7Generate(ctx, cfg, s, sess, seed, method == E7RL)
 			}
 			if err != nil {
 				return E7Subject{}, fmt.Errorf("%s: %w", method, err)
@@ -157,25 +136,21 @@ func e7Subject(ctx context.Context, cfg E7Config, s SubjectSetup) (E7Subject, er
 // coverageCurve folds runs' coverage into a curve: a point whenever
 // either coverage grows.
 type coverageCurve struct {
-	blocks        bool // count Result.Blocks, not Result.Covered
+	sess          *fuzzSession
 	start         time.Time
 	execs         int
 	covered, good map[int]bool
 	curve         []E7Point
 }
 
-func newCoverageCurve(blocks bool) *coverageCurve {
-	return &coverageCurve{blocks: blocks, start: time.Now(), covered: map[int]bool{}, good: map[int]bool{}}
+func newCoverageCurve(sess *fuzzSession) *coverageCurve {
+	return &coverageCurve{sess: sess, start: time.Now(), covered: map[int]bool{}, good: map[int]bool{}}
 }
 
 func (c *coverageCurve) observe(r *coverage.Result) {
 	c.execs++
 	grew := false
-	units := r.Covered
-	if c.blocks {
-		units = r.Blocks
-	}
-	for _, f := range units {
+	for _, f := range c.sess.unitsOf(r) {
 		if !c.covered[f] {
 			c.covered[f], grew = true, true
 		}
@@ -199,14 +174,14 @@ func (c *coverageCurve) run() E7Run {
 
 // e7Generate runs grammar-random generation or, with rl, the bandit
 // generator rewarded by the subject's validity, for cfg.Time.
-func e7Generate(ctx context.Context, cfg E7Config, s SubjectSetup, sess *coverage.Session, seed uint64, rl, blocks bool) (E7Run, error) {
+func e7Generate(ctx context.Context, cfg E7Config, s SubjectSetup, sess *fuzzSession, seed uint64, rl bool) (E7Run, error) {
 	var guide *synth.Guide
 	if rl {
 		guide = synth.NewImprovedGuide(seed)
 	}
-	c := newCoverageCurve(blocks)
+	c := newCoverageCurve(sess)
 	gen := synth.GrammarGenerator(s.Grammar, guide, synth.TreeState, seed, cfg.MaxDepth)
-	oracle := &synth.SubjectOracle{Session: sess, Timeout: cfg.Timeout, Observe: c.observe}
+	oracle := &synth.SubjectOracle{Session: sess.Session, Timeout: cfg.Timeout, Observe: c.observe}
 	if _, err := synth.Check(ctx, gen, guide, oracle, synth.CheckOptions{Duration: cfg.Time}); err != nil {
 		return E7Run{}, err
 	}
@@ -215,14 +190,10 @@ func e7Generate(ctx context.Context, cfg E7Config, s SubjectSetup, sess *coverag
 
 // e7Zest fuzzes for cfg.Time with Zest's domains, over the unit E7
 // measures.
-func e7Zest(ctx context.Context, cfg E7Config, s SubjectSetup, sess *coverage.Session, seed uint64, blocks bool) (E7Run, error) {
-	c := newCoverageCurve(blocks)
-	runner := &observingRunner{SessionRunner: synth.SessionRunner{Session: sess, Timeout: cfg.Timeout}, observe: c.observe}
-	domains := []fuzz.Domain{fuzz.Coverage(), fuzz.ValidCoverage()}
-	if blocks {
-		domains = []fuzz.Domain{fuzz.BlockCoverage(), fuzz.ValidBlockCoverage()}
-	}
-	_, err := fuzz.Fuzz(ctx, s.Grammar, runner, fuzz.Options{Seed: seed, Time: cfg.Time, Domains: domains, Bounds: fuzz.Bounds{MaxDepth: cfg.MaxDepth}})
+func e7Zest(ctx context.Context, cfg E7Config, s SubjectSetup, sess *fuzzSession, seed uint64) (E7Run, error) {
+	c := newCoverageCurve(sess)
+	runner := &observingRunner{SessionRunner: synth.SessionRunner{Session: sess.Session, Timeout: cfg.Timeout}, observe: c.observe}
+	_, err := fuzz.Fuzz(ctx, s.Grammar, runner, fuzz.Options{Seed: seed, Time: cfg.Time, Domains: sess.zestDomains(), Bounds: fuzz.Bounds{MaxDepth: cfg.MaxDepth}})
 	if err != nil {
 		return E7Run{}, err
 	}
@@ -281,13 +252,6 @@ func e7Rows(runs []E7Run) []E7Row {
 // WriteE7 writes e7.json, e7.csv (every run's final state), e7-curves.csv
 // and an SVG per subject of the median valid coverage over time.
 func WriteE7(dir string, r *E7Result) ([]string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	base := filepath.Join(dir, "e7")
-	if err := writeJSON(base+".json", r); err != nil {
-		return nil, err
-	}
 	var rows, curves [][]string
 	for _, s := range r.Subjects {
 		for _, run := range s.Runs {
@@ -299,13 +263,15 @@ func WriteE7(dir string, r *E7Result) ([]string, error) {
 			}
 		}
 	}
-	if err := writeCSV(base+".csv", []string{"subject", "method", "rep", "executions", "covered", "valid_covered", "unit", "units"}, rows); err != nil {
+	files, err := writeJSONAndCSV(dir, "e7", r, []string{"subject", "method", "rep", "executions", "covered", "valid_covered", "unit", "units"}, rows)
+	if err != nil {
 		return nil, err
 	}
+	base := filepath.Join(dir, "e7")
 	if err := writeCSV(base+"-curves.csv", []string{"subject", "method", "rep", "seconds", "executions", "covered", "valid_covered"}, curves); err != nil {
 		return nil, err
 	}
-	files := []string{base + ".json", base + ".csv", base + "-curves.csv"}
+	files = append(files, base+"-curves.csv")
 	for _, s := range r.Subjects {
 		if len(s.Runs) == 0 {
 			continue

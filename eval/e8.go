@@ -3,8 +3,6 @@ package eval
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"time"
 
@@ -91,28 +89,14 @@ func E8(ctx context.Context, cfg E8Config) (*E8Result, error) {
 	if cfg.BaseInputs <= 0 {
 		cfg.BaseInputs = 1000
 	}
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = time.Second
-	}
-	if cfg.MaxDepth <= 0 {
-		cfg.MaxDepth = synth.DefaultMaxDepth
-	}
-	res := &E8Result{Execs: cfg.Execs, Reps: cfg.Reps, BaseInputs: cfg.BaseInputs}
-	for _, s := range cfg.Subjects {
-		es, err := e8Subject(ctx, cfg, s)
-		if err != nil {
-			if ctx.Err() != nil {
-				return res, ctx.Err()
-			}
-			es = E8Subject{Subject: s.Name, Error: err.Error()}
-		}
-		res.Subjects = append(res.Subjects, es)
-	}
-	return res, nil
+	fuzzDefaults(&cfg.Timeout, &cfg.MaxDepth)
+	subjects, err := eachSubject(ctx, cfg.Subjects, func(s SubjectSetup) (E8Subject, error) { return e8Subject(ctx, cfg, s) },
+		func(name string, err error) E8Subject { return E8Subject{Subject: name, Error: err.Error()} })
+	return &E8Result{Execs: cfg.Execs, Reps: cfg.Reps, BaseInputs: cfg.BaseInputs, Subjects: subjects}, err
 }
 
 func e8Subject(ctx context.Context, cfg E8Config, s SubjectSetup) (E8Subject, error) {
-	sess, err := coverage.Open(ctx, s.Target, cfg.CacheDir, coverage.RunOptions{})
+	sess, err := openFuzzSession(ctx, s, cfg.CacheDir)
 	if err != nil {
 		return E8Subject{}, err
 	}
@@ -141,18 +125,13 @@ func e8Subject(ctx context.Context, cfg E8Config, s SubjectSetup) (E8Subject, er
 			es.Rare = append(es.Rare, names[f])
 		}
 	}
-	blocks := sess.Funcs.Blocks > 0
-	sess.Blocks = blocks
 	for rep := range cfg.Reps {
 		seed := cfg.Seed + uint64(rep)*1000003
 		for _, variant := range []string{E8Zest, E8FairFuzz, E8PerfFuzz} {
 			if cfg.Progress != nil {
 				cfg.Progress(fmt.Sprintf("E8 %s: %s, repetition %d of %d", s.Name, variant, rep+1, cfg.Reps))
 			}
-			domains := []fuzz.Domain{fuzz.Coverage(), fuzz.ValidCoverage()}
-			if blocks {
-				domains = []fuzz.Domain{fuzz.BlockCoverage(), fuzz.ValidBlockCoverage()}
-			}
+			domains := sess.zestDomains()
 			if variant == E8PerfFuzz {
 				domains = append(domains, fuzz.Perf())
 			}
@@ -166,7 +145,7 @@ func e8Subject(ctx context.Context, cfg E8Config, s SubjectSetup) (E8Subject, er
 					}
 				}
 			}
-			runner := &observingRunner{SessionRunner: synth.SessionRunner{Session: sess, Timeout: cfg.Timeout}, observe: observe}
+			runner := &observingRunner{SessionRunner: synth.SessionRunner{Session: sess.Session, Timeout: cfg.Timeout}, observe: observe}
 			_, err := fuzz.Fuzz(ctx, s.Grammar, runner, fuzz.Options{Seed: seed, Execs: cfg.Execs, Domains: domains,
 				Rare: variant == E8FairFuzz, Bounds: fuzz.Bounds{MaxDepth: cfg.MaxDepth}})
 			if err != nil {
@@ -219,13 +198,6 @@ func e8Rows(runs []E8Run) []E8Row {
 
 // WriteE8 writes e8.json and e8.csv (every run).
 func WriteE8(dir string, r *E8Result) ([]string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	base := filepath.Join(dir, "e8")
-	if err := writeJSON(base+".json", r); err != nil {
-		return nil, err
-	}
 	var rows [][]string
 	for _, s := range r.Subjects {
 		for _, run := range s.Runs {
@@ -233,8 +205,5 @@ func WriteE8(dir string, r *E8Result) ([]string, error) {
 				strconv.Itoa(run.Functions), strconv.FormatUint(uint64(run.MaxCalls), 10), run.Costliest})
 		}
 	}
-	if err := writeCSV(base+".csv", []string{"subject", "variant", "rep", "rare_functions", "rare_reached", "functions_covered", "max_calls", "costliest"}, rows); err != nil {
-		return nil, err
-	}
-	return []string{base + ".json", base + ".csv"}, nil
+	return writeJSONAndCSV(dir, "e8", r, []string{"subject", "variant", "rep", "rare_functions", "rare_reached", "functions_covered", "max_calls", "costliest"}, rows)
 }

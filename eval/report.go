@@ -442,18 +442,10 @@ func allE7(ctx context.Context, cfg AllConfig, say func(string, ...any)) (string
 			continue
 		}
 		for _, row := range s.Rows {
-			p := ""
-			if row.PvsZest != nil {
-				p = fmt.Sprintf("%.2g", *row.PvsZest)
-			}
-			fmt.Fprintf(&b, "| %s | %d %s | %s | %.0f | %.1f | %.1f | %s |\n", s.Subject, s.Units, s.Unit, row.Method, row.Execs, row.Covered, row.ValidCovered, p)
+			fmt.Fprintf(&b, "| %s | %d %s | %s | %.0f | %.1f | %.1f | %s |\n", s.Subject, s.Units, s.Unit, row.Method, row.Execs, row.Covered, row.ValidCovered, pString(row.PvsZest))
 		}
 	}
-	var links []string
-	for _, f := range files {
-		links = append(links, fmt.Sprintf("[%s](%s)", filepath.Base(f), filepath.Base(f)))
-	}
-	fmt.Fprintf(&b, "\nFiles: %s\n", strings.Join(links, " · "))
+	fmt.Fprintf(&b, "\nFiles: %s\n", topLinks(files))
 	return b.String(), nil
 }
 
@@ -479,12 +471,6 @@ func allE8(ctx context.Context, cfg AllConfig, say func(string, ...any)) (string
 	if err != nil {
 		return "", err
 	}
-	p := func(x *float64) string {
-		if x == nil {
-			return ""
-		}
-		return fmt.Sprintf("%.2g", *x)
-	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n## E8: FairFuzz and PerfFuzz against plain fuzzing\n\n%d executions per run, %d runs per variant: zest, Zest's domains; fairfuzz, with FairFuzz's rare-part search; perffuzz, with PerfFuzz's per-function maxima added. Rare functions: base rate below %.2f in %d random inputs. Medians over runs; p: two-sided Mann–Whitney U against zest.\n\n| subject | rare functions | variant | rare reached | p | functions covered | most calls of one function | p |\n|---|---|---|---|---|---|---|---|\n", execs, reps, RareLimit, base)
 	for _, s := range r.Subjects {
@@ -493,14 +479,10 @@ func allE8(ctx context.Context, cfg AllConfig, say func(string, ...any)) (string
 			continue
 		}
 		for _, row := range s.Rows {
-			fmt.Fprintf(&b, "| %s | %d | %s | %.1f | %s | %.1f | %.0f | %s |\n", s.Subject, len(s.Rare), row.Variant, row.RareReached, p(row.RareP), row.Functions, row.MaxCalls, p(row.CallsP))
+			fmt.Fprintf(&b, "| %s | %d | %s | %.1f | %s | %.1f | %.0f | %s |\n", s.Subject, len(s.Rare), row.Variant, row.RareReached, pString(row.RareP), row.Functions, row.MaxCalls, pString(row.CallsP))
 		}
 	}
-	var links []string
-	for _, f := range files {
-		links = append(links, fmt.Sprintf("[%s](%s)", filepath.Base(f), filepath.Base(f)))
-	}
-	fmt.Fprintf(&b, "\nFiles: %s\n", strings.Join(links, " · "))
+	fmt.Fprintf(&b, "\nFiles: %s\n", topLinks(files))
 	return b.String(), nil
 }
 
@@ -544,10 +526,23 @@ func allE10(ctx context.Context, cfg AllConfig, say func(string, ...any)) (strin
 			fmt.Fprintf(&b, "| %s | %s | %.1f %s | %.0f%% | %s |\n", s.Subject, row.Filter, row.Covered, s.Unit, 100*row.CaughtUp, ex)
 		}
 	}
+	fmt.Fprintf(&b, "\nFiles: %s\n", topLinks(files))
+	return b.String(), nil
+}
+
+// topLinks links files written to the report's own folder.
+func topLinks(files []string) string {
 	var links []string
 	for _, f := range files {
 		links = append(links, fmt.Sprintf("[%s](%s)", filepath.Base(f), filepath.Base(f)))
 	}
-	fmt.Fprintf(&b, "\nFiles: %s\n", strings.Join(links, " · "))
-	return b.String(), nil
+	return strings.Join(links, " · ")
+}
+
+// pString prints a p-value, or nothing where there is none.
+func pString(p *float64) string {
+	if p == nil {
+		return ""
+	}
+	return fmt.Sprintf("%.2g", *p)
 }

@@ -1,25 +1,18 @@
 package main
 
 import (
-	"encoding/json"
+	"context"
 	"fmt"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/arbor-fuzz/arbor/coverage"
-	"github.com/arbor-fuzz/arbor/datasets"
 	"github.com/arbor-fuzz/arbor/eval"
-	"github.com/arbor-fuzz/arbor/synth"
 )
 
 func newE10Cmd() *cobra.Command {
-	var subjects []string
-	var out string
-	var timeout time.Duration
-	var trials, seeds, execs, reps, maxDepth int
-	var seed uint64
-	var asJSON bool
+	var f fuzzExperiment
+	var trials, seeds, execs int
 	cmd := &cobra.Command{
 		Use:   "E10 [--subjects a,b] [--trials N] [--seeds N] [--execs N] [--reps N]",
 		Short: "Kummer's seeding: how long seedless fuzzing takes to run what the bandit generator's seeds run, per filter",
@@ -38,55 +31,16 @@ executions it took when it did. --out DIR gets e10.json and e10.csv.`,
 		Example: "  arbor eval E10 --subjects json,url --reps 5",
 		Args:    exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(subjects) == 0 {
-				for _, s := range datasets.Subjects() {
-					subjects = append(subjects, s.Name)
-				}
-			}
-			var setups []eval.SubjectSetup
-			for _, name := range subjects {
-				s, err := eval.LoadSubject(name)
-				if err != nil {
-					return usageError{err}
-				}
-				setups = append(setups, s)
-			}
-			errOut := cmd.ErrOrStderr()
-			cfg := eval.E10Config{Subjects: setups, Trials: trials, Seeds: seeds, Execs: execs, Reps: reps, Seed: seed, MaxDepth: maxDepth,
-				Timeout: timeout, CacheDir: coverage.DefaultCacheDir()}
-			if isTerminal(errOut) {
-				cfg.Progress = func(s string) { fmt.Fprintf(errOut, "\r\033[K%s", s) }
-			}
-			res, err := eval.E10(contextOf(cmd), cfg)
-			if cfg.Progress != nil {
-				fmt.Fprintln(errOut)
-			}
-			if err != nil {
-				return err
-			}
-			if out != "" {
-				if _, err := eval.WriteE10(out, res); err != nil {
-					return err
-				}
-			}
-			w := cmd.OutOrStdout()
-			if asJSON {
-				return json.NewEncoder(w).Encode(res)
-			}
-			return renderTable(w, []string{"subject", "unit", "filter", "seeds cover", "seedless caught up", "executions to catch up"}, e10Table(res))
+			return runFuzzExperiment(cmd, &f, func(ctx context.Context, subjects []eval.SubjectSetup, progress func(string)) (*eval.E10Result, error) {
+				return eval.E10(ctx, eval.E10Config{Subjects: subjects, Trials: trials, Seeds: seeds, Execs: execs, Reps: f.reps, Seed: f.seed,
+					MaxDepth: f.maxDepth, Timeout: f.timeout, CacheDir: coverage.DefaultCacheDir(), Progress: progress})
+			}, eval.WriteE10, []string{"subject", "unit", "filter", "seeds cover", "seedless caught up", "executions to catch up"}, e10Table)
 		},
 	}
-	fl := cmd.Flags()
-	fl.StringSliceVar(&subjects, "subjects", nil, "bundled subjects to run (default: all)")
-	fl.IntVar(&trials, "trials", 2000, "trials of the bandit generator per repetition")
-	fl.IntVar(&seeds, "seeds", 20, "seeds each filter keeps")
-	fl.IntVar(&execs, "execs", 20000, "executions the seedless campaign may take")
-	fl.IntVar(&reps, "reps", 10, "repetitions per subject")
-	fl.Uint64Var(&seed, "seed", 1, "random seed")
-	fl.IntVar(&maxDepth, "max-depth", synth.DefaultMaxDepth, "depth bound of grammar generation")
-	fl.DurationVar(&timeout, "timeout", time.Second, "time limit per input")
-	fl.StringVar(&out, "out", "", "folder for JSON and CSV")
-	fl.BoolVar(&asJSON, "json", false, "print JSON")
+	f.register(cmd.Flags(), "repetitions per subject")
+	cmd.Flags().IntVar(&trials, "trials", 2000, "trials of the bandit generator per repetition")
+	cmd.Flags().IntVar(&seeds, "seeds", 20, "seeds each filter keeps")
+	cmd.Flags().IntVar(&execs, "execs", 20000, "executions the seedless campaign may take")
 	return cmd
 }
 

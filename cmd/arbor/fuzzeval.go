@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/arbor-fuzz/arbor/datasets"
+	"github.com/arbor-fuzz/arbor/eval"
+	"github.com/arbor-fuzz/arbor/synth"
+)
+
+// fuzzExperiment holds what the fuzzing experiments (eval E7, E8, E10)
+// share on the command line: their subjects and common flags, and how
+// they run, save and print.
+type fuzzExperiment struct {
+	subjects []string
+	out      string
+	timeout  time.Duration
+	maxDepth int
+	reps     int
+	seed     uint64
+	asJSON   bool
+}
+
+func (f *fuzzExperiment) register(fl *pflag.FlagSet, repsUsage string) {
+	fl.StringSliceVar(&f.subjects, "subjects", nil, "bundled subjects to run (default: all)")
+	fl.IntVar(&f.reps, "reps", 10, repsUsage)
+	fl.Uint64Var(&f.seed, "seed", 1, "random seed")
+	fl.IntVar(&f.maxDepth, "max-depth", synth.DefaultMaxDepth, "depth bound of grammar generation")
+	fl.DurationVar(&f.timeout, "timeout", time.Second, "time limit per input")
+	fl.StringVar(&f.out, "out", "", "folder for the experiment's files")
+	fl.BoolVar(&f.asJSON, "json", false, "print JSON")
+}
+
+// setups resolves --subjects, every bundled subject by default.
+func (f *fuzzExperiment) setups() ([]eval.SubjectSetup, error) {
+	names := f.subjects
+	if len(names) == 0 {
+		for _, s := range datasets.Subjects() {
+			names = append(names, s.Name)
+		}
+	}
+	var setups []eval.SubjectSetup
+	for _, name := range names {
+		s, err := eval.LoadSubject(name)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		setups = append(setups, s)
+	}
+	return setups, nil
+}
+
+// runFuzzExperiment runs an experiment on the subjects, with progress on
+// a terminal, writes its files to --out and prints it: as JSON with
+// --json, else as a table.
+func runFuzzExperiment[R any](cmd *cobra.Command, f *fuzzExperiment,
+	run func(ctx context.Context, subjects []eval.SubjectSetup, progress func(string)) (R, error),
+	write func(dir string, r R) ([]string, error), header []string, table func(R) [][]string) error {
+	setups, err := f.setups()
+	if err != nil {
+		return err
+	}
+	errOut := cmd.ErrOrStderr()
+	var progress func(string)
+	if isTerminal(errOut) {
+		progress = func(s string) { fmt.Fprintf(errOut, "\r\033[K%s", s) }
+	}
+	res, err := run(contextOf(cmd), setups, progress)
+	if progress != nil {
+		fmt.Fprintln(errOut)
+	}
+	if err != nil {
+		return err
+	}
+	if f.out != "" {
+		if _, err := write(f.out, res); err != nil {
+			return err
+		}
+	}
+	w := cmd.OutOrStdout()
+	if f.asJSON {
+		return json.NewEncoder(w).Encode(res)
+	}
+	return renderTable(w, header, table(res))
+}
+
+// pValue prints a p-value, or nothing where there is none.
+func pValue(p *float64) string {
+	if p == nil {
+		return ""
+	}
+	return fmt.Sprintf("%.2g", *p)
+}

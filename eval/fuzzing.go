@@ -1,0 +1,98 @@
+package eval
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/arbor-fuzz/arbor/coverage"
+	"github.com/arbor-fuzz/arbor/fuzz"
+	"github.com/arbor-fuzz/arbor/synth"
+)
+
+// What the fuzzing experiments (E7, E8, E10) share.
+
+// fuzzDefaults fills the per-input timeout and the generators' depth
+// bound the fuzzing experiments default alike.
+func fuzzDefaults(timeout *time.Duration, maxDepth *int) {
+	if *timeout <= 0 {
+		*timeout = time.Second
+	}
+	if *maxDepth <= 0 {
+		*maxDepth = synth.DefaultMaxDepth
+	}
+}
+
+// eachSubject runs one experiment's part on every subject. A subject the
+// part fails on gets failed's result and the others go on; a done
+// context stops them all.
+func eachSubject[T any](ctx context.Context, subjects []SubjectSetup, part func(SubjectSetup) (T, error), failed func(name string, err error) T) ([]T, error) {
+	var out []T
+	for _, s := range subjects {
+		v, err := part(s)
+		if err != nil {
+			if ctx.Err() != nil {
+				return out, ctx.Err()
+			}
+			v = failed(s.Name, err)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// fuzzSession is a subject's recording session as the fuzzing
+// experiments measure it: by basic blocks where the session records them
+// (Go programs; Zest measures branches), else by functions.
+type fuzzSession struct {
+	*coverage.Session
+	blocks bool
+	unit   string // "blocks" or "functions"
+	units  int    // how many the subject has
+}
+
+func openFuzzSession(ctx context.Context, s SubjectSetup, cacheDir string) (*fuzzSession, error) {
+	sess, err := coverage.Open(ctx, s.Target, cacheDir, coverage.RunOptions{})
+	if err != nil {
+		return nil, err
+	}
+	f := &fuzzSession{Session: sess, unit: "functions", units: len(sess.Funcs.Names)}
+	if sess.Funcs.Blocks > 0 {
+		f.blocks, f.unit, f.units = true, "blocks", sess.Funcs.Blocks
+		sess.Blocks = true
+	}
+	return f, nil
+}
+
+// unitsOf is what a run ran, in the session's unit.
+func (f *fuzzSession) unitsOf(r *coverage.Result) []int {
+	if f.blocks {
+		return r.Blocks
+	}
+	return r.Covered
+}
+
+// zestDomains are Zest's coverage and valid coverage, in the session's
+// unit.
+func (f *fuzzSession) zestDomains() []fuzz.Domain {
+	if f.blocks {
+		return []fuzz.Domain{fuzz.BlockCoverage(), fuzz.ValidBlockCoverage()}
+	}
+	return []fuzz.Domain{fuzz.Coverage(), fuzz.ValidCoverage()}
+}
+
+// writeJSONAndCSV writes dir/name.json (the result) and dir/name.csv.
+func writeJSONAndCSV(dir, name string, result any, header []string, rows [][]string) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	base := filepath.Join(dir, name)
+	if err := writeJSON(base+".json", result); err != nil {
+		return nil, err
+	}
+	if err := writeCSV(base+".csv", header, rows); err != nil {
+		return nil, err
+	}
+	return []string{base + ".json", base + ".csv"}, nil
+}
