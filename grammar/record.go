@@ -1,5 +1,7 @@
 package grammar
 
+import "math"
+
 // recNode is one node of a recorded deterministic parse. A record lists
 // the tree's nodes in pre-order; a node's children follow it, the first
 // at the next index and each other one at its previous sibling's next,
@@ -26,17 +28,28 @@ type Parser struct {
 	nodes  []Tree  // the tree's nodes, in pre-order (Parse)
 	kids   []*Tree // their child lists, end to end
 	parsed Parsed
-	recMax int // if not 0, the most nodes a record holds (tests lower it)
+	// recMax, if not 0, is the most nodes a record holds, in Parse and
+	// ParseLazy alike (tests change it).
+	recMax int
 }
+
+// lazyRecordMax is the most nodes Parser.ParseLazy records: 1 MB of
+// record, the tree of a JSON input of 20 to 50 KB. A larger input's
+// parse goes on as a check and Visit parses it again, as Graph.ParseLazy
+// does, so that reading a large input's features takes memory for its
+// nesting only rather than 20 to 50 bytes per input byte.
+const lazyRecordMax = 1 << 16
 
 // NewParser returns a parser of inputs by g.
 func (g *Graph) NewParser() *Parser {
 	return &Parser{g: g}
 }
 
-// start readies the deterministic parser for an input.
-func (p *Parser) start(in []byte, mode detMode) *detParser {
+// start readies the deterministic parser for an input, to record at
+// most recMax nodes unless p.recMax says otherwise.
+func (p *Parser) start(in []byte, mode detMode, recMax int) *detParser {
 	p.det.reset(p.g.ll, mode, in)
+	p.det.recMax = recMax
 	if p.recMax > 0 {
 		p.det.recMax = p.recMax
 	}
@@ -50,7 +63,7 @@ func (p *Parser) Parse(input []byte) (*Tree, error) {
 	if err := checkSize(input); err != nil {
 		return nil, err
 	}
-	d := p.start(input, detRecord)
+	d := p.start(input, detRecord, math.MaxInt32)
 	out := d.run(p.g.Root)
 	switch {
 	case out == detOK && !d.recFull:
@@ -77,15 +90,16 @@ func (p *Parser) build(rec []recNode, s string) *Tree {
 }
 
 // ParseLazy parses an input as Graph.ParseLazy does, and where the
-// deterministic parser takes it, records the parse as it goes: Visit
-// then replays the record instead of parsing the input again, and Trees
-// builds the tree from it. The Parsed is valid until the parser's next
-// call; the input must not change while it is in use.
+// deterministic parser takes it and its tree has at most 65,536 nodes,
+// records the parse as it goes: Visit then replays the record instead of
+// parsing the input again, and Trees builds the tree from it. (A larger
+// tree is not recorded, see lazyRecordMax.) The Parsed is valid until
+// the parser's next call; the input must not change while it is in use.
 func (p *Parser) ParseLazy(input []byte, limit int) (*Parsed, error) {
 	if err := checkSize(input); err != nil {
 		return nil, err
 	}
-	d := p.start(input, detRecord)
+	d := p.start(input, detRecord, lazyRecordMax)
 	out := d.run(p.g.Root)
 	stack := p.parsed.stack[:0]
 	switch {
@@ -93,7 +107,7 @@ func (p *Parser) ParseLazy(input []byte, limit int) (*Parsed, error) {
 		p.parsed = Parsed{g: p.g, in: input, rec: d.rec, stack: stack}
 		return &p.parsed, nil
 	case out == detOK:
-		// Too many nodes for a record: Visit parses the input again.
+		// Too many nodes to record: Visit parses the input again.
 		p.parsed = Parsed{g: p.g, in: input}
 		return &p.parsed, nil
 	case out == detTooDeep:

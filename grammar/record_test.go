@@ -288,6 +288,7 @@ func TestRecordFull(t *testing.T) {
 func TestParserDeep(t *testing.T) {
 	g := bundled(t, "json")
 	p := g.NewParser()
+	p.recMax = 1 << 30 // record deep trees too
 	for _, depth := range []int{10000, 100000} {
 		in := []byte(strings.Repeat("[", depth) + strings.Repeat("]", depth))
 		tree, err := p.Parse(in)
@@ -303,6 +304,9 @@ func TestParserDeep(t *testing.T) {
 		}
 		if tree.String() != string(in) {
 			t.Fatalf("depth %d: the tree does not derive the input", depth)
+		}
+		if lazy.rec == nil {
+			t.Fatalf("depth %d: not recorded", depth)
 		}
 		var a, b eventLog
 		lazy.Visit(0, &a)
@@ -351,5 +355,41 @@ func TestGraphParseConcurrent(t *testing.T) {
 	close(errs)
 	for e := range errs {
 		t.Error(e)
+	}
+}
+
+// TestParseLazyLarge: Parser.ParseLazy records an input of up to
+// lazyRecordMax nodes and no larger one, whose Parsed visits by parsing
+// again, with the same nodes.
+func TestParseLazyLarge(t *testing.T) {
+	g := bundled(t, "json")
+	p := g.NewParser()
+	for _, n := range []int{10, 100000} {
+		var b strings.Builder
+		b.WriteString("[")
+		for i := range n {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString(`{"a": [1, "x"]}`)
+		}
+		b.WriteString("]")
+		in := []byte(b.String())
+		parsed, err := p.ParseLazy(in, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if recorded := parsed.rec != nil; recorded != (n == 10) {
+			t.Fatalf("%d elements (%d bytes): recorded %v", n, len(in), recorded)
+		}
+		if cap(p.det.rec) > 2*lazyRecordMax {
+			t.Fatalf("%d elements: the parser keeps a record of %d nodes", n, cap(p.det.rec))
+		}
+		var a, want eventLog
+		parsed.Visit(0, &a)
+		g.visitDeterministic(in, string(in), &want)
+		if a.b.String() != want.b.String() {
+			t.Fatalf("%d elements: visits differ", n)
+		}
 	}
 }
