@@ -18,7 +18,7 @@ func TestUnknownCommands(t *testing.T) {
 	runCases(t, []cliCase{
 		{name: "root", args: []string{"frobnicate"}, code: exitUsage, stderr: []string{`unknown command "frobnicate" for "arbor"`, "there are: completion, coverage"}},
 		{name: "root typo", args: []string{"trian"}, code: exitUsage, stderr: []string{"did you mean train?"}},
-		{name: "eval E7", args: []string{"eval", "E7"}, code: exitUsage, stderr: []string{`unknown command "E7" for "arbor eval"`}},
+		{name: "eval E99", args: []string{"eval", "E99"}, code: exitUsage, stderr: []string{`unknown command "E99" for "arbor eval"`}},
 		{name: "eval case", args: []string{"eval", "e4"}, code: exitUsage, stderr: []string{"did you mean E4?"}},
 		{name: "grammar", args: []string{"grammar", "frob"}, code: exitUsage, stderr: []string{`unknown command "frob" for "arbor grammar"`}},
 		{name: "record merge", args: []string{"record", "merge"}, code: exitUsage},
