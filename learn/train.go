@@ -136,8 +136,13 @@ func parseRecords(g *grammar.Graph, opts features.Options, cov *coverage.File, d
 	workers := runtime.GOMAXPROCS(0)
 	local := make([]*features.Vocabulary, workers)
 	ids := make([][]int, workers) // per worker: its vocabulary's ids in vocab
+	// A worker reads an input's features before it parses the next, so
+	// each can record its parses in a reused grammar.Parser, which the
+	// features then replay instead of parsing the input a second time.
+	parsers := make([]*grammar.Parser, workers)
 	for w := range local {
 		local[w] = features.NewVocabulary(g, opts)
+		parsers[w] = g.NewParser()
 	}
 	parallel.Ordered(context.Background(), len(cov.Records), workers, func(w, i int) row {
 		r := &cov.Records[i]
@@ -148,7 +153,7 @@ func parseRecords(g *grammar.Graph, opts features.Options, cov *coverage.File, d
 		if !ok {
 			return row{reason: "input not found"}
 		}
-		p, err := g.ParseLazy(in, grammar.DefaultTreeLimit)
+		p, err := parsers[w].ParseLazy(in, grammar.DefaultTreeLimit)
 		if err != nil {
 			return row{reason: "does not parse"}
 		}
