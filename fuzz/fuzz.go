@@ -41,6 +41,12 @@ type Options struct {
 	// Children is how many mutants each corpus input gets before the
 	// next one's turn (0 means 50, as Zest).
 	Children int
+	// Fresh is the share of executions, in [0, 1), given to fresh random
+	// inputs rather than to mutants once the corpus holds an input.
+	// Zest's is 0: a campaign whose first inputs are rejected then
+	// mutates rejected inputs only, where random generation goes on
+	// finding accepted ones.
+	Fresh float64
 	// Rare turns on FairFuzz's search: the inputs that run the rarest
 	// parts of the program (blocks where runs report them, else
 	// functions) get the mutants, and each such input's mutations leave
@@ -137,6 +143,9 @@ func Fuzz(ctx context.Context, g *grammar.Graph, subject synth.Runner, opts Opti
 	if opts.Execs < 0 || opts.Time < 0 {
 		return nil, errors.New("fuzz: negative budget")
 	}
+	if opts.Fresh < 0 || opts.Fresh >= 1 {
+		return nil, fmt.Errorf("fuzz: the share of fresh inputs must be in [0, 1), not %v", opts.Fresh)
+	}
 	domains := opts.Domains
 	if domains == nil {
 		domains = []Domain{Coverage(), ValidCoverage()}
@@ -171,7 +180,7 @@ func Fuzz(ctx context.Context, g *grammar.Graph, subject synth.Runner, opts Opti
 		switch {
 		case f.res.Execs < len(opts.Seeds):
 			seq = f.seqOf(opts.Seeds[f.res.Execs])
-		case len(f.res.Corpus) == 0:
+		case len(f.res.Corpus) == 0 || opts.Fresh > 0 && f.r.Float64() < opts.Fresh:
 			seq = &sequence{salt: f.r.Uint64()}
 		default:
 			if made >= children {

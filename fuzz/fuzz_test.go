@@ -502,3 +502,36 @@ func TestFuzzRare(t *testing.T) {
 		t.Errorf("mutants within the mask keep the rare part %d times, anywhere %d", masked, anywhere)
 	}
 }
+
+// TestFuzzFresh: with a share of fresh random inputs a campaign's inputs
+// are more varied (more distinct 3-byte starts, a rough proxy, compared
+// at equal executions with the same seed), it stays deterministic, and a
+// share outside [0, 1) is refused.
+func TestFuzzFresh(t *testing.T) {
+	g := jsonGraph(t)
+	for _, bad := range []float64{-0.1, 1, 2} {
+		if _, err := Fuzz(context.Background(), g, &prefixRunner{}, Options{Execs: 10, Fresh: bad}); err == nil {
+			t.Errorf("Fresh %v accepted", bad)
+		}
+	}
+	run := func(fresh float64) (*Result, int) {
+		p := &prefixRunner{}
+		res, err := Fuzz(context.Background(), g, p, Options{Seed: 5, Execs: 2000, Fresh: fresh, Bounds: Bounds{MaxDepth: 10}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		starts := map[string]bool{}
+		for _, in := range p.inputs {
+			starts[string(in[:min(3, len(in))])] = true
+		}
+		return res, len(starts)
+	}
+	_, zest := run(0)
+	fr, fresh := run(0.3)
+	if fresh <= zest {
+		t.Errorf("with 30%% fresh inputs %d distinct starts, without %d", fresh, zest)
+	}
+	if again, _ := run(0.3); len(again.Corpus) != len(fr.Corpus) || again.Execs != fr.Execs {
+		t.Error("the same seed gives different campaigns")
+	}
+}

@@ -30,6 +30,7 @@ type fuzzFlags struct {
 	asJSON, rare          bool
 	seedFrom, filter      string
 	seedTrials, seedCount int
+	fresh                 float64
 }
 
 func newFuzzCmd() *cobra.Command {
@@ -104,6 +105,7 @@ the sequences to give the same inputs.
 	fl.IntVar(&f.seedTrials, "seed-trials", 2000, "with --seed-from: trials of the generator")
 	fl.IntVar(&f.seedCount, "seed-count", 20, "with --seed-from: seeds to keep")
 	fl.StringVar(&f.filter, "filter", "rnd", "with --seed-from: how seeds are chosen among the valid inputs: "+strings.Join(fuzz.Filters(), ", "))
+	fl.Float64Var(&f.fresh, "fresh", 0, "share of executions given to fresh random inputs instead of mutants (Zest: 0)")
 	fl.BoolVar(&f.rare, "rare", false, "FairFuzz: mutate the inputs that run the rarest blocks (or functions), leaving alone the decisions whose change loses them")
 	fl.Uint64Var(&f.seed, "seed", 1, "random seed")
 	fl.IntVar(&f.maxDepth, "max-depth", synth.DefaultMaxDepth, "depth bound of grammar generation")
@@ -126,6 +128,8 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags) error {
 		return usageError{fmt.Errorf("--k must be at least 1, not %d", f.k)}
 	case f.maxDepth < 1 || f.maxRepeat < 0:
 		return usageError{errors.New("--max-depth must be positive, --max-repeat not negative")}
+	case f.fresh < 0 || f.fresh >= 1:
+		return usageError{fmt.Errorf("--fresh must be in [0, 1), not %v", f.fresh)}
 	case f.seedFrom != "" && f.seedFrom != "rlcheck":
 		return usageError{fmt.Errorf("--seed-from must be rlcheck, not %q", f.seedFrom)}
 	case f.seedFrom != "" && !slices.Contains(fuzz.Filters(), f.filter):
@@ -197,6 +201,7 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags) error {
 		Bounds: bounds,
 		Seeds:  seeds,
 		Rare:   f.rare,
+		Fresh:  f.fresh,
 		Kept:   store.keep,
 		Failed: store.fail,
 	}

@@ -194,6 +194,7 @@ func TestFuzzUsage(t *testing.T) {
 		{name: "domain", args: []string{"fuzz", "--subject", "json", "--execs", "10", "--domain", "cov,speed", "--out", dir}, code: 2, stderr: []string{`unknown domain "speed"`}},
 		{name: "k", args: []string{"fuzz", "--subject", "json", "--execs", "10", "--k", "0", "--out", dir}, code: 2, stderr: []string{"--k must be at least 1"}},
 		{name: "no subject", args: []string{"fuzz", "--execs", "10", "--out", dir}, code: 2},
+		{name: "fresh", args: []string{"fuzz", "--subject", "json", "--execs", "10", "--fresh", "1", "--out", dir}, code: 2, stderr: []string{"--fresh must be in [0, 1)"}},
 		{name: "seed-from", args: []string{"fuzz", "--subject", "json", "--execs", "10", "--seed-from", "afl", "--out", dir}, code: 2, stderr: []string{"--seed-from must be rlcheck"}},
 		{name: "filter", args: []string{"fuzz", "--subject", "json", "--execs", "10", "--seed-from", "rlcheck", "--filter", "best", "--out", dir}, code: 2, stderr: []string{"--filter must be one of rnd, par, cho, cov"}},
 	})
