@@ -164,22 +164,43 @@ func TestDecoderAgainstCovdata(t *testing.T) {
 	covdir := t.TempDir()
 	cmd := exec.Command(bin.Path)
 	cmd.Env = append(os.Environ(), "GOCOVERDIR="+covdir)
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
+	// The harness speaks on fds 3 (requests), 4 (replies) and 5 (the
+	// parent, whose closing ends it), as a Session gives them. Without
+	// them it found fds 3 to 5 closed: it ran no input, and exited with
+	// status 3 whenever its watch of fd 5 won the race with main.
+	reqR, reqW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	repR, repW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	parR, parW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer parW.Close()
+	cmd.ExtraFiles = []*os.File{reqR, repW, parR}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	rd := bufio.NewReader(stdout)
-	rd.ReadString('\n')
+	reqR.Close()
+	repW.Close()
+	parR.Close()
+	rd := bufio.NewReader(repR)
+	if line, _ := rd.ReadString('\n'); line != "ARBOR1\n" {
+		t.Fatalf("the harness says %q", line)
+	}
 	rd.ReadString('\n')
 	for _, in := range []string{"abc", "xq", "sba"} {
 		var hdr [5]byte
 		hdr[0] = 'W' // counters accumulate: the exit-time file holds all three runs
 		binary.LittleEndian.PutUint32(hdr[1:], uint32(len(in)))
-		stdin.Write(append(hdr[:], in...))
+		reqW.Write(append(hdr[:], in...))
 	}
-	stdin.Write([]byte{'Q', 0, 0, 0, 0})
-	stdin.Close()
+	reqW.Write([]byte{'Q', 0, 0, 0, 0})
+	reqW.Close()
 	go func() { _, _ = rd.WriteTo(discard{}) }()
 	if err := cmd.Wait(); err != nil {
 		t.Fatal(err)
