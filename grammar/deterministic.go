@@ -296,20 +296,7 @@ func (p *detParser) parseQuantPlain(n *Node) detOutcome {
 // parseRegex takes the longest match of regex n, which the caller has
 // found to be its only viable one.
 func (p *detParser) parseRegex(n *Node) detOutcome {
-	end := n.re.longest(p.in, p.pos)
-	if end < 0 {
-		return detFail
-	}
-	if p.inRest && end > p.limit {
-		return detBail
-	}
-	start := p.pos
-	p.pos = end
-	if p.mode == detCheck || p.recordLeaf(n, start) {
-		return detOK
-	}
-	p.leaf(n, start)
-	return detOK
+	return p.takeRegex(n, n.re.longest(p.in, p.pos))
 }
 
 // parseRegexAmong matches regex n where its longest match need not be
@@ -322,17 +309,19 @@ func (p *detParser) parseRegexAmong(n *Node) detOutcome {
 	p.ends = n.re.ends(p.in, p.pos, p.ends[:0])
 	end := -1
 	for _, e := range p.ends {
-		if p.before != nil {
-			lit := p.before.Name
-			if e+len(lit) > len(p.in) || string(p.in[e:e+len(lit)]) != lit {
-				continue
-			}
+		if p.before != nil && !hasPrefix(p.in[e:], p.before.Name) {
+			continue
 		}
 		if end >= 0 {
 			return detBail
 		}
 		end = e
 	}
+	return p.takeRegex(n, end)
+}
+
+// takeRegex ends regex n's match at end (-1: no match).
+func (p *detParser) takeRegex(n *Node, end int) detOutcome {
 	if end < 0 {
 		return detFail
 	}
