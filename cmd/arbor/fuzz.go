@@ -169,7 +169,10 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags) error {
 	if err != nil {
 		return usageError{fmt.Errorf("--domain: %w", err)}
 	}
-	if strings.Contains(","+names+",", ",blocks,") || strings.Contains(","+names+",", ",valid-blocks,") {
+	for _, d := range domains {
+		if d.Name() != "blocks" && d.Name() != "valid-blocks" {
+			continue
+		}
 		if s.Funcs.Blocks == 0 {
 			return usageError{errors.New("--domain: this subject's coverage has functions only, no blocks: use cov and valid")}
 		}
