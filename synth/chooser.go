@@ -16,9 +16,13 @@ const (
 	RegexAlternative                  // which branch of a regex alternation: an index
 	RegexRepetition                   // how many repetitions inside a regex: a count
 	RegexChar                         // which character of a regex class: a rune
+	// RegexReuse is which of a regex terminal's values already in the
+	// tree it takes again: an index into them, or their number to draw a
+	// new one. Only generators with a MaxDistinct bound make it.
+	RegexReuse
 )
 
-var pointKindNames = [...]string{"alternative", "repetition", "regex-alternative", "regex-repetition", "regex-char"}
+var pointKindNames = [...]string{"alternative", "repetition", "regex-alternative", "regex-repetition", "regex-char", "regex-reuse"}
 
 func (k PointKind) String() string {
 	if int(k) < len(pointKindNames) {

@@ -40,6 +40,14 @@ type Generator struct {
 	MaxDepth  int // 0 means DefaultMaxDepth
 	MaxRepeat int // 0 means DefaultMaxRepeat
 	MaxNodes  int // 0 means DefaultMaxNodes
+	// MaxDistinct, if positive, bounds the distinct values each regex
+	// terminal takes in one tree, as Bonsai fuzzing bounds a program's
+	// identifiers: once a terminal has values in the tree, a RegexReuse
+	// decision takes one of them again or, below the bound, draws a new
+	// one. Small bounds make inputs whose names and numbers repeat, which
+	// is what makes a declaration and its use meet. 0 means no bound and
+	// no RegexReuse decisions.
+	MaxDistinct int
 
 	// Placed, if set, is called whenever a symbolic node is added to the
 	// tree, with the ids of the symbolic nodes from the root down to it.
@@ -58,6 +66,7 @@ type Generator struct {
 	stack   []int // symbolic ancestors of the node being expanded
 	opts    []int
 	regexes map[int]*regexGen
+	drawn   map[int][]string // MaxDistinct: each regex terminal's values in this tree
 	a       arena
 }
 
@@ -73,6 +82,9 @@ func (x *Generator) Generate() *grammar.Tree {
 	}
 	x.nodes = 0
 	x.stack = x.stack[:0]
+	for id, vs := range x.drawn {
+		x.drawn[id] = vs[:0]
+	}
 	return x.Expand(x.G.Root, 0)
 }
 

@@ -2,6 +2,7 @@ package synth
 
 import (
 	"regexp/syntax"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -46,9 +47,36 @@ func (x *Generator) regex(n *grammar.Node, depth int) string {
 		r = newRegexGen(n.Name)
 		x.regexes[n.ID] = r
 	}
+	if x.MaxDistinct <= 0 {
+		var b strings.Builder
+		x.draw(&b, r, r.re, n, depth)
+		return b.String()
+	}
+	if x.drawn == nil {
+		x.drawn = map[int][]string{}
+	}
+	pool := x.drawn[n.ID]
+	if len(pool) > 0 {
+		x.opts = x.opts[:0]
+		for i := range pool {
+			x.opts = append(x.opts, i)
+		}
+		if len(pool) < x.MaxDistinct {
+			x.opts = append(x.opts, len(pool))
+		}
+		if i := x.choose(Point{Node: n, Kind: RegexReuse, Depth: depth, Options: x.opts}); i >= 0 && i < len(pool) {
+			return pool[i]
+		}
+	}
 	var b strings.Builder
 	x.draw(&b, r, r.re, n, depth)
-	return b.String()
+	v := b.String()
+	if !slices.Contains(pool, v) {
+		// A replay may draw a new value past the bound; it joins the
+		// pool all the same, so that later indexes mean what they meant.
+		x.drawn[n.ID] = append(pool, v)
+	}
+	return v
 }
 
 func (x *Generator) draw(b *strings.Builder, r *regexGen, re *syntax.Regexp, n *grammar.Node, depth int) {
