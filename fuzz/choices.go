@@ -89,7 +89,7 @@ func newRealizer(g *grammar.Graph, b Bounds) *realizer {
 	r := &realizer{ids: streams{ids: map[streamKey]int32{}}}
 	r.c.ids = &r.ids
 	r.gen = synth.NewGenerator(g, &r.c, synth.RandomPolicy)
-	r.gen.MaxDepth, r.gen.MaxRepeat, r.gen.MaxNodes = b.MaxDepth, b.MaxRepeat, b.MaxNodes
+	b.configure(r.gen)
 	return r
 }
 

@@ -15,9 +15,16 @@ import (
 )
 
 // Bounds bound the generator that realizes sequences (0 means synth's
-// defaults). Bonsai's bounded fuzzers differ in these.
+// defaults, and no bound on distinct values). Bonsai's bounded fuzzers
+// differ in MaxDistinct, MaxRepeat and MaxDepth (synth.Generator says
+// what each bounds).
 type Bounds struct {
-	MaxDepth, MaxRepeat, MaxNodes int
+	MaxDepth, MaxRepeat, MaxNodes, MaxDistinct int
+}
+
+// configure gives x the bounds.
+func (b Bounds) configure(x *synth.Generator) {
+	x.MaxDepth, x.MaxRepeat, x.MaxNodes, x.MaxDistinct = b.MaxDepth, b.MaxRepeat, b.MaxNodes, b.MaxDistinct
 }
 
 // Options configure a fuzzing campaign.
@@ -397,7 +404,7 @@ func (f *campaign) finish() *Result {
 func (f *campaign) seqOf(choices []int) *sequence {
 	c := &flatChooser{choices: choices, ids: &f.real.ids, seq: &sequence{salt: f.r.Uint64()}}
 	x := synth.NewGenerator(f.g, c, synth.RandomPolicy)
-	x.MaxDepth, x.MaxRepeat, x.MaxNodes = f.opts.Bounds.MaxDepth, f.opts.Bounds.MaxRepeat, f.opts.Bounds.MaxNodes
+	f.opts.Bounds.configure(x)
 	x.Generate()
 	return c.seq
 }

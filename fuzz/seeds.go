@@ -31,7 +31,7 @@ func BanditCandidates(ctx context.Context, g *grammar.Graph, subject synth.Runne
 	guide := synth.NewImprovedGuide(seed)
 	rec := &pointRecorder{c: &synth.GuideChooser{Guide: guide, State: synth.TreeState}}
 	gen := synth.NewGenerator(g, rec, synth.RandomPolicy)
-	gen.MaxDepth, gen.MaxRepeat, gen.MaxNodes = b.MaxDepth, b.MaxRepeat, b.MaxNodes
+	b.configure(gen)
 	var out []Candidate
 	seen := map[string]bool{}
 	var last Candidate
