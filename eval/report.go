@@ -153,7 +153,7 @@ type Step struct {
 	Text        string
 }
 
-// All runs E1–E8 and E10 on the bundled subjects and writes DIR/report.md, with
+// All runs E1–E10 on the bundled subjects and writes DIR/report.md, with
 // tables and links to each experiment's CSV, JSON and plots. Each part is
 // written as soon as it is done, and report.md is rewritten after every
 // part, so a run stopped early keeps what it finished. The quick preset
@@ -163,7 +163,7 @@ func All(ctx context.Context, cfg AllConfig) (path string, err error) {
 		return "", err
 	}
 	reportPath := filepath.Join(cfg.Out, "report.md")
-	total := 4 + 4 + len(datasets.Subjects()) + 1 + 3
+	total := 4 + 4 + len(datasets.Subjects()) + 1 + 4
 	done := 0
 	// sub forwards an experiment's own progress lines as steps of the
 	// current part; say starts a part.
@@ -374,6 +374,17 @@ func All(ctx context.Context, cfg AllConfig) (path string, err error) {
 		return "", err
 	}
 	report.WriteString(e8)
+	done++
+	if err := flush(); err != nil {
+		return "", err
+	}
+
+	// E9
+	e9, err := allE9(ctx, cfg, say)
+	if err != nil {
+		return "", err
+	}
+	report.WriteString(e9)
 	done++
 	if err := flush(); err != nil {
 		return "", err

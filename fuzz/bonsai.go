@@ -71,7 +71,7 @@ func Lattice(g *grammar.Graph, top Bounds, levels int) []Bounds {
 	if levels <= 0 {
 		levels = DefaultBonsaiLevels
 	}
-	top = topBounds(top)
+	top = TopBounds(top)
 	distinct := spaced(1, top.MaxDistinct, levels)
 	repeat := spaced(1, top.MaxRepeat, levels)
 	depth := spaced(max(1, g.MinDepth(g.Root)), top.MaxDepth, levels)
@@ -94,7 +94,8 @@ func Lattice(g *grammar.Graph, top Bounds, levels int) []Bounds {
 	return out
 }
 
-func topBounds(b Bounds) Bounds {
+// TopBounds is top with BonsaiOptions's defaults in place of its 0s.
+func TopBounds(b Bounds) Bounds {
 	if b.MaxDistinct <= 0 {
 		b.MaxDistinct = 3
 	}

@@ -55,7 +55,7 @@ func TestLattice(t *testing.T) {
 			t.Errorf("%+v, %d levels: %d points, want %d: %v", c.top, c.levels, len(l), c.size, l)
 			continue
 		}
-		top := topBounds(c.top)
+		top := TopBounds(c.top)
 		last := l[len(l)-1]
 		if c.size > 1 && (last.MaxDistinct != top.MaxDistinct || last.MaxRepeat != top.MaxRepeat || last.MaxDepth != top.MaxDepth) {
 			t.Errorf("%+v: the last point is %+v, not the top", c.top, last)

@@ -905,6 +905,6 @@ paired by function and Cohen's d.`,
 	}
 	f5.register(e5, learn.DefaultTrainInputs)
 	f5.registerTargeted(e5)
-	cmd.AddCommand(newE1Cmd(), newE2Cmd(), e3, e4, e5, newE6Cmd(), newE7Cmd(), newE8Cmd(), newE10Cmd(), newEvalAllCmd(), newEvalSuiteCmd(), newEvalLearnersCmd(), newEvalBenchCmd())
+	cmd.AddCommand(newE1Cmd(), newE2Cmd(), e3, e4, e5, newE6Cmd(), newE7Cmd(), newE8Cmd(), newE9Cmd(), newE10Cmd(), newEvalAllCmd(), newEvalSuiteCmd(), newEvalLearnersCmd(), newEvalBenchCmd())
 	return cmd
 }

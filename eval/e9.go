@@ -1,0 +1,275 @@
+package eval
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/arbor-fuzz/arbor/coverage"
+	"github.com/arbor-fuzz/arbor/fuzz"
+	"github.com/arbor-fuzz/arbor/synth"
+)
+
+// E9 methods.
+const (
+	E9Zest   = "zest"   // one campaign with the generator's usual bounds
+	E9Top    = "top"    // one campaign with the lattice's top bounds: is it the lattice or the bounds?
+	E9Bonsai = "bonsai" // fuzz.Bonsai's lattice up to E9Config.Top
+)
+
+var e9Methods = []string{E9Zest, E9Top, E9Bonsai}
+
+// E9Config configures E9.
+type E9Config struct {
+	Subjects []SubjectSetup
+	Execs    int // per run, the lattice's whole budget (0 means 20,000)
+	Reps     int // 0 means 10
+	Seed     uint64
+	// MaxDepth bounds Zest's generator (0 means synth's default); Top is
+	// the lattice's top (0s mean fuzz.BonsaiOptions's defaults: 3
+	// distinct values per terminal, 3 repetitions, synth's depth), with
+	// Levels per axis (0 means fuzz.DefaultBonsaiLevels).
+	MaxDepth int
+	Top      fuzz.Bounds
+	Levels   int
+	Timeout  time.Duration
+	CacheDir string
+	Progress func(string)
+}
+
+// E9Run is one campaign's outcome. Covered is what all its executions
+// ran; CorpusCovered what its corpus's inputs run when run again, the
+// coverage the corpus keeps for whoever uses it (blocks where the subject
+// records them, else functions).
+type E9Run struct {
+	Method        string `json:"method"`
+	Rep           int    `json:"rep"`
+	Execs         int    `json:"executions"`
+	Covered       int    `json:"covered"`
+	CorpusCovered int    `json:"corpus_covered"`
+	ValidCovered  int    `json:"corpus_valid_covered"`
+	Files         int    `json:"files"`
+	Bytes         int    `json:"bytes"`
+	Largest       int    `json:"largest"` // the largest input's bytes
+}
+
+// E9Row summarizes a method on a subject: medians over runs, and
+// two-sided Mann–Whitney U tests of the corpus's coverage and bytes
+// against Zest's (nil for Zest).
+type E9Row struct {
+	Method        string   `json:"method"`
+	CorpusCovered float64  `json:"corpus_covered"`
+	ValidCovered  float64  `json:"corpus_valid_covered"`
+	Files         float64  `json:"files"`
+	Bytes         float64  `json:"bytes"`
+	Largest       float64  `json:"largest"`
+	BytesPerUnit  float64  `json:"bytes_per_unit"` // median over runs of bytes / corpus coverage
+	CoveredP      *float64 `json:"p_covered_vs_zest,omitempty"`
+	BytesP        *float64 `json:"p_bytes_vs_zest,omitempty"`
+}
+
+// E9Subject is E9 on one subject.
+type E9Subject struct {
+	Subject string  `json:"subject"`
+	Unit    string  `json:"unit"`
+	Units   int     `json:"units"`
+	Lattice int     `json:"lattice"` // bounded campaigns in the lattice
+	Rows    []E9Row `json:"rows"`
+	Runs    []E9Run `json:"runs"`
+	Error   string  `json:"error,omitempty"`
+}
+
+// E9Result is E9 on every subject.
+type E9Result struct {
+	Execs    int         `json:"executions"`
+	Reps     int         `json:"reps"`
+	Top      fuzz.Bounds `json:"top"`
+	Levels   int         `json:"levels"`
+	Subjects []E9Subject `json:"subjects"`
+}
+
+// E9 compares Bonsai fuzzing with one unbounded campaign at an equal
+// budget of executions (docs/evaluation.md): the size of the corpus each
+// leaves (files and bytes) and the coverage that corpus keeps. A third
+// method, one campaign with the lattice's top bounds, tells what the
+// lattice adds to the bounds alone. All use Zest's domains and the same
+// seed per repetition.
+func E9(ctx context.Context, cfg E9Config) (*E9Result, error) {
+	if cfg.Execs <= 0 {
+		cfg.Execs = 20000
+	}
+	if cfg.Reps <= 0 {
+		cfg.Reps = 10
+	}
+	if cfg.Levels <= 0 {
+		cfg.Levels = fuzz.DefaultBonsaiLevels
+	}
+	fuzzDefaults(&cfg.Timeout, &cfg.MaxDepth)
+	subjects, err := eachSubject(ctx, cfg.Subjects, func(s SubjectSetup) (E9Subject, error) { return e9Subject(ctx, cfg, s) },
+		func(name string, err error) E9Subject { return E9Subject{Subject: name, Error: err.Error()} })
+	return &E9Result{Execs: cfg.Execs, Reps: cfg.Reps, Top: cfg.Top, Levels: cfg.Levels, Subjects: subjects}, err
+}
+
+func e9Subject(ctx context.Context, cfg E9Config, s SubjectSetup) (E9Subject, error) {
+	sess, err := openFuzzSession(ctx, s, cfg.CacheDir)
+	if err != nil {
+		return E9Subject{}, err
+	}
+	defer sess.Close()
+	es := E9Subject{Subject: s.Name, Unit: sess.unit, Units: sess.units, Lattice: len(fuzz.Lattice(s.Grammar, cfg.Top, cfg.Levels))}
+	runner := &synth.SessionRunner{Session: sess.Session, Timeout: cfg.Timeout}
+	for rep := range cfg.Reps {
+		seed := cfg.Seed + uint64(rep)*1000003
+		for _, method := range e9Methods {
+			if cfg.Progress != nil {
+				cfg.Progress(fmt.Sprintf("E9 %s: %s, run %d of %d", s.Name, method, rep+1, cfg.Reps))
+			}
+			covered := map[int]bool{}
+			obs := &observingRunner{SessionRunner: *runner, observe: func(r *coverage.Result) {
+				for _, u := range sess.unitsOf(r) {
+					covered[u] = true
+				}
+			}}
+			var corpus []fuzz.Entry
+			var execs int
+			switch method {
+			case E9Zest:
+				res, err := fuzz.Fuzz(ctx, s.Grammar, obs, fuzz.Options{Seed: seed, Execs: cfg.Execs, Domains: sess.zestDomains(),
+					Bounds: fuzz.Bounds{MaxDepth: cfg.MaxDepth}})
+				if err != nil {
+					return E9Subject{}, err
+				}
+				corpus, execs = res.Corpus, res.Execs
+			case E9Top:
+				res, err := fuzz.Fuzz(ctx, s.Grammar, obs, fuzz.Options{Seed: seed, Execs: cfg.Execs, Domains: sess.zestDomains(),
+					Bounds: fuzz.TopBounds(cfg.Top)})
+				if err != nil {
+					return E9Subject{}, err
+				}
+				corpus, execs = res.Corpus, res.Execs
+			case E9Bonsai:
+				res, err := fuzz.Bonsai(ctx, s.Grammar, obs, fuzz.BonsaiOptions{
+					Options:    fuzz.Options{Seed: seed, Execs: cfg.Execs, Bounds: cfg.Top},
+					NewDomains: sess.zestDomains, Levels: cfg.Levels,
+				})
+				if err != nil {
+					return E9Subject{}, err
+				}
+				corpus, execs = res.Corpus, res.Execs
+			}
+			run := E9Run{Method: method, Rep: rep, Execs: execs, Covered: len(covered), Files: len(corpus)}
+			all, valid := map[int]bool{}, map[int]bool{}
+			for _, e := range corpus {
+				run.Bytes += len(e.Input)
+				run.Largest = max(run.Largest, len(e.Input))
+				r, err := runner.Run(ctx, e.Input)
+				if err != nil {
+					return E9Subject{}, err
+				}
+				for _, u := range sess.unitsOf(r) {
+					all[u] = true
+					if r.Outcome == coverage.OK {
+						valid[u] = true
+					}
+				}
+			}
+			run.CorpusCovered, run.ValidCovered = len(all), len(valid)
+			es.Runs = append(es.Runs, run)
+		}
+	}
+	es.Rows = e9Rows(es.Runs)
+	return es, nil
+}
+
+func e9Rows(runs []E9Run) []E9Row {
+	by := map[string][]E9Run{}
+	for _, r := range runs {
+		by[r.Method] = append(by[r.Method], r)
+	}
+	series := func(rs []E9Run, f func(E9Run) float64) []float64 {
+		out := make([]float64, len(rs))
+		for i, r := range rs {
+			out[i] = f(r)
+		}
+		return out
+	}
+	covered := func(r E9Run) float64 { return float64(r.CorpusCovered) }
+	bytes := func(r E9Run) float64 { return float64(r.Bytes) }
+	var rows []E9Row
+	for _, m := range e9Methods {
+		rs := by[m]
+		if len(rs) == 0 {
+			continue
+		}
+		row := E9Row{
+			Method:        m,
+			CorpusCovered: Median(series(rs, covered)),
+			ValidCovered:  Median(series(rs, func(r E9Run) float64 { return float64(r.ValidCovered) })),
+			Files:         Median(series(rs, func(r E9Run) float64 { return float64(r.Files) })),
+			Bytes:         Median(series(rs, bytes)),
+			Largest:       Median(series(rs, func(r E9Run) float64 { return float64(r.Largest) })),
+			BytesPerUnit:  Median(series(rs, func(r E9Run) float64 { return float64(r.Bytes) / float64(max(1, r.CorpusCovered)) })),
+		}
+		if m != E9Zest && len(by[E9Zest]) > 0 {
+			_, p := MannWhitney(series(rs, covered), series(by[E9Zest], covered))
+			_, q := MannWhitney(series(rs, bytes), series(by[E9Zest], bytes))
+			row.CoveredP, row.BytesP = &p, &q
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// WriteE9 writes e9.json and e9.csv (every run).
+func WriteE9(dir string, r *E9Result) ([]string, error) {
+	var rows [][]string
+	for _, s := range r.Subjects {
+		for _, run := range s.Runs {
+			rows = append(rows, []string{s.Subject, run.Method, strconv.Itoa(run.Rep), s.Unit, strconv.Itoa(run.Execs), strconv.Itoa(run.Covered),
+				strconv.Itoa(run.CorpusCovered), strconv.Itoa(run.ValidCovered), strconv.Itoa(run.Files), strconv.Itoa(run.Bytes), strconv.Itoa(run.Largest)})
+		}
+	}
+	return writeJSONAndCSV(dir, "e9", r, []string{"subject", "method", "rep", "unit", "executions", "covered", "corpus_covered", "corpus_valid_covered", "files", "bytes", "largest"}, rows)
+}
+
+// allE9 runs E9 for All: E7's subjects, 10 runs of 20,000 executions per
+// method; the quick preset takes the first three, 2 runs of 2,000
+// executions (the lattice's 27 campaigns then get 74 each). It returns
+// the report's section.
+func allE9(ctx context.Context, cfg AllConfig, say func(string, ...any)) (string, error) {
+	reps, execs := 10, 20000
+	setups, err := fuzzingSubjects(cfg.Quick)
+	if err != nil {
+		return "", err
+	}
+	if cfg.Quick {
+		reps, execs = 2, 2000
+		setups = setups[:min(3, len(setups))]
+	}
+	say("E9: %d subjects, %d runs of %d executions per method", len(setups), reps, execs)
+	r, err := E9(ctx, E9Config{Subjects: setups, Execs: execs, Reps: reps, Seed: cfg.Seed, CacheDir: cfg.CacheDir,
+		Progress: func(s string) { say("%s", s) }})
+	if err != nil {
+		return "", err
+	}
+	files, err := WriteE9(cfg.Out, r)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n## E9: Bonsai's bounded lattice against unbounded fuzzing\n\n%d executions per run, %d runs per method: zest, one campaign with the generator's usual bounds; top, one campaign with the lattice's top bounds; bonsai, a lattice of %d levels per axis (distinct values per terminal, repetitions, depth) sharing the same budget, the top campaign's corpus kept. Corpus covers: what the corpus's inputs run again (blocks where the subject records them, else functions). Medians over runs; p: two-sided Mann–Whitney U against zest.\n\n| subject | method | corpus covers | p | valid | files | bytes | p | largest input | bytes per unit |\n|---|---|---|---|---|---|---|---|---|---|\n", execs, reps, r.Levels)
+	for _, s := range r.Subjects {
+		if s.Error != "" {
+			fmt.Fprintf(&b, "| %s | error: %s | | | | | | | | |\n", s.Subject, s.Error)
+			continue
+		}
+		for _, row := range s.Rows {
+			fmt.Fprintf(&b, "| %s | %s | %.1f %s | %s | %.1f | %.1f | %.0f | %s | %.0f | %.1f |\n", s.Subject, row.Method, row.CorpusCovered, s.Unit, pString(row.CoveredP),
+				row.ValidCovered, row.Files, row.Bytes, pString(row.BytesP), row.Largest, row.BytesPerUnit)
+		}
+	}
+	fmt.Fprintf(&b, "\nFiles: %s\n", topLinks(files))
+	return b.String(), nil
+}
