@@ -26,7 +26,10 @@ type BonsaiOptions struct {
 	//     MaxDepth are the largest bounds (0 means 3, synth's
 	//     DefaultMaxRepeat and DefaultMaxDepth); MaxNodes is every
 	//     campaign's;
-	//   - Seeds seed the first campaign only;
+	//   - Seeds seed the first campaign, and the top one after its
+	//     predecessors' inputs: the first so that the lattice starts from
+	//     them, the top because it replays them exactly if they were made
+	//     under its bounds (a previous Bonsai campaign's corpus);
 	//   - Domains is ignored: each campaign has the domains NewDomains
 	//     makes, since a campaign's domains start empty;
 	//   - Kept is told of the top campaign's inputs only, which are the
@@ -172,10 +175,11 @@ func Bonsai(ctx context.Context, g *grammar.Graph, subject synth.Runner, opts Bo
 			step.Domains = opts.NewDomains()
 		}
 		step.Seeds = nil
-		if i == 0 {
-			step.Seeds = opts.Seeds
-		} else {
+		if i > 0 {
 			step.Seeds = predecessorSeeds(b, lattice, at, corpora)
+		}
+		if i == 0 || i == len(lattice)-1 {
+			step.Seeds = append(step.Seeds, opts.Seeds...)
 		}
 		if i < len(lattice)-1 {
 			step.Kept = nil

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/arbor-fuzz/arbor/corpus"
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/fuzz"
 	"github.com/arbor-fuzz/arbor/synth"
@@ -25,6 +26,9 @@ type fuzzFlags struct {
 	out, domains          string
 	execs, k              int
 	maxDepth, maxRepeat   int
+	maxDistinct, levels   int
+	bonsai                bool
+	format                outputFormat
 	duration, timeout     time.Duration
 	seed                  uint64
 	asJSON, rare          bool
@@ -68,11 +72,25 @@ prefix with those chosen; cho, each next least similar by choice bigrams
 (cosine); cov, each next taking the most generator decisions not taken.
 The seeds run first; the generator's trials are not counted in --execs.
 
+--max-distinct M bounds the distinct values each regex terminal (a name,
+a number, a string) takes in one input: past M, the generator reuses one
+already there, so names declared are names used. --bonsai runs Bonsai
+fuzzing: a lattice of bounded campaigns, --bonsai-levels bounds per axis
+from 1 distinct value, 1 repetition and the grammar's smallest depth up
+to --max-distinct (3 if not given), --max-repeat and --max-depth, from
+small to large, each seeded with the corpora of the campaigns one step
+below it, smallest inputs first, and sharing the budget evenly. Small
+campaigns find what small inputs reach; a larger one keeps an input only
+when it adds to what its smaller seeds ran. The corpus is the top
+campaign's: concise inputs without a reducer. A line on stderr tells of
+each campaign as it ends.
+
 The campaign runs for --execs executions or --time; Ctrl-C stops it and
 keeps what it found. With --execs alone and a deterministic program, the
 same --seed gives the same campaign.
 
---out DIR holds, written as they are found:
+--out DIR holds, written as they are found (with --format gofuzz, see
+below):
   corpus/NNNNN.EXT   the inputs kept
   corpus.jsonl       one line per input: {"file":..,"choices":[..],"valid":..,"moved":[..]}
   failures/          the first input of each distinct failure (crashes told
@@ -83,13 +101,25 @@ same --seed gives the same campaign.
                      at every input kept and failure found
   state.json         the executions of all campaigns in the folder
 A campaign given an --out that holds a corpus resumes: its inputs' choice
-sequences are run first, and failures already there are not reported
-again. The generator's bounds must be those of the first campaign for
-the sequences to give the same inputs.
+sequences are run first (with --bonsai, by the first and the top
+campaigns), inputs already there are not written again, and failures
+already there are not reported again. The generator's bounds must be
+those of the first campaign for the sequences to give the same inputs.
+
+--format gofuzz --fuzz-target FuzzX makes the corpus the seed corpus of a
+Go fuzz target: --out is then the Go package's folder, the inputs go to
+OUT/testdata/fuzz/FuzzX/ in Go's fuzzing corpus format under Go's names
+(so that 'go test -run FuzzX' runs them and 'go test -fuzz FuzzX' starts
+from them), and the rest beside that folder, named after the target:
+FuzzX.corpus.jsonl, FuzzX.failures/ (in Go's format too),
+FuzzX.failures.jsonl, FuzzX.curve.csv, FuzzX.state.json. The target must
+take the input as one []byte.
 
 --json prints {"executions":..,"seconds":..,"corpus":..,"valid_executions":..,
 "failures":[..],"domains":{..}}.`,
 		Example: "  arbor fuzz --subject json --execs 20000 --out fuzz-json/\n" +
+			"  arbor fuzz --subject csv --execs 20000 --bonsai --out fuzz-csv/\n" +
+			"  arbor fuzz --subject url --time 1m --format gofuzz --fuzz-target FuzzParse --out ./urlparse\n" +
 			"  arbor fuzz --go example.com/pkg.Parse --grammar my.grammar --time 10m --domain cov,valid,perf --out fuzz/",
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error { return runFuzz(cmd, &f) },
@@ -110,6 +140,10 @@ the sequences to give the same inputs.
 	fl.Uint64Var(&f.seed, "seed", 1, "random seed")
 	fl.IntVar(&f.maxDepth, "max-depth", synth.DefaultMaxDepth, "depth bound of grammar generation")
 	fl.IntVar(&f.maxRepeat, "max-repeat", synth.DefaultMaxRepeat, "most repetitions of an unbounded quantifier")
+	fl.IntVar(&f.maxDistinct, "max-distinct", 0, "most distinct values of each regex terminal (names, numbers) in an input; 0: no bound (with --bonsai: 3)")
+	fl.BoolVar(&f.bonsai, "bonsai", false, "Bonsai: a lattice of bounded campaigns up to --max-distinct, --max-repeat and --max-depth, each seeded with the smaller ones' corpora")
+	fl.IntVar(&f.levels, "bonsai-levels", fuzz.DefaultBonsaiLevels, "with --bonsai: bounds per axis of the lattice")
+	f.format.register(fl)
 	fl.DurationVar(&f.timeout, "timeout", time.Second, "time limit per input")
 	fl.StringVar(&f.out, "out", "", "folder for the corpus and the failures (required)")
 	fl.BoolVar(&f.asJSON, "json", false, "print JSON")
@@ -126,8 +160,10 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags) error {
 		return usageError{errors.New("give --execs, --time or both")}
 	case f.k < 1:
 		return usageError{fmt.Errorf("--k must be at least 1, not %d", f.k)}
-	case f.maxDepth < 1 || f.maxRepeat < 0:
-		return usageError{errors.New("--max-depth must be positive, --max-repeat not negative")}
+	case f.maxDepth < 1 || f.maxRepeat < 0 || f.maxDistinct < 0:
+		return usageError{errors.New("--max-depth must be positive, --max-repeat and --max-distinct not negative")}
+	case f.levels < 1:
+		return usageError{fmt.Errorf("--bonsai-levels must be at least 1, not %d", f.levels)}
 	case f.fresh < 0 || f.fresh >= 1:
 		return usageError{fmt.Errorf("--fresh must be in [0, 1), not %v", f.fresh)}
 	case f.seedFrom != "" && f.seedFrom != "rlcheck":
@@ -145,7 +181,10 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags) error {
 	if err != nil {
 		return err
 	}
-	store, err := openFuzzStore(f.out, extensionOf(setup.GrammarName))
+	if err := f.format.check(); err != nil {
+		return err
+	}
+	store, err := openFuzzStore(f.out, extensionOf(setup.GrammarName), f.format)
 	if err != nil {
 		return err
 	}
@@ -180,7 +219,13 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags) error {
 	}
 	errOut := cmd.ErrOrStderr()
 	runner := &synth.SessionRunner{Session: s, Timeout: f.timeout}
-	bounds := fuzz.Bounds{MaxDepth: f.maxDepth, MaxRepeat: f.maxRepeat}
+	bounds := fuzz.Bounds{MaxDepth: f.maxDepth, MaxRepeat: f.maxRepeat, MaxDistinct: f.maxDistinct}
+	if f.bonsai {
+		// Seeds are made under the top campaign's bounds, which
+		// replays them exactly (the first campaign, which runs them too,
+		// under smaller bounds, gets inputs like them).
+		bounds = fuzz.TopBounds(bounds)
+	}
 	seeds := store.seeds
 	if f.seedFrom != "" {
 		cands, err := fuzz.BanditCandidates(ctx, setup.Grammar, runner, f.seedTrials, f.seed, bounds)
@@ -211,7 +256,32 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags) error {
 	if isTerminal(errOut) {
 		opts.Progress = func(st fuzz.Stats) { fmt.Fprintf(errOut, "\r%s", progressLine(st)) }
 	}
-	res, runErr := fuzz.Fuzz(ctx, setup.Grammar, runner, opts)
+	var res *fuzz.Result
+	var runErr error
+	if f.bonsai {
+		var bres *fuzz.BonsaiResult
+		bres, runErr = fuzz.Bonsai(ctx, setup.Grammar, runner, fuzz.BonsaiOptions{
+			Options: opts, Levels: f.levels,
+			NewDomains: func() []fuzz.Domain {
+				// The names were checked above: they make domains again.
+				ds, _ := fuzz.NewDomains(strings.Split(names, ","), setup.Grammar, f.k)
+				return ds
+			},
+			Step: func(st fuzz.BonsaiStep) {
+				if opts.Progress != nil {
+					fmt.Fprintln(errOut)
+				}
+				b := st.Bounds
+				fmt.Fprintf(errOut, "bonsai: distinct %d, repeat %d, depth %d: %d seeds, %d execs, corpus %d (%d bytes)\n",
+					b.MaxDistinct, b.MaxRepeat, b.MaxDepth, st.Seeds, st.Stats.Execs, st.Stats.Corpus, st.Bytes)
+			},
+		})
+		if bres != nil {
+			res = &bres.Result
+		}
+	} else {
+		res, runErr = fuzz.Fuzz(ctx, setup.Grammar, runner, opts)
+	}
 	if opts.Progress != nil {
 		fmt.Fprintln(errOut)
 	}
@@ -295,7 +365,9 @@ func firstLineOf(s string) string {
 // and reads a previous campaign's back to resume it.
 type fuzzStore struct {
 	dir, ext     string
+	format       outputFormat
 	seeds        [][]int           // the corpus already there
+	have         map[string]bool   // its inputs
 	old          map[string]bool   // failures already there, by outcome and stack
 	oldLines     []json.RawMessage // their lines, kept in failures.jsonl
 	corpus       *os.File          // corpus.jsonl, appended to
@@ -323,10 +395,10 @@ type failureLine struct {
 	Count   int    `json:"count"`
 }
 
-func openFuzzStore(dir, ext string) (*fuzzStore, error) {
-	s := &fuzzStore{dir: dir, ext: ext, old: map[string]bool{}}
-	for _, sub := range []string{"corpus", "failures"} {
-		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
+func openFuzzStore(dir, ext string, format outputFormat) (*fuzzStore, error) {
+	s := &fuzzStore{dir: dir, ext: ext, format: format, old: map[string]bool{}, have: map[string]bool{}}
+	for _, sub := range []string{s.corpusDir(), s.path("failures")} {
+		if err := os.MkdirAll(sub, 0o755); err != nil {
 			return nil, fmt.Errorf("output folder: %w", err)
 		}
 	}
@@ -334,10 +406,10 @@ func openFuzzStore(dir, ext string) (*fuzzStore, error) {
 		return nil, err
 	}
 	var err error
-	if s.corpus, err = os.OpenFile(filepath.Join(dir, "corpus.jsonl"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644); err != nil {
+	if s.corpus, err = os.OpenFile(s.path("corpus.jsonl"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644); err != nil {
 		return nil, fmt.Errorf("output folder: %w", err)
 	}
-	if s.curveFile, err = os.Create(filepath.Join(dir, "curve.csv")); err != nil {
+	if s.curveFile, err = os.Create(s.path("curve.csv")); err != nil {
 		s.corpus.Close()
 		return nil, fmt.Errorf("output folder: %w", err)
 	}
@@ -345,10 +417,34 @@ func openFuzzStore(dir, ext string) (*fuzzStore, error) {
 	return s, nil
 }
 
+// path is where the file or folder arbor names name goes: in --out, or
+// with --format gofuzz beside the fuzz target's seed corpus, named after
+// the target (testdata/fuzz/FuzzX.corpus.jsonl), where go test does not
+// read it.
+func (s *fuzzStore) path(name string) string { return s.format.sideFile(s.dir, name) }
+
+// corpusDir is the folder of the kept inputs: corpus/ in --out, or the
+// fuzz target's seed corpus.
+func (s *fuzzStore) corpusDir() string {
+	if s.format.gofuzz() {
+		return s.format.inputDir(s.dir)
+	}
+	return filepath.Join(s.dir, "corpus")
+}
+
+// rel is path as the .jsonl files name it: from the folder they are in.
+func (s *fuzzStore) rel(path string) string {
+	r, err := filepath.Rel(filepath.Dir(s.path("corpus.jsonl")), path)
+	if err != nil {
+		return path
+	}
+	return filepath.ToSlash(r)
+}
+
 // readPrevious reads the corpus and failures a campaign left in the
 // folder. A corpus line cut short by a crash is skipped, not an error.
 func (s *fuzzStore) readPrevious() error {
-	data, err := os.ReadFile(filepath.Join(s.dir, "corpus.jsonl"))
+	data, err := os.ReadFile(s.path("corpus.jsonl"))
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("resuming: %w", err)
 	}
@@ -359,14 +455,22 @@ func (s *fuzzStore) readPrevious() error {
 		}
 		s.seeds = append(s.seeds, c.Choices)
 		s.n++
+		if data, err := os.ReadFile(filepath.Join(filepath.Dir(s.path("corpus.jsonl")), filepath.FromSlash(c.File))); err == nil {
+			if s.format.gofuzz() {
+				data, err = corpus.Decode(c.File, data)
+			}
+			if err == nil {
+				s.have[string(data)] = true
+			}
+		}
 	}
-	if data, err := os.ReadFile(filepath.Join(s.dir, "state.json")); err == nil {
+	if data, err := os.ReadFile(s.path("state.json")); err == nil {
 		var st fuzzState
 		if json.Unmarshal(data, &st) == nil {
 			s.prevExecs = st.Executions
 		}
 	}
-	data, err = os.ReadFile(filepath.Join(s.dir, "failures.jsonl"))
+	data, err = os.ReadFile(s.path("failures.jsonl"))
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("resuming: %w", err)
 	}
@@ -382,18 +486,19 @@ func (s *fuzzStore) readPrevious() error {
 }
 
 // keep writes a kept input: its file, then its line, so that a line
-// never names a file that is not there. Resumed inputs, run again first,
-// are already there.
+// never names a file that is not there. An input already there (a
+// resumed one, run again first) is not written twice.
 func (s *fuzzStore) keep(e fuzz.Entry) error {
-	if e.Exec <= len(s.seeds) {
+	if s.have[string(e.Input)] {
 		return nil
 	}
-	name := paddedName(s.n, s.n+1, minNameWidth+1, s.ext)
-	if err := os.WriteFile(filepath.Join(s.dir, "corpus", name), e.Input, 0o644); err != nil {
+	s.have[string(e.Input)] = true
+	name, err := s.format.write(s.corpusDir(), paddedName(s.n, s.n+1, minNameWidth+1, s.ext), e.Input)
+	if err != nil {
 		return fmt.Errorf("saving the corpus: %w", err)
 	}
 	s.n++
-	line, err := json.Marshal(corpusLine{File: "corpus/" + name, Choices: e.Choices, Valid: e.Valid, Moved: e.Moved})
+	line, err := json.Marshal(corpusLine{File: s.rel(filepath.Join(s.corpusDir(), name)), Choices: e.Choices, Valid: e.Valid, Moved: e.Moved})
 	if err != nil {
 		return err
 	}
@@ -413,9 +518,17 @@ func (s *fuzzStore) fail(fl fuzz.Failure) error {
 	if fl.Stack != "" {
 		name += "-" + fl.Stack
 	}
-	name = "failures/" + name + s.ext
-	s.failureFiles = append(s.failureFiles, name)
-	if err := os.WriteFile(filepath.Join(s.dir, name), fl.Input, 0o644); err != nil {
+	data := fl.Input
+	if s.format.gofuzz() {
+		// In Go's format, so that copied into the seed corpus it is a
+		// test case go test runs.
+		data = corpus.EncodeGoFuzz(data)
+	} else {
+		name += s.ext
+	}
+	path := filepath.Join(s.path("failures"), name)
+	s.failureFiles = append(s.failureFiles, s.rel(path))
+	if err := os.WriteFile(path, data, 0o644); err != nil {
 		return fmt.Errorf("saving a failure: %w", err)
 	}
 	return nil
@@ -432,7 +545,7 @@ func (s *fuzzStore) finish(res *fuzz.Result) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(s.dir, "state.json"), append(state, '\n')); err != nil {
+	if err := writeFileAtomic(s.path("state.json"), append(state, '\n')); err != nil {
 		return fmt.Errorf("saving the state: %w", err)
 	}
 	var b strings.Builder
@@ -452,7 +565,7 @@ func (s *fuzzStore) finish(res *fuzz.Result) error {
 		b.Write(line)
 		b.WriteByte('\n')
 	}
-	if err := writeFileAtomic(filepath.Join(s.dir, "failures.jsonl"), []byte(b.String())); err != nil {
+	if err := writeFileAtomic(s.path("failures.jsonl"), []byte(b.String())); err != nil {
 		return fmt.Errorf("saving the failures: %w", err)
 	}
 	fmt.Fprint(s.curve, "executions,seconds,corpus,valid_executions,failures")

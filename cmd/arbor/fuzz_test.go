@@ -197,6 +197,11 @@ func TestFuzzUsage(t *testing.T) {
 		{name: "fresh", args: []string{"fuzz", "--subject", "json", "--execs", "10", "--fresh", "1", "--out", dir}, code: 2, stderr: []string{"--fresh must be in [0, 1)"}},
 		{name: "seed-from", args: []string{"fuzz", "--subject", "json", "--execs", "10", "--seed-from", "afl", "--out", dir}, code: 2, stderr: []string{"--seed-from must be rlcheck"}},
 		{name: "filter", args: []string{"fuzz", "--subject", "json", "--execs", "10", "--seed-from", "rlcheck", "--filter", "best", "--out", dir}, code: 2, stderr: []string{"--filter must be one of rnd, par, cho, cov"}},
+		{name: "levels", args: []string{"fuzz", "--subject", "json", "--execs", "10", "--bonsai", "--bonsai-levels", "0", "--out", dir}, code: 2, stderr: []string{"--bonsai-levels must be at least 1"}},
+		{name: "distinct", args: []string{"fuzz", "--subject", "json", "--execs", "10", "--max-distinct", "-1", "--out", dir}, code: 2, stderr: []string{"--max-distinct not negative"}},
+		{name: "format", args: []string{"fuzz", "--subject", "json", "--execs", "10", "--format", "afl", "--out", dir}, code: 2, stderr: []string{"--format must be raw or gofuzz"}},
+		{name: "fuzz-target", args: []string{"fuzz", "--subject", "json", "--execs", "10", "--fuzz-target", "FuzzX", "--out", dir}, code: 2, stderr: []string{"--fuzz-target goes with --format gofuzz"}},
+		{name: "bonsai budget", args: []string{"fuzz", "--subject", "json", "--execs", "10", "--bonsai", "--out", dir}, code: 1, stderr: []string{"cannot be shared among 27"}},
 	})
 }
 
