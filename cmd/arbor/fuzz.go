@@ -17,6 +17,7 @@ import (
 	"github.com/arbor-fuzz/arbor/corpus"
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/fuzz"
+	"github.com/arbor-fuzz/arbor/grammar"
 	"github.com/arbor-fuzz/arbor/synth"
 )
 
@@ -33,6 +34,7 @@ type fuzzFlags struct {
 	seed                  uint64
 	asJSON, rare          bool
 	seedFrom, filter      string
+	seedsDir              string
 	seedTrials, seedCount int
 	fresh                 float64
 }
@@ -71,6 +73,14 @@ valid), and --seed-count of the distinct valid ones are chosen by
 prefix with those chosen; cho, each next least similar by choice bigrams
 (cosine); cov, each next taking the most generator decisions not taken.
 The seeds run first; the generator's trials are not counted in --execs.
+
+--seeds DIR starts the campaign from the inputs in DIR (a folder, or one
+file; Go corpus files are decoded), run first: each is parsed and its
+decisions derived, so that its mutants are the generator's. An input
+the generator cannot make under its bounds (it does not parse, or needs
+more depth, repetitions or distinct values than --max-depth,
+--max-repeat, --max-distinct allow, or a character the generator does
+not draw, such as a newline inside a token) is skipped and told of.
 
 --max-distinct M bounds the distinct values each regex terminal (a name,
 a number, a string) takes in one input: past M, the generator reuses one
@@ -131,6 +141,7 @@ take the input as one []byte.
 	fl.DurationVar(&f.duration, "time", 0, "or stop after this long")
 	fl.StringVar(&f.domains, "domain", "", "feedback `domains`: "+strings.Join(fuzz.DomainNames(), ", ")+" (default blocks,valid-blocks where the subject's coverage has blocks, else cov,valid)")
 	fl.IntVar(&f.k, "k", 2, "path length `K` of the kpath domain")
+	fl.StringVar(&f.seedsDir, "seeds", "", "seed the campaign with the inputs in `DIR` (a folder or a file; Go corpus files are decoded)")
 	fl.StringVar(&f.seedFrom, "seed-from", "", "seed the campaign with generated inputs: rlcheck (the bandit generator, judged by the subject)")
 	fl.IntVar(&f.seedTrials, "seed-trials", 2000, "with --seed-from: trials of the generator")
 	fl.IntVar(&f.seedCount, "seed-count", 20, "with --seed-from: seeds to keep")
@@ -227,6 +238,13 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags) error {
 		bounds = fuzz.TopBounds(bounds)
 	}
 	seeds := store.seeds
+	if f.seedsDir != "" {
+		fromDir, err := seedsFromDir(f.seedsDir, setup.Grammar, bounds, errOut)
+		if err != nil {
+			return err
+		}
+		seeds = append(slices.Clone(seeds), fromDir...)
+	}
 	if f.seedFrom != "" {
 		cands, err := fuzz.BanditCandidates(ctx, setup.Grammar, runner, f.seedTrials, f.seed, bounds)
 		if err != nil {
@@ -299,6 +317,44 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags) error {
 		return err
 	}
 	return runErr
+}
+
+// seedsFromDir derives the choice sequences of the inputs in dir under
+// the bounds. Inputs the generator cannot make (they do not parse, or
+// need more than the bounds allow) are skipped and told of on w, with
+// the reasons of the first few; none at all is an error.
+func seedsFromDir(dir string, g *grammar.Graph, bounds fuzz.Bounds, w io.Writer) ([][]int, error) {
+	files, err := corpus.List(dir)
+	if err != nil {
+		return nil, fmt.Errorf("--seeds: %w", err)
+	}
+	inputs := make([][]byte, len(files))
+	for i, f := range files {
+		if inputs[i], err = corpus.Read(f); err != nil {
+			return nil, fmt.Errorf("--seeds: %w", err)
+		}
+	}
+	seeds, errs := fuzz.SeedsFromInputs(g, inputs, bounds)
+	var reasons []string
+	for _, err := range errs {
+		var ie *fuzz.InputError
+		if errors.As(err, &ie) && len(reasons) < 3 {
+			reasons = append(reasons, fmt.Sprintf("%s: %v", files[ie.Index], ie.Err))
+		}
+	}
+	if len(seeds) == 0 {
+		if len(files) == 0 {
+			return nil, fmt.Errorf("--seeds: %s holds no input", dir)
+		}
+		return nil, fmt.Errorf("--seeds: none of the %d inputs in %s can be generated under the generator's bounds (--max-depth, --max-repeat, --max-distinct); the first: %s",
+			len(files), dir, strings.Join(reasons, "; "))
+	}
+	fmt.Fprintf(w, "fuzz: %d seeds of the %d inputs in %s\n", len(seeds), len(files), dir)
+	if len(errs) > 0 {
+		fmt.Fprintf(w, "fuzz: %d inputs skipped, the generator cannot make them under its bounds (--max-depth, --max-repeat, --max-distinct), e.g.\n  %s\n",
+			len(errs), strings.Join(reasons, "\n  "))
+	}
+	return seeds, nil
 }
 
 // progressLine is the one-line state shown on a terminal.

@@ -142,3 +142,38 @@ func TestFuzzGoFuzzFormat(t *testing.T) {
 		t.Errorf("%d files, %d corpus lines after resuming", len(after), len(lines2))
 	}
 }
+
+// TestFuzzSeedsDir starts a campaign from a folder of inputs: the one the
+// generator can make runs first (so it is the corpus's first input), the
+// others are skipped and told of, and a folder with no usable input is
+// an error.
+func TestFuzzSeedsDir(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a harness")
+	}
+	seeds := t.TempDir()
+	for name, text := range map[string]string{"a.json": `[1,2,{"a":true}]`, "b.json": "nope"} {
+		if err := os.WriteFile(filepath.Join(seeds, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	_, stderr, code := runArbor(t, "", "fuzz", "--subject", "json", "--execs", "100", "--seeds", seeds, "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "fuzz: 1 seeds of the 2 inputs") || !strings.Contains(stderr, "b.json: does not parse") {
+		t.Errorf("stderr:\n%s", stderr)
+	}
+	_, inputs := corpusLines(t, filepath.Join(out, "corpus.jsonl"))
+	if len(inputs) == 0 || string(inputs[0]) != `[1,2,{"a":true}]` {
+		t.Errorf("the corpus does not start with the seed: %q", inputs)
+	}
+	if err := os.Remove(filepath.Join(seeds, "a.json")); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code = runArbor(t, "", "fuzz", "--subject", "json", "--execs", "100", "--seeds", seeds, "--out", filepath.Join(t.TempDir(), "o2"))
+	if code == 0 || !strings.Contains(stderr, "none of the 1 inputs") {
+		t.Errorf("exit %d, stderr:\n%s", code, stderr)
+	}
+}
