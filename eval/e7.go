@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"gonum.org/v1/plot"
@@ -18,12 +20,26 @@ import (
 	"github.com/arbor-fuzz/arbor/synth"
 )
 
-// E7 methods, in the order they are run and reported.
+// E7 methods.
 const (
-	E7Random = "random" // grammar-random inputs, no feedback
-	E7RL     = "rl"     // the bandit generator (rlcheck's improved guide), rewarded by validity
-	E7Zest   = "zest"   // fuzz.Fuzz with coverage and valid-coverage domains
+	E7Random    = "random"     // grammar-random inputs, no feedback
+	E7RL        = "rl"         // the bandit generator (rlcheck's improved guide), rewarded by validity
+	E7Zest      = "zest"       // fuzz.Fuzz with coverage and valid-coverage domains
+	E7ZestFresh = "zest-fresh" // the same with E7Config.Fresh of executions given to fresh random inputs
+	E7GoFuzz    = "gofuzz"     // go test -fuzz on the grammar-aware fuzz target (synth.ByteGenerator)
 )
+
+// E7Methods are E7's methods, in the order they are run and reported.
+var E7Methods = []string{E7Random, E7RL, E7Zest, E7ZestFresh, E7GoFuzz}
+
+// E7DefaultMethods are the methods E7 runs when E7Config.Methods is
+// empty.
+var E7DefaultMethods = []string{E7Random, E7RL, E7Zest, E7GoFuzz}
+
+// E7QuickMethods are eval all's quick preset's: gofuzz builds a fuzz test
+// per subject (seconds, more with a cold build cache), which costs more
+// than the preset's half-second runs.
+var E7QuickMethods = []string{E7Random, E7RL, E7Zest}
 
 // E7Config configures E7.
 type E7Config struct {
@@ -33,8 +49,43 @@ type E7Config struct {
 	Seed     uint64
 	MaxDepth int           // the generators' depth bound (0 means synth's default)
 	Timeout  time.Duration // per input (0 means a second)
+	// Methods are the methods to run, of E7Methods (empty means
+	// E7DefaultMethods); they run and are reported in E7Methods' order.
+	Methods []string
+	// Fresh is zest-fresh's share of executions given to fresh random
+	// inputs (fuzz.Options.Fresh, in [0, 1); 0 means 0.25).
+	Fresh float64
+	// ArborDir is arbor's source (the module's root folder), which
+	// gofuzz's fuzz test imports; empty means the checkout this binary was
+	// built from, if it is still there.
+	ArborDir string
 	CacheDir string
 	Progress func(string)
+}
+
+// DefaultE7Fresh is zest-fresh's share of fresh inputs by default.
+const DefaultE7Fresh = 0.25
+
+// e7Methods resolves E7Config.Methods: known names, each once, in
+// E7Methods' order.
+func e7Methods(names []string) ([]string, error) {
+	if len(names) == 0 {
+		return E7DefaultMethods, nil
+	}
+	want := map[string]bool{}
+	for _, n := range names {
+		if !slices.Contains(E7Methods, n) {
+			return nil, fmt.Errorf("E7 has no method %q (methods: %s)", n, strings.Join(E7Methods, ", "))
+		}
+		want[n] = true
+	}
+	var out []string
+	for _, m := range E7Methods {
+		if want[m] {
+			out = append(out, m)
+		}
+	}
+	return out, nil
 }
 
 // E7Point is a run's state at some time. Coverage counts the subject's
@@ -53,11 +104,17 @@ type E7Run struct {
 	Rep    int       `json:"rep"`
 	Final  E7Point   `json:"final"`
 	Curve  []E7Point `json:"curve"`
+	// Corpus is, for gofuzz, the inputs measured: the seed and what Go's
+	// fuzzer kept.
+	Corpus int `json:"corpus,omitempty"`
+	// Note says what went unusually (gofuzz: Go's fuzzer stopped early at
+	// a failure).
+	Note string `json:"note,omitempty"`
 }
 
 // E7Row summarizes a method on a subject: medians over repetitions, and
 // the two-sided Mann–Whitney U test of its final valid coverage against
-// Zest's (nil for Zest itself).
+// Zest's (nil for Zest itself, and when zest did not run).
 type E7Row struct {
 	Method       string   `json:"method"`
 	Execs        float64  `json:"executions"`
@@ -73,22 +130,37 @@ type E7Subject struct {
 	Units   int     `json:"units"` // how many the subject has
 	Rows    []E7Row `json:"rows"`
 	Runs    []E7Run `json:"runs"`
-	Error   string  `json:"error,omitempty"`
+	// Skipped are the methods that do not apply to the subject, and why
+	// (gofuzz on a subject that is no Go function, or without the go
+	// command or arbor's source).
+	Skipped []E7Skip `json:"skipped,omitempty"`
+	Error   string   `json:"error,omitempty"`
+}
+
+// E7Skip is a method E7 did not run on a subject, and why.
+type E7Skip struct {
+	Method string `json:"method"`
+	Reason string `json:"reason"`
 }
 
 // E7Result is E7 on every subject.
 type E7Result struct {
 	Seconds  float64     `json:"seconds_per_run"`
 	Reps     int         `json:"reps"`
+	Methods  []string    `json:"methods"`
+	Fresh    float64     `json:"fresh,omitempty"` // zest-fresh's share of fresh inputs, when it ran
 	Subjects []E7Subject `json:"subjects"`
 }
 
 // E7 measures coverage over time (docs/evaluation.md): on each subject,
-// grammar-random generation, the bandit generator and Zest-style fuzzing
-// each run for the same wall time, Reps times, on one recording session.
-// Coverage is the functions of the subject any input ran, and those that
-// accepted inputs ran (Zest's semantic coverage). A subject that cannot
-// be run is reported with its error and the others go on.
+// the methods (grammar-random generation, the bandit generator,
+// Zest-style fuzzing with and without fresh inputs, Go's fuzzer on the
+// grammar-aware fuzz target) each run for the same wall time, Reps times,
+// on one recording session, which measures them all. Coverage is the
+// units of the subject any input ran, and those that accepted inputs ran
+// (Zest's semantic coverage). A subject that cannot be run is reported
+// with its error and the others go on; a method that does not apply to a
+// subject is skipped with its reason.
 func E7(ctx context.Context, cfg E7Config) (*E7Result, error) {
 	if cfg.Time <= 0 {
 		cfg.Time = 30 * time.Second
@@ -96,10 +168,25 @@ func E7(ctx context.Context, cfg E7Config) (*E7Result, error) {
 	if cfg.Reps <= 0 {
 		cfg.Reps = 10
 	}
+	if cfg.Fresh == 0 {
+		cfg.Fresh = DefaultE7Fresh
+	}
+	if cfg.Fresh < 0 || cfg.Fresh >= 1 {
+		return nil, fmt.Errorf("E7: the share of fresh inputs must be in [0, 1), not %v", cfg.Fresh)
+	}
+	methods, err := e7Methods(cfg.Methods)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Methods = methods
 	fuzzDefaults(&cfg.Timeout, &cfg.MaxDepth)
 	subjects, err := eachSubject(ctx, cfg.Subjects, func(s SubjectSetup) (E7Subject, error) { return e7Subject(ctx, cfg, s) },
 		func(name string, err error) E7Subject { return E7Subject{Subject: name, Error: err.Error()} })
-	return &E7Result{Seconds: cfg.Time.Seconds(), Reps: cfg.Reps, Subjects: subjects}, err
+	res := &E7Result{Seconds: cfg.Time.Seconds(), Reps: cfg.Reps, Methods: methods, Subjects: subjects}
+	if slices.Contains(methods, E7ZestFresh) {
+		res.Fresh = cfg.Fresh
+	}
+	return res, err
 }
 
 func e7Subject(ctx context.Context, cfg E7Config, s SubjectSetup) (E7Subject, error) {
@@ -109,17 +196,40 @@ func e7Subject(ctx context.Context, cfg E7Config, s SubjectSetup) (E7Subject, er
 	}
 	defer sess.Close()
 	es := E7Subject{Subject: s.Name, Unit: sess.unit, Units: sess.units}
+	methods := cfg.Methods
+	var gofuzz *goFuzzTarget
+	if slices.Contains(methods, E7GoFuzz) {
+		if cfg.Progress != nil {
+			cfg.Progress(fmt.Sprintf("E7 %s: gofuzz, building the fuzz test", s.Name))
+		}
+		g, skip, err := buildGoFuzz(ctx, cfg, s)
+		if err != nil {
+			return E7Subject{}, fmt.Errorf("%s: %w", E7GoFuzz, err)
+		}
+		if skip != "" {
+			es.Skipped = append(es.Skipped, E7Skip{Method: E7GoFuzz, Reason: skip})
+			methods = slices.DeleteFunc(slices.Clone(methods), func(m string) bool { return m == E7GoFuzz })
+		} else {
+			gofuzz = g
+			defer g.close()
+		}
+	}
 	for rep := range cfg.Reps {
 		seed := cfg.Seed + uint64(rep)*1000003
-		for _, method := range []string{E7Random, E7RL, E7Zest} {
+		for _, method := range methods {
 			if cfg.Progress != nil {
 				cfg.Progress(fmt.Sprintf("E7 %s: %s, repetition %d of %d", s.Name, method, rep+1, cfg.Reps))
 			}
 			var run E7Run
 			var err error
-			if method == E7Zest {
-				run, err = e7Zest(ctx, cfg, s, sess, seed)
-			} else {
+			switch method {
+			case E7Zest:
+				run, err = e7Zest(ctx, cfg, s, sess, seed, 0)
+			case E7ZestFresh:
+				run, err = e7Zest(ctx, cfg, s, sess, seed, cfg.Fresh)
+			case E7GoFuzz:
+				run, err = gofuzz.run(ctx, cfg, sess)
+			default:
 				run, err = e7Generate(ctx, cfg, s, sess, seed, method == E7RL)
 			}
 			if err != nil {
@@ -149,6 +259,14 @@ func newCoverageCurve(sess *fuzzSession) *coverageCurve {
 
 func (c *coverageCurve) observe(r *coverage.Result) {
 	c.execs++
+	if c.grow(r) {
+		c.curve = append(c.curve, c.point())
+	}
+}
+
+// grow adds what a run ran to the coverage, and to the valid coverage if
+// the subject accepted the input; it reports whether either grew.
+func (c *coverageCurve) grow(r *coverage.Result) bool {
 	grew := false
 	for _, f := range c.sess.unitsOf(r) {
 		if !c.covered[f] {
@@ -158,9 +276,7 @@ func (c *coverageCurve) observe(r *coverage.Result) {
 			c.good[f], grew = true, true
 		}
 	}
-	if grew {
-		c.curve = append(c.curve, c.point())
-	}
+	return grew
 }
 
 func (c *coverageCurve) point() E7Point {
@@ -189,11 +305,12 @@ func e7Generate(ctx context.Context, cfg E7Config, s SubjectSetup, sess *fuzzSes
 }
 
 // e7Zest fuzzes for cfg.Time with Zest's domains, over the unit E7
-// measures.
-func e7Zest(ctx context.Context, cfg E7Config, s SubjectSetup, sess *fuzzSession, seed uint64) (E7Run, error) {
+// measures, giving a share fresh of executions to fresh random inputs.
+func e7Zest(ctx context.Context, cfg E7Config, s SubjectSetup, sess *fuzzSession, seed uint64, fresh float64) (E7Run, error) {
 	c := newCoverageCurve(sess)
 	runner := &observingRunner{SessionRunner: synth.SessionRunner{Session: sess.Session, Timeout: cfg.Timeout}, observe: c.observe}
-	_, err := fuzz.Fuzz(ctx, s.Grammar, runner, fuzz.Options{Seed: seed, Time: cfg.Time, Domains: sess.zestDomains(), Bounds: fuzz.Bounds{MaxDepth: cfg.MaxDepth}})
+	_, err := fuzz.Fuzz(ctx, s.Grammar, runner, fuzz.Options{Seed: seed, Time: cfg.Time, Domains: sess.zestDomains(), Bounds: fuzz.Bounds{MaxDepth: cfg.MaxDepth},
+		Fresh: fresh})
 	if err != nil {
 		return E7Run{}, err
 	}
@@ -230,7 +347,7 @@ func e7Rows(runs []E7Run) []E7Row {
 	valid := func(p E7Point) int { return p.ValidCovered }
 	zest := final(by[E7Zest], valid)
 	var rows []E7Row
-	for _, m := range []string{E7Random, E7RL, E7Zest} {
+	for _, m := range E7Methods {
 		rs := by[m]
 		if len(rs) == 0 {
 			continue
@@ -240,7 +357,7 @@ func e7Rows(runs []E7Run) []E7Row {
 			Covered:      Median(final(rs, func(p E7Point) int { return p.Covered })),
 			ValidCovered: Median(final(rs, valid)),
 		}
-		if m != E7Zest {
+		if m != E7Zest && len(zest) > 0 {
 			_, p := MannWhitney(final(rs, valid), zest)
 			row.PvsZest = &p
 		}
@@ -293,7 +410,7 @@ func plotE7(path string, s E7Subject, seconds float64) error {
 	p.X.Label.Text = "seconds"
 	p.Y.Label.Text = s.Unit
 	var lines []any
-	for _, m := range []string{E7Random, E7RL, E7Zest} {
+	for _, m := range E7Methods {
 		var runs []E7Run
 		for _, r := range s.Runs {
 			if r.Method == m {

@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,42 +15,35 @@ import (
 	"github.com/arbor-fuzz/arbor/eval"
 )
 
-// TestE7 checks E7's bookkeeping on the csv subject: three methods, each
-// run Reps times for about the time given; curves that only grow and end
-// at the run's final state; valid coverage within coverage; medians and
-// p-values that are those of the runs; and the files WriteE7 writes.
+// TestE7 checks E7's bookkeeping on the csv subject: four methods (all
+// but gofuzz, which TestE7GoFuzz runs), each run Reps times for about the
+// time given; curves that only grow and end at the run's final state;
+// valid coverage within coverage; medians and p-values that are those of
+// the runs; and the files WriteE7 writes.
 func TestE7(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a subject")
 	}
 	cfg := eval.E7Config{Subjects: []eval.SubjectSetup{setup(t, "csv")}, Time: 300 * time.Millisecond, Reps: 3, Seed: 1,
-		CacheDir: coverage.DefaultCacheDir()}
+		Methods: []string{eval.E7Random, eval.E7RL, eval.E7Zest, eval.E7ZestFresh}, CacheDir: coverage.DefaultCacheDir()}
 	start := time.Now()
 	res, err := eval.E7(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if took := time.Since(start); took < 9*cfg.Time {
-		t.Errorf("9 runs of %v took %v", cfg.Time, took)
+	if took := time.Since(start); took < 12*cfg.Time {
+		t.Errorf("12 runs of %v took %v", cfg.Time, took)
 	}
 	s := res.Subjects[0]
-	if s.Error != "" || s.Unit != "blocks" || s.Units == 0 || len(s.Runs) != 9 || len(s.Rows) != 3 {
+	if s.Error != "" || s.Unit != "blocks" || s.Units == 0 || len(s.Runs) != 12 || len(s.Rows) != 4 || len(s.Skipped) != 0 {
 		t.Fatalf("subject %+v", s)
+	}
+	if res.Fresh != eval.DefaultE7Fresh {
+		t.Errorf("zest-fresh ran with a share of %v fresh inputs, want the default %v", res.Fresh, eval.DefaultE7Fresh)
 	}
 	finals := map[string][]float64{}
 	for _, r := range s.Runs {
-		if r.Final.Execs == 0 || r.Final.Covered == 0 || r.Final.ValidCovered > r.Final.Covered || r.Final.Covered > s.Units {
-			t.Errorf("%s run %d ends at %+v", r.Method, r.Rep, r.Final)
-		}
-		for i := 1; i < len(r.Curve); i++ {
-			a, b := r.Curve[i-1], r.Curve[i]
-			if b.Seconds < a.Seconds || b.Execs < a.Execs || b.Covered < a.Covered || b.ValidCovered < a.ValidCovered {
-				t.Errorf("%s run %d: the curve goes back from %+v to %+v", r.Method, r.Rep, a, b)
-			}
-		}
-		if last := r.Curve[len(r.Curve)-1]; last != r.Final {
-			t.Errorf("%s run %d: the curve ends at %+v, the run at %+v", r.Method, r.Rep, last, r.Final)
-		}
+		checkE7Run(t, s, r)
 		finals[r.Method] = append(finals[r.Method], float64(r.Final.ValidCovered))
 	}
 	for _, row := range s.Rows {
@@ -78,7 +74,7 @@ func TestE7(t *testing.T) {
 	}
 	data, _ := os.ReadFile(files[0])
 	var back eval.E7Result
-	if err := json.Unmarshal(data, &back); err != nil || len(back.Subjects) != 1 || len(back.Subjects[0].Runs) != 9 {
+	if err := json.Unmarshal(data, &back); err != nil || len(back.Subjects) != 1 || len(back.Subjects[0].Runs) != 12 {
 		t.Errorf("e7.json: %v", err)
 	}
 }
@@ -93,11 +89,129 @@ func TestE7BadSubject(t *testing.T) {
 	bad.Name = "broken"
 	bad.Target.ImportPath, bad.Target.Func = "example.com/nowhere", "Run"
 	res, err := eval.E7(context.Background(), eval.E7Config{Subjects: []eval.SubjectSetup{bad, setup(t, "csv")},
-		Time: 100 * time.Millisecond, Reps: 1, CacheDir: coverage.DefaultCacheDir()})
+		Time: 100 * time.Millisecond, Reps: 1, Methods: []string{eval.E7Random, eval.E7RL, eval.E7Zest}, CacheDir: coverage.DefaultCacheDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(res.Subjects) != 2 || res.Subjects[0].Error == "" || res.Subjects[1].Error != "" || len(res.Subjects[1].Runs) != 3 {
 		t.Errorf("result %+v", res)
+	}
+}
+
+// checkE7Run checks a run: it ran and covered something, within the
+// subject's units, valid coverage within coverage; its curve only grows
+// and ends at its final state.
+func checkE7Run(t *testing.T, s eval.E7Subject, r eval.E7Run) {
+	t.Helper()
+	if r.Final.Execs == 0 || r.Final.Covered == 0 || r.Final.ValidCovered > r.Final.Covered || r.Final.Covered > s.Units {
+		t.Errorf("%s run %d ends at %+v", r.Method, r.Rep, r.Final)
+	}
+	for i := 1; i < len(r.Curve); i++ {
+		a, b := r.Curve[i-1], r.Curve[i]
+		if b.Seconds < a.Seconds || b.Execs < a.Execs || b.Covered < a.Covered || b.ValidCovered < a.ValidCovered {
+			t.Errorf("%s run %d: the curve goes back from %+v to %+v", r.Method, r.Rep, a, b)
+		}
+	}
+	if len(r.Curve) == 0 {
+		t.Errorf("%s run %d has no curve", r.Method, r.Rep)
+	} else if last := r.Curve[len(r.Curve)-1]; last != r.Final {
+		t.Errorf("%s run %d: the curve ends at %+v, the run at %+v", r.Method, r.Rep, last, r.Final)
+	}
+}
+
+// TestE7Methods: E7 runs the methods asked for, each once whatever the
+// order and repetitions of the list, and reports them in E7Methods'
+// order; without zest there is nothing to compare with. An unknown
+// method, or a share of fresh inputs outside [0, 1), is an error; a
+// method that cannot run (gofuzz without arbor's source) is skipped with
+// its reason while the others run.
+func TestE7Methods(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a subject")
+	}
+	ctx := context.Background()
+	cfg := eval.E7Config{Subjects: []eval.SubjectSetup{setup(t, "csv")}, Time: 100 * time.Millisecond, Reps: 2, Seed: 1,
+		Methods: []string{eval.E7RL, eval.E7Random, eval.E7RL}, CacheDir: coverage.DefaultCacheDir()}
+	res, err := eval.E7(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Subjects[0]
+	want := []string{eval.E7Random, eval.E7RL}
+	if !slices.Equal(res.Methods, want) || s.Error != "" || len(s.Runs) != 4 || len(s.Rows) != 2 {
+		t.Fatalf("methods %v, subject %+v", res.Methods, s)
+	}
+	for i, r := range s.Runs {
+		if r.Method != want[i%2] || r.Rep != i/2 {
+			t.Errorf("run %d is %s repetition %d", i, r.Method, r.Rep)
+		}
+	}
+	for i, row := range s.Rows {
+		if row.Method != want[i] || row.PvsZest != nil {
+			t.Errorf("row %d: %s, p vs zest %v", i, row.Method, row.PvsZest)
+		}
+	}
+	if res.Fresh != 0 {
+		t.Errorf("fresh %v reported, but zest-fresh did not run", res.Fresh)
+	}
+	if _, err := eval.E7(ctx, eval.E7Config{Subjects: cfg.Subjects, Methods: []string{"afl"}}); err == nil || !strings.Contains(err.Error(), `"afl"`) {
+		t.Errorf("an unknown method: %v", err)
+	}
+	if _, err := eval.E7(ctx, eval.E7Config{Subjects: cfg.Subjects, Methods: []string{eval.E7ZestFresh}, Fresh: 1}); err == nil {
+		t.Error("a share of fresh inputs of 1 is accepted")
+	}
+
+	cfg.Methods, cfg.Reps, cfg.ArborDir = []string{eval.E7GoFuzz, eval.E7Random}, 1, t.TempDir()
+	res, err = eval.E7(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s = res.Subjects[0]
+	if s.Error != "" || len(s.Runs) != 1 || s.Runs[0].Method != eval.E7Random || len(s.Skipped) != 1 || s.Skipped[0].Method != eval.E7GoFuzz ||
+		!strings.Contains(s.Skipped[0].Reason, "arbor's source") {
+		t.Errorf("gofuzz without arbor's source: %+v", s)
+	}
+}
+
+// TestE7GoFuzz runs Go's fuzzer on csv's grammar-aware fuzz target for
+// 1.5 seconds: the clock leaves out compiling (the run lasts about its
+// time), Go's progress lines give the executions, and the corpus it kept
+// is measured: coverage grows past the seed's, at times within the run.
+func TestE7GoFuzz(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a fuzz test and runs go test -fuzz")
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("needs the go command")
+	}
+	cfg := eval.E7Config{Subjects: []eval.SubjectSetup{setup(t, "csv")}, Time: 1500 * time.Millisecond, Reps: 1, Seed: 1,
+		Methods: []string{eval.E7GoFuzz}, CacheDir: coverage.DefaultCacheDir()}
+	res, err := eval.E7(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Subjects[0]
+	if s.Error != "" || len(s.Skipped) != 0 || len(s.Runs) != 1 || len(s.Rows) != 1 {
+		t.Fatalf("subject %+v", s)
+	}
+	r := s.Runs[0]
+	checkE7Run(t, s, r)
+	if r.Method != eval.E7GoFuzz || r.Note != "" {
+		t.Errorf("run %s, note %q", r.Method, r.Note)
+	}
+	if r.Final.Seconds < cfg.Time.Seconds() || r.Final.Seconds > cfg.Time.Seconds()+1 {
+		t.Errorf("a run of %v lasted %.2f s by its clock", cfg.Time, r.Final.Seconds)
+	}
+	// The seed's point, then points of files Go's fuzzer kept.
+	if len(r.Curve) < 3 || r.Corpus < 3 || r.Curve[len(r.Curve)-2].Covered <= r.Curve[0].Covered || r.Final.ValidCovered == 0 {
+		t.Errorf("the corpus added no coverage to the seed's: %d inputs, curve %+v", r.Corpus, r.Curve)
+	}
+	if r.Curve[0].Seconds != 0 {
+		t.Errorf("the seed's point is at %v s", r.Curve[0].Seconds)
+	}
+	for _, p := range r.Curve[1 : len(r.Curve)-1] {
+		if p.Seconds <= 0 || p.Seconds > r.Final.Seconds || p.Execs > r.Final.Execs {
+			t.Errorf("point %+v outside the run (final %+v)", p, r.Final)
+		}
 	}
 }

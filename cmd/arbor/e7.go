@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,36 +16,64 @@ import (
 func newE7Cmd() *cobra.Command {
 	var f fuzzExperiment
 	var per time.Duration
+	var methods []string
+	var fresh float64
 	cmd := &cobra.Command{
-		Use:   "E7 [--subjects a,b] [--time D] [--reps N]",
-		Short: "Coverage over time: random generation, the bandit generator and Zest-style fuzzing at equal wall time",
-		Long: `E7 runs three ways of making inputs on each subject, each for --time of
-wall time, --reps times, on one recording session per subject:
-  random  grammar-random inputs (no feedback)
-  rl      the bandit generator, rewarded by the subject's validity
-  zest    arbor fuzz: coverage- and validity-guided mutation of choice sequences
+		Use:   "E7 [--subjects a,b] [--time D] [--reps N] [--methods m,n]",
+		Short: "Coverage over time: random generation, the bandit generator, Zest-style fuzzing and Go's fuzzer at equal wall time",
+		Long: `E7 runs ways of making inputs on each subject, each for --time of wall
+time, --reps times, on one recording session per subject, which measures
+them all alike. --methods picks some (default random,rl,zest,gofuzz):
+  random      grammar-random inputs (no feedback)
+  rl          the bandit generator, rewarded by the subject's validity
+  zest        arbor fuzz: coverage- and validity-guided mutation of choice
+              sequences
+  zest-fresh  the same with a share --fresh of executions given to fresh
+              random inputs (arbor fuzz --fresh); not run by default
+  gofuzz      Go's own fuzzer (go test -fuzz, one worker, minimization off)
+              on the grammar-aware fuzz target synth.ByteGenerator makes of
+              the subject's grammar; afterwards the inputs it kept are run
+              through the session, at the times their files appeared
 It reports, per subject and method, medians over repetitions of the
 executions made, the units any input ran and the units accepted inputs
 ran (Zest's semantic coverage), with the two-sided Mann–Whitney U test
-of the latter against zest. Units are basic blocks where the subject's
-coverage has them (Go programs; zest then fuzzes with block domains, as
-Zest measures branches), functions elsewhere. Runs are timed, so executions (and with
-them coverage) vary with the machine's load.
+of the latter against zest (when zest runs). Units are basic blocks
+where the subject's coverage has them (Go programs; zest then fuzzes with
+block domains, as Zest measures branches), functions elsewhere. Runs are
+timed, so executions (and with them coverage) vary with the machine's
+load.
+
+gofuzz builds its fuzz test once per subject, before its runs, and its
+clock starts when Go's fuzzer starts, so compiling is not in its time;
+its executions are Go's count. It needs the go command and arbor's source
+(the checkout this arbor was built from), and applies to Go subjects
+only: otherwise it is skipped, and the table says why.
 
 --out DIR gets e7.json, e7.csv (every run's final state), e7-curves.csv
 (coverage whenever it grew) and e7-SUBJECT.svg (median valid coverage
 over time). --json prints the result.`,
-		Example: "  arbor eval E7 --subjects json,xml,url --time 10s --reps 5 --out e7/",
-		Args:    exactArgs(0),
+		Example: "  arbor eval E7 --subjects json,xml,url --time 10s --reps 5 --out e7/\n" +
+			"  arbor eval E7 --subjects csv,cron --methods zest,zest-fresh --fresh 0.25 --time 10s",
+		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			for _, m := range methods {
+				if !slices.Contains(eval.E7Methods, m) {
+					return usageError{fmt.Errorf("--methods: no method %q (methods: %s)", m, strings.Join(eval.E7Methods, ", "))}
+				}
+			}
+			if fresh <= 0 || fresh >= 1 {
+				return usageError{fmt.Errorf("--fresh must be in (0, 1), not %v", fresh)}
+			}
 			return runFuzzExperiment(cmd, &f, func(ctx context.Context, subjects []eval.SubjectSetup, progress func(string)) (*eval.E7Result, error) {
 				return eval.E7(ctx, eval.E7Config{Subjects: subjects, Time: per, Reps: f.reps, Seed: f.seed, MaxDepth: f.maxDepth, Timeout: f.timeout,
-					CacheDir: coverage.DefaultCacheDir(), Progress: progress})
+					Methods: methods, Fresh: fresh, CacheDir: coverage.DefaultCacheDir(), Progress: progress})
 			}, eval.WriteE7, []string{"subject", "units", "method", "executions", "covered", "valid covered", "p vs zest"}, e7Table)
 		},
 	}
 	f.register(cmd.Flags(), "runs of each method on each subject")
 	cmd.Flags().DurationVar(&per, "time", 30*time.Second, "wall time of each run")
+	cmd.Flags().StringSliceVar(&methods, "methods", eval.E7DefaultMethods, "methods to run, of "+strings.Join(eval.E7Methods, ","))
+	cmd.Flags().Float64Var(&fresh, "fresh", eval.DefaultE7Fresh, "zest-fresh's share of executions given to fresh random inputs (as arbor fuzz --fresh)")
 	return cmd
 }
 
@@ -54,9 +84,13 @@ func e7Table(res *eval.E7Result) [][]string {
 			rows = append(rows, []string{s.Subject, "", "error: " + s.Error, "", "", "", ""})
 			continue
 		}
+		units := fmt.Sprintf("%d %s", s.Units, s.Unit)
 		for _, r := range s.Rows {
-			rows = append(rows, []string{s.Subject, fmt.Sprintf("%d %s", s.Units, s.Unit), r.Method, fmt.Sprintf("%.0f", r.Execs),
+			rows = append(rows, []string{s.Subject, units, r.Method, fmt.Sprintf("%.0f", r.Execs),
 				fmt.Sprintf("%.1f", r.Covered), fmt.Sprintf("%.1f", r.ValidCovered), pValue(r.PvsZest)})
+		}
+		for _, sk := range s.Skipped {
+			rows = append(rows, []string{s.Subject, units, sk.Method, "skipped: " + sk.Reason, "", "", ""})
 		}
 	}
 	return rows

@@ -184,7 +184,8 @@ func newEvalAllCmd() *cobra.Command {
 		Long: `all runs every experiment on the bundled subjects - E1 and E2 on json,
 gjson, url and csv; E3, E4 and E5 on every bundled subject (the
 generalization suite, as 'arbor eval suite'); E6 on its three benchmarks;
-E7 (coverage over time: random, the bandit generator, Zest-style fuzzing),
+E7 (coverage over time: random, the bandit generator, Zest-style fuzzing
+and Go's fuzzer on a grammar-aware fuzz target),
 E8 (FairFuzz and PerfFuzz against plain fuzzing), E9 (Bonsai's bounded
 lattice against unbounded fuzzing) and E10 (seeding from the bandit
 generator) on every bundled subject - and writes
@@ -193,10 +194,12 @@ DIR/report.md, which links each experiment's CSV, JSON and plots.
 The full preset (50 E1 repetitions, k up to 5 in E2, the suite's 1000
 training inputs and 10 inputs per function, 100,000 BST trials) takes
 the better part of an hour on two cores once the subjects are built, and
-E7's 10 runs of 10 seconds per method and subject over two hours more;
---quick uses small budgets (E7 and E8 on the first six Go subjects by
-name: 3 runs of half a second, and of 500 executions; E9 and E10 on the
-first three, 2 runs of 2,000 executions, and 2 repetitions).
+E7's 10 runs of 10 seconds per method and subject nearly three hours
+more; --quick uses small budgets (E7 and E8 on the first six Go subjects
+by name: 3 runs of half a second, and of 500 executions; E9 and E10 on
+the first three, 2 runs of 2,000 executions, and 2 repetitions). The
+quick E7 leaves out gofuzz: building its fuzz test costs 2-3 seconds per
+subject with a warm build cache, more than its three runs.
 
 Progress goes to stderr: a bar on a terminal, plain lines otherwise.
 Ctrl-C stops the run; report.md keeps the parts already finished and

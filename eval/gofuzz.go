@@ -1,0 +1,573 @@
+package eval
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/arbor-fuzz/arbor/corpus"
+	"github.com/arbor-fuzz/arbor/grammar"
+	"github.com/arbor-fuzz/arbor/synth"
+)
+
+// E7's gofuzz method: Go's native fuzzer (go test -fuzz) on the
+// grammar-aware fuzz target synth.ByteGenerator makes of the subject's
+// grammar (docs/gofuzz.md), for the run's wall time. The fuzz test is
+// built once per subject, before the clock starts; each run then fuzzes
+// with a corpus of its own, and what Go's fuzzer kept is measured by the
+// subject's session afterwards, as of the times the files appeared.
+
+// arborModule is arbor's module path: the fuzz target imports its
+// grammar and synth packages from arbor's source.
+const arborModule = "github.com/arbor-fuzz/arbor"
+
+// goFuzzFunc is the fuzz target's name.
+const goFuzzFunc = "FuzzGrammar"
+
+// goFuzzPoll is how often a run's corpus folders are listed.
+const goFuzzPoll = 250 * time.Millisecond
+
+// goFuzzTarget is a subject's fuzz test, built.
+type goFuzzTarget struct {
+	dir string               // temporary folder: the module, the binary, the runs
+	bin string               // the fuzz test binary
+	gen *synth.ByteGenerator // the generator the fuzz target runs, in this process
+}
+
+func (g *goFuzzTarget) close() { os.RemoveAll(g.dir) }
+
+// goFuzzTest is the fuzz test: the subject's function on the input the
+// ByteGenerator makes of the fuzzer's bytes, for the grammar E7 wrote
+// into it, with a panic recovered so that a crash does not end the run
+// (as the measurement of docs/gofuzz.md). TestAgree checks that the
+// generator built from arbor's source makes of some bytes what E7's
+// makes in process, which decodes the corpus.
+const goFuzzTest = `package fz
+
+import (
+	"testing"
+
+	"github.com/arbor-fuzz/arbor/grammar"
+	"github.com/arbor-fuzz/arbor/synth"
+	subject {{import}}
+)
+
+// grammarText is the subject's grammar, in arbor's notation.
+const grammarText = {{grammar}}
+
+func generator(tb testing.TB) *synth.ByteGenerator {
+	ast, err := grammar.Parse("subject.grammar", []byte(grammarText))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	g, err := grammar.Build(ast)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	gen := synth.NewByteGenerator(g)
+	gen.MaxDepth = {{maxdepth}}
+	return gen
+}
+
+// run runs the subject; a panic is a finding, not the end of fuzzing.
+func run(data []byte) {
+	defer func() { recover() }()
+	subject.{{func}}(data)
+}
+
+func FuzzGrammar(f *testing.F) {
+	gen := generator(f)
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, data []byte) { run(gen.FromBytes(data)) })
+}
+
+// agree holds byte strings and the inputs arbor's E7 made of them.
+var agree = [][2]string{
+{{agree}}}
+
+func TestAgree(t *testing.T) {
+	gen := generator(t)
+	for _, a := range agree {
+		if got := string(gen.FromBytes([]byte(a[0]))); got != a[1] {
+			t.Fatalf("ARBOR-DISAGREE: of %q this source makes %q, the arbor that wrote the test %q", a[0], got, a[1])
+		}
+	}
+}
+`
+
+// buildGoFuzz builds the subject's fuzz test. It returns why the method
+// does not apply instead when the subject is no Go function, or the go
+// command or arbor's source is not at hand.
+func buildGoFuzz(ctx context.Context, cfg E7Config, s SubjectSetup) (_ *goFuzzTarget, skip string, _ error) {
+	t := s.Target
+	switch {
+	case t.Harness != nil:
+		return nil, fmt.Sprintf("Go's fuzzer runs Go functions; %s is run by arbor's %s harness", s.Name, t.Harness.Lang), nil
+	case t.Command != nil:
+		return nil, fmt.Sprintf("Go's fuzzer runs Go functions; %s is a command", s.Name), nil
+	case t.ImportPath == "" || t.Func == "":
+		return nil, "Go's fuzzer runs Go functions; the subject names none", nil
+	case s.Grammar == nil || s.Grammar.Source == nil:
+		return nil, "the grammar has no source to write into a fuzz test", nil
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		return nil, fmt.Sprintf("it needs the go command: %v", err), nil
+	}
+	src, err := arborSource(cfg.ArborDir)
+	if err != nil {
+		return nil, err.Error(), nil
+	}
+	// The subject's module, and the modules of the workspace its folder is
+	// in, join the fuzz test's workspace, as coverage's harness does.
+	modDir, _ := goOutput(ctx, t.Dir, []string{"GOWORK=off"}, "list", "-m", "-f", "{{.Dir}}")
+	if modDir != "" {
+		if _, err := os.Stat(filepath.Join(modDir, "vendor", "modules.txt")); err == nil {
+			return nil, fmt.Sprintf("the subject's module (%s) is vendored, and a Go workspace cannot use a vendored module", modDir), nil
+		}
+	}
+	dir, err := os.MkdirTemp("", "arbor-e7-gofuzz-")
+	if err != nil {
+		return nil, "", err
+	}
+	g := &goFuzzTarget{dir: dir, bin: filepath.Join(dir, "fz.test")}
+	if runtime.GOOS == "windows" {
+		g.bin += ".exe"
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			g.close()
+		}
+	}()
+	text := grammar.Format(s.Grammar.Source)
+	if g.gen, err = byteGenerator(text, cfg.MaxDepth); err != nil {
+		return nil, "", fmt.Errorf("the grammar, formatted: %w", err)
+	}
+	version, err := goOutput(ctx, dir, nil, "env", "GOVERSION")
+	if err != nil {
+		return nil, "", err
+	}
+	version = strings.TrimPrefix(version, "go")
+	if i := strings.IndexAny(version, " -+"); i >= 0 {
+		version = version[:i]
+	}
+	if version == "" || version[0] < '0' || version[0] > '9' {
+		version = "1.24" // a development toolchain
+	}
+	work, err := goFuzzWorkspace(ctx, t.Dir, version, []string{filepath.Join(dir, "fz"), src, modDir})
+	if err != nil {
+		return nil, "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go.work"), []byte(work), 0o644); err != nil {
+		return nil, "", err
+	}
+	fz := filepath.Join(dir, "fz")
+	if err := os.Mkdir(fz, 0o755); err != nil {
+		return nil, "", err
+	}
+	if err := os.WriteFile(filepath.Join(fz, "go.mod"), fmt.Appendf(nil, "module arborgofuzz\n\ngo %s\n", version), 0o644); err != nil {
+		return nil, "", err
+	}
+	test := strings.NewReplacer("{{import}}", strconv.Quote(t.ImportPath), "{{func}}", t.Func, "{{grammar}}", strconv.Quote(text),
+		"{{maxdepth}}", strconv.Itoa(cfg.MaxDepth), "{{agree}}", agreeVectors(g.gen)).Replace(goFuzzTest)
+	if err := os.WriteFile(filepath.Join(fz, "fuzz_test.go"), []byte(test), 0o644); err != nil {
+		return nil, "", err
+	}
+	env := []string{"GOWORK=" + filepath.Join(dir, "go.work")}
+	// -fuzz makes go test instrument the packages for Go's fuzzer; -c
+	// builds the binary only, so that compiling costs the method none of
+	// its wall time.
+	if out, err := goOutput(ctx, fz, env, "test", "-c", "-fuzz", "^"+goFuzzFunc+"$", "-o", g.bin, "."); err != nil {
+		if ctx.Err() != nil {
+			return nil, "", ctx.Err()
+		}
+		return nil, "", fmt.Errorf("build the fuzz test: %w\n%s", err, out)
+	}
+	agree := exec.CommandContext(ctx, g.bin, "-test.run=^TestAgree$")
+	agree.Dir = fz
+	if out, err := agree.CombinedOutput(); err != nil {
+		if ctx.Err() != nil {
+			return nil, "", ctx.Err()
+		}
+		if strings.Contains(string(out), "ARBOR-DISAGREE") {
+			return nil, fmt.Sprintf("arbor's source in %s makes other inputs of the same bytes than this arbor binary (it changed since the binary was built)", src), nil
+		}
+		return nil, "", fmt.Errorf("the fuzz test's check: %w\n%s", err, out)
+	}
+	ok = true
+	return g, "", nil
+}
+
+// byteGenerator is the ByteGenerator the fuzz test builds: from the
+// grammar's text, with the depth bound.
+func byteGenerator(text string, maxDepth int) (*synth.ByteGenerator, error) {
+	ast, err := grammar.Parse("subject.grammar", []byte(text))
+	if err != nil {
+		return nil, err
+	}
+	gr, err := grammar.Build(ast)
+	if err != nil {
+		return nil, err
+	}
+	gen := synth.NewByteGenerator(gr)
+	gen.MaxDepth = maxDepth
+	return gen, nil
+}
+
+// agreeVectors are the fuzz test's agree table: fixed pseudo-random byte
+// strings of 0 to 512 bytes and what gen makes of them.
+func agreeVectors(gen *synth.ByteGenerator) string {
+	r := rand.New(rand.NewPCG(7, 7))
+	var b strings.Builder
+	for _, n := range []int{0, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233, 377, 512} {
+		data := make([]byte, n)
+		for i := range data {
+			data[i] = byte(r.Uint32())
+		}
+		fmt.Fprintf(&b, "\t{%s, %s},\n", strconv.Quote(string(data)), strconv.Quote(string(gen.FromBytes(data))))
+	}
+	return b.String()
+}
+
+// arborSource is the root of arbor's source: dir if given, else the
+// checkout this binary was built from, if it is still there.
+func arborSource(dir string) (string, error) {
+	if dir == "" {
+		_, file, _, ok := runtime.Caller(0)
+		if !ok || !filepath.IsAbs(file) {
+			return "", errors.New("it needs arbor's source, and this arbor binary does not know where it was built from (-trimpath); E7Config.ArborDir names it")
+		}
+		dir = filepath.Dir(filepath.Dir(file))
+	}
+	mod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		return "", fmt.Errorf("it needs arbor's source, which is not in %s: %v", dir, err)
+	}
+	for _, line := range strings.Split(string(mod), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "module" && strings.Trim(f[1], `"`) == arborModule {
+			return dir, nil
+		}
+	}
+	return "", fmt.Errorf("it needs arbor's source, and %s holds another module", dir)
+}
+
+// goFuzzWorkspace is the fuzz test's go.work: the given module folders,
+// and the modules and replacements of the workspace the subject's
+// folder dir is in, if any.
+func goFuzzWorkspace(ctx context.Context, dir, version string, modules []string) (string, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "go %s\n\n", version)
+	used := map[string]bool{}
+	use := func(d string) {
+		if d != "" && !used[filepath.Clean(d)] {
+			used[filepath.Clean(d)] = true
+			fmt.Fprintf(&b, "use %s\n", strconv.Quote(filepath.Clean(d)))
+		}
+	}
+	for _, m := range modules {
+		use(m)
+	}
+	work, _ := goOutput(ctx, dir, nil, "env", "GOWORK")
+	if work == "" || work == "off" {
+		return b.String(), nil
+	}
+	out, err := goOutput(ctx, dir, nil, "work", "edit", "-json", work)
+	if err != nil {
+		return "", fmt.Errorf("read the workspace %s: %w", work, err)
+	}
+	var w struct {
+		Use     []struct{ DiskPath string }
+		Replace []struct {
+			Old, New struct{ Path, Version string }
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &w); err != nil {
+		return "", fmt.Errorf("read the workspace %s: %w", work, err)
+	}
+	for _, u := range w.Use {
+		d := u.DiskPath
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(filepath.Dir(work), d)
+		}
+		use(d)
+	}
+	for _, r := range w.Replace {
+		old, repl := strconv.Quote(r.Old.Path), strconv.Quote(r.New.Path)
+		if r.Old.Version != "" {
+			old += " " + r.Old.Version
+		}
+		if r.New.Version != "" {
+			repl += " " + r.New.Version
+		} else if !filepath.IsAbs(r.New.Path) && strings.HasPrefix(r.New.Path, ".") {
+			repl = strconv.Quote(filepath.Join(filepath.Dir(work), r.New.Path))
+		}
+		fmt.Fprintf(&b, "replace %s => %s\n", old, repl)
+	}
+	return b.String(), nil
+}
+
+// goOutput runs the go command in dir with env added and returns its
+// output, trimmed (standard error too, when it fails).
+func goOutput(ctx context.Context, dir string, env []string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return strings.TrimSpace(string(out) + stderr.String()), fmt.Errorf("go %s: %w", strings.Join(args, " "), err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// goFuzzExecs reads the executions from Go's progress lines:
+// "fuzz: elapsed: 3s, execs: 20322 (6772/sec), new interesting: ...".
+var goFuzzExecs = regexp.MustCompile(`^fuzz: elapsed: .*\bexecs: (\d+)`)
+
+// execSample is the executions Go's fuzzer reported at a time of the run.
+type execSample struct {
+	seconds float64
+	execs   int
+}
+
+// execsAt is the executions at a time of the run: interpolated linearly
+// between Go's progress lines (about every 3 seconds, and at the end),
+// from none at the start; after the last line, its count.
+func execsAt(samples []execSample, t float64) int {
+	prev := execSample{}
+	for _, s := range samples {
+		if s.seconds >= t {
+			if s.seconds <= prev.seconds {
+				return s.execs
+			}
+			return prev.execs + int(float64(s.execs-prev.execs)*(t-prev.seconds)/(s.seconds-prev.seconds))
+		}
+		prev = s
+	}
+	return prev.execs
+}
+
+// goFuzzLine is a line of the fuzz test's output and when it was read.
+type goFuzzLine struct {
+	at   time.Time
+	text string
+}
+
+// run fuzzes for cfg.Time with a corpus of the run's own (a fresh
+// -test.fuzzcachedir; its working folder, where Go writes a failing
+// input, is new too), one worker (-test.parallel 1) and minimization off
+// (-test.fuzzminimizetime 0: Go's default of a minute per new input can
+// stall a lone worker for most of a run). The clock starts at Go's first
+// progress line, printed when its coordinator starts, which is also when
+// -test.fuzztime starts counting; the binary is built already, so only
+// its own start-up (milliseconds) precedes it.
+//
+// The run's folders are listed every 250 ms; a corpus file's time is its
+// modification time, which Go sets when it writes the file, bounded by
+// the listings before and at which it was first seen, so that a coarse or
+// skewed file clock errs by no more than a listing interval. After the
+// run, the seed (the empty input, at time 0) and every file Go's fuzzer
+// kept, in the order of their times, are decoded from Go's corpus format,
+// turned into their inputs by the same ByteGenerator and run by the
+// subject's session; the curve gets a point at a file's time whenever
+// coverage grows.
+func (g *goFuzzTarget) run(ctx context.Context, cfg E7Config, sess *fuzzSession) (E7Run, error) {
+	runDir, err := os.MkdirTemp(g.dir, "run")
+	if err != nil {
+		return E7Run{}, err
+	}
+	defer os.RemoveAll(runDir)
+	cacheDir := filepath.Join(runDir, "cache")
+	folders := []string{filepath.Join(cacheDir, goFuzzFunc), corpus.GoFuzzDir(runDir, goFuzzFunc)}
+	runCtx, cancel := context.WithTimeout(ctx, cfg.Time+2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(runCtx, g.bin, "-test.run=^$", "-test.fuzz=^"+goFuzzFunc+"$", "-test.fuzztime="+cfg.Time.String(),
+		"-test.parallel=1", "-test.fuzzminimizetime=0", "-test.fuzzcachedir="+cacheDir)
+	cmd.Dir = runDir
+	// Interrupted, Go's fuzzer stops its workers and exits.
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = 10 * time.Second
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return E7Run{}, err
+	}
+	defer pr.Close()
+	cmd.Stdout, cmd.Stderr = pw, pw
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		pw.Close()
+		return E7Run{}, err
+	}
+	pw.Close()
+	lines, done := make(chan goFuzzLine, 64), make(chan struct{})
+	defer close(done)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(pr)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			select {
+			case lines <- goFuzzLine{time.Now(), sc.Text()}:
+			case <-done:
+				return
+			}
+		}
+		io.Copy(io.Discard, pr) // a line too long for the scanner: the fuzzer must not block writing
+	}()
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+
+	started := false
+	var samples []execSample
+	var tail []string
+	line := func(l goFuzzLine) {
+		if !started && strings.HasPrefix(l.text, "fuzz: elapsed:") {
+			started, start = true, l.at
+		}
+		if m := goFuzzExecs.FindStringSubmatch(l.text); m != nil && started {
+			n, _ := strconv.Atoi(m[1])
+			samples = append(samples, execSample{l.at.Sub(start).Seconds(), n})
+		}
+		if tail = append(tail, l.text); len(tail) > 30 {
+			tail = tail[1:]
+		}
+	}
+	seen := map[string]float64{} // file: seconds into the run
+	lastPoll := 0.0
+	poll := func() {
+		now := time.Since(start).Seconds()
+		for _, dir := range folders {
+			entries, _ := os.ReadDir(dir)
+			for _, e := range entries {
+				path := filepath.Join(dir, e.Name())
+				if _, ok := seen[path]; ok || !e.Type().IsRegular() {
+					continue
+				}
+				t := now
+				if info, err := e.Info(); err == nil {
+					t = min(max(info.ModTime().Sub(start).Seconds(), lastPoll), now)
+				}
+				seen[path] = t
+			}
+		}
+		lastPoll = now
+	}
+	tick := time.NewTicker(goFuzzPoll)
+	defer tick.Stop()
+	var waitErr error
+loop:
+	for {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				lines = nil
+				continue
+			}
+			line(l)
+		case <-tick.C:
+			poll()
+		case waitErr = <-waited:
+			break loop
+		}
+	}
+	end := time.Since(start).Seconds()
+	// Go's last progress line, with the final count, is in the pipe: read
+	// it out (a worker that lingers holding the pipe gets 2 seconds).
+	drain := time.After(2 * time.Second)
+	for lines != nil {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				lines = nil
+				continue
+			}
+			line(l)
+		case <-drain:
+			pr.Close()
+			lines = nil
+		}
+	}
+	poll()
+	if ctx.Err() != nil {
+		return E7Run{}, ctx.Err()
+	}
+	log := strings.Join(tail, "\n")
+	failures, failedAt := 0, 0.0
+	for path, t := range seen {
+		if filepath.Dir(path) == folders[1] {
+			failures, failedAt = failures+1, max(failedAt, t)
+		}
+	}
+	var note string
+	switch {
+	case runCtx.Err() != nil:
+		return E7Run{}, fmt.Errorf("go test -fuzz did not stop %v after its time\n%s", 2*time.Minute, log)
+	case !started:
+		return E7Run{}, fmt.Errorf("go test -fuzz did not start fuzzing: %v\n%s", waitErr, log)
+	case waitErr != nil && failures == 0:
+		return E7Run{}, fmt.Errorf("go test -fuzz: %w\n%s", waitErr, log)
+	case waitErr != nil:
+		// Go's fuzzer stops at its first failure (a panic is recovered,
+		// so this is a fatal error: a stack overflow, running out of
+		// memory); the failing input counts as found.
+		note = fmt.Sprintf("Go's fuzzer stopped at a failure after %.1f s", failedAt)
+	}
+
+	type entry struct {
+		path    string
+		seconds float64
+	}
+	entries := []entry{{"", 0}} // the seed, f.Add([]byte{})
+	for path, t := range seen {
+		entries = append(entries, entry{path, min(t, end)})
+	}
+	slices.SortFunc(entries, func(a, b entry) int {
+		if a.seconds != b.seconds {
+			if a.seconds < b.seconds {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.path, b.path)
+	})
+	c := newCoverageCurve(sess)
+	runner := synth.SessionRunner{Session: sess.Session, Timeout: cfg.Timeout}
+	for _, e := range entries {
+		data := []byte{}
+		if e.path != "" {
+			raw, err := os.ReadFile(e.path)
+			if err != nil {
+				return E7Run{}, err
+			}
+			if data, err = corpus.Decode(filepath.Base(e.path), raw); err != nil {
+				return E7Run{}, err
+			}
+		}
+		res, err := runner.Run(ctx, g.gen.FromBytes(data))
+		if err != nil {
+			return E7Run{}, err
+		}
+		if c.grow(res) {
+			c.curve = append(c.curve, E7Point{Seconds: e.seconds, Execs: execsAt(samples, e.seconds), Covered: len(c.covered), ValidCovered: len(c.good)})
+		}
+	}
+	final := E7Point{Seconds: end, Execs: execsAt(samples, end), Covered: len(c.covered), ValidCovered: len(c.good)}
+	if len(samples) > 0 {
+		final.Execs = samples[len(samples)-1].execs
+	}
+	return E7Run{Final: final, Curve: append(c.curve, final), Corpus: len(entries), Note: note}, nil
+}
