@@ -196,7 +196,9 @@ func TestE7GoFuzz(t *testing.T) {
 	}
 	r := s.Runs[0]
 	checkE7Run(t, s, r)
-	if r.Method != eval.E7GoFuzz || r.Note != "" {
+	// Under load, Go before 1.27 may report the end of -fuzztime as a
+	// failure (golang/go#75804): the run is whole, and says so.
+	if r.Method != eval.E7GoFuzz || r.Note != "" && !strings.Contains(r.Note, "75804") {
 		t.Errorf("run %s, note %q", r.Method, r.Note)
 	}
 	if r.Final.Seconds < cfg.Time.Seconds() || r.Final.Seconds > cfg.Time.Seconds()+1 {

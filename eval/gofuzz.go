@@ -361,6 +361,24 @@ func execsAt(samples []execSample, t float64) int {
 	return prev.execs
 }
 
+// goFuzzDeadlineRace reports whether a run's output ends the way Go's
+// fuzzer before Go 1.27 may end a run that reached -fuzztime under load
+// (golang/go#75804): its coordinator wakes at the deadline before the
+// workers' context is canceled, and reports the cancellation as the fuzz
+// test's failure, "context deadline exceeded", with no failing input.
+func goFuzzDeadlineRace(output []string) bool {
+	race := false
+	for _, l := range output {
+		switch l = strings.TrimSpace(l); {
+		case l == "context deadline exceeded":
+			race = true
+		case strings.Contains(l, "Failing input written to"), strings.HasPrefix(l, "panic:"), strings.HasPrefix(l, "fatal error:"):
+			return false
+		}
+	}
+	return race
+}
+
 // goFuzzLine is a line of the fuzz test's output and when it was read.
 type goFuzzLine struct {
 	at   time.Time
@@ -518,6 +536,8 @@ loop:
 		return E7Run{}, fmt.Errorf("go test -fuzz did not stop %v after its time\n%s", 2*time.Minute, log)
 	case !started:
 		return E7Run{}, fmt.Errorf("go test -fuzz did not start fuzzing: %v\n%s", waitErr, log)
+	case waitErr != nil && failures == 0 && goFuzzDeadlineRace(tail):
+		note = "Go's fuzzer reported its end of time as a failure (golang/go#75804, fixed in Go 1.27); the run is whole"
 	case waitErr != nil && failures == 0:
 		return E7Run{}, fmt.Errorf("go test -fuzz: %w\n%s", waitErr, log)
 	case waitErr != nil:

@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -52,5 +53,29 @@ func TestExecsAt(t *testing.T) {
 	}
 	if got := execsAt(nil, 5); got != 0 {
 		t.Errorf("without progress lines: %d executions", got)
+	}
+}
+
+// TestGoFuzzDeadlineRace tells the end-of-time race of Go's fuzzer
+// (golang/go#75804; this output is from an E7 run on cron under load)
+// from failures that write an input or crash the worker.
+func TestGoFuzzDeadlineRace(t *testing.T) {
+	race := []string{
+		"fuzz: elapsed: 9s, execs: 67131 (6059/sec), new interesting: 144 (total: 145)",
+		"fuzz: elapsed: 10s, execs: 77709 (9433/sec), new interesting: 147 (total: 148)",
+		"--- FAIL: FuzzGrammar (10.15s)",
+		"    context deadline exceeded",
+		"FAIL",
+	}
+	if !goFuzzDeadlineRace(race) {
+		t.Error("the race is not recognized")
+	}
+	for _, extra := range []string{"    Failing input written to testdata/fuzz/FuzzGrammar/0123456789abcdef", "fatal error: stack overflow"} {
+		if goFuzzDeadlineRace(append(slices.Clone(race), extra)) {
+			t.Errorf("with %q: taken for the race", extra)
+		}
+	}
+	if goFuzzDeadlineRace([]string{"--- FAIL: FuzzGrammar (1.00s)", "    fuzz_test.go:9: boom", "FAIL"}) {
+		t.Error("another failure taken for the race")
 	}
 }
