@@ -37,8 +37,9 @@ var E7Methods = []string{E7Random, E7RL, E7Zest, E7ZestFresh, E7GoFuzz}
 var E7DefaultMethods = []string{E7Random, E7RL, E7Zest, E7GoFuzz}
 
 // E7QuickMethods are eval all's quick preset's: gofuzz builds a fuzz test
-// per subject (seconds, more with a cold build cache), which costs more
-// than the preset's half-second runs.
+// per subject (about a second with a warm build cache, up to a minute
+// with a cold one), and in the preset's half-second runs Go's fuzzer does
+// little more than start its worker.
 var E7QuickMethods = []string{E7Random, E7RL, E7Zest}
 
 // E7Config configures E7.

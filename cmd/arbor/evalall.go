@@ -198,8 +198,9 @@ E7's 10 runs of 10 seconds per method and subject nearly three hours
 more; --quick uses small budgets (E7 and E8 on the first six Go subjects
 by name: 3 runs of half a second, and of 500 executions; E9 and E10 on
 the first three, 2 runs of 2,000 executions, and 2 repetitions). The
-quick E7 leaves out gofuzz: building its fuzz test costs 2-3 seconds per
-subject with a warm build cache, more than its three runs.
+quick E7 leaves out gofuzz: building its fuzz test takes about a second
+per subject with a warm build cache but up to a minute with a cold one,
+and half-second runs of Go's fuzzer are mostly its workers' start-up.
 
 Progress goes to stderr: a bar on a terminal, plain lines otherwise.
 Ctrl-C stops the run; report.md keeps the parts already finished and
