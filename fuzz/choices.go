@@ -3,6 +3,7 @@ package fuzz
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/arbor-fuzz/arbor/grammar"
 	"github.com/arbor-fuzz/arbor/synth"
@@ -27,10 +28,29 @@ import (
 // a sequence describes one input however far its generation reads, a
 // mutated copy (which keeps its parent's salt) differs only where it was
 // changed, and a fresh salt is a fresh random input.
+//
+// A raw value with exactBit set is not a selector but the decision's
+// value itself, taken whether or not it is among the options the
+// generator offers under its bounds: that is how a seed keeps a file's
+// decisions where the file breaks a bound (a longer repetition, a deeper
+// nesting, a newline the draw does not write). Only seeds bring such
+// values in (seqOf makes them, for values the grammar allows: see
+// synth.Generator.Valid); random, mutated and extended values never
+// carry the bit, so a mutant's exact values are those it kept from its
+// seed.
 type sequence struct {
 	salt    uint64
 	streams [][]uint32 // by stream id (streams.id)
+	// seed is set on a sequence made from a seed's choices and on its
+	// realization's record, not on mutants: a seed's exact values are
+	// all taken, a mutant's all but one kind (see seqChooser.exact).
+	seed bool
 }
+
+// exactBit marks a raw value as exact: raw&^exactBit is the decision's
+// value, not an index into its options. The decisions' values (child
+// indexes, counts, runes) all fit in the bits below it.
+const exactBit = 1 << 31
 
 // streamKey identifies a kind of decision: the graph node deciding, what
 // it decides, and for a regex, which part of it.
@@ -97,7 +117,7 @@ func newRealizer(g *grammar.Graph, b Bounds) *realizer {
 func (r *realizer) realize(seq *sequence) *derivation {
 	c := &r.c
 	c.in = seq
-	c.out = &sequence{salt: seq.salt, streams: make([][]uint32, len(seq.streams))}
+	c.out = &sequence{salt: seq.salt, streams: make([][]uint32, len(seq.streams)), seed: seq.seed}
 	for i, vs := range seq.streams {
 		c.out.streams[i] = make([]uint32, 0, len(vs))
 	}
@@ -130,13 +150,54 @@ func (c *seqChooser) Choose(p synth.Point) int {
 	}
 	c.out.streams[id] = append(c.out.streams[id], raw)
 	c.slots = append(c.slots, slot{id, int32(k)})
-	v := p.Options[int(raw%uint32(len(p.Options)))]
+	v, ok := c.exact(p, raw)
+	if !ok {
+		v = p.Options[int((raw&^exactBit)%uint32(len(p.Options)))]
+	}
 	c.choices = append(c.choices, v)
 	return v
 }
 
+// exact returns the value an exact raw value holds, and whether to take
+// it. An exact value was valid for the grammar where the seed made it
+// (seqOf checks), and stays valid wherever it is read again after a
+// mutation has moved the decisions around it, because its stream
+// belongs to one node and one kind of decision, and each kind's values
+// mean the same wherever that node decides:
+//
+//   - Alternative: a child index of that Alt. Taken past the depth bound
+//     it makes the tree deeper than the bound; but each of a stream's
+//     values is read once, and past them the generator keeps to its
+//     bounds again, so generation still ends.
+//   - Repetition, RegexRepetition: a count within that Quant's or regex
+//     part's own minimum and maximum.
+//   - RegexChar: a rune of that class.
+//   - RegexReuse: an index into the terminal's values so far; where the
+//     mutant has fewer, the generator draws a new value instead.
+//   - RegexAlternative: a branch of that alternation, which is valid
+//     except for \B: the draw offers \B only where nothing else can be
+//     drawn, for whether it holds depends on the character after it,
+//     which a mutation may change (two words glued together). A seed
+//     needs \B where its text has it (synth.Generator.ExactChoicesOf takes it
+//     only then), so a seed's own realization takes every exact value,
+//     and a mutant takes an exact regex branch only when it is among the
+//     options, and otherwise the option its value selects by the modulo
+//     rule. The branch not offered is \B, or a longer branch past the
+//     size bound, where the modulo rule's shorter one is as good.
+func (c *seqChooser) exact(p synth.Point, raw uint32) (int, bool) {
+	if raw&exactBit == 0 {
+		return 0, false
+	}
+	v := int(raw &^ exactBit)
+	if p.Kind == synth.RegexAlternative && !c.in.seed && !slices.Contains(p.Options, v) {
+		return 0, false
+	}
+	return v, true
+}
+
 // extension is the k-th value of stream key past its recorded values: a
-// hash (SplitMix64's finalizer) of the salt, the stream and k.
+// hash (SplitMix64's finalizer) of the salt, the stream and k. It has 31
+// bits: an extended value is a selector, never an exact value.
 func extension(salt uint64, key streamKey, k int) uint32 {
 	x := salt ^ uint64(key)*0x9e3779b97f4a7c15 ^ uint64(k)*0xbf58476d1ce4e5b9
 	x ^= x >> 30
@@ -144,7 +205,7 @@ func extension(salt uint64, key streamKey, k int) uint32 {
 	x ^= x >> 27
 	x *= 0x94d049bb133111eb
 	x ^= x >> 31
-	return uint32(x)
+	return uint32(x) >> 1
 }
 
 // mutator changes sequences the way Zest does: a geometric number of
@@ -167,7 +228,9 @@ func (m *mutator) geometric(mean float64) int {
 
 // mutate returns a copy of the sequence a derivation read with spans of
 // its decisions replaced by random values; one that made no decision
-// gets a fresh salt.
+// gets a fresh salt. The copy is not a seed's (sequence.seed), and the
+// exact values it keeps from its parent are taken as seqChooser.exact
+// says.
 func (m *mutator) mutate(seq *sequence, slots []slot) *sequence {
 	out := &sequence{salt: seq.salt, streams: make([][]uint32, len(seq.streams))}
 	if len(slots) == 0 {
@@ -184,7 +247,9 @@ func (m *mutator) mutate(seq *sequence, slots []slot) *sequence {
 				out.streams[sl.id] = append([]uint32(nil), seq.streams[sl.id]...)
 				copied[sl.id] = true
 			}
-			out.streams[sl.id][sl.k] = m.r.Uint32()
+			// 31 bits, so that a random value is never exact
+			// (exactBit): it selects among the options.
+			out.streams[sl.id][sl.k] = m.r.Uint32() >> 1
 		}
 	}
 	for i, vs := range seq.streams {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"time"
 
@@ -397,15 +398,18 @@ func (f *campaign) finish() *Result {
 }
 
 // seqOf turns a flat choice sequence into streams: each decision's value
-// becomes the raw value that selects it among the decision's options, so
-// that the sequence realizes the input the choices replay to. Past the
-// sequence's end, and where a value is not among a decision's options,
-// decisions take their first option.
+// becomes the raw value that selects it among the decision's options,
+// or, where the value is not among them (a seed from a file that breaks
+// the bounds: synth.Generator.ExactChoicesOf), the exact raw value that
+// holds it (exactBit), so that the sequence realizes the input the
+// choices replay to with synth.Replay. A value the grammar does not
+// allow at its decision (choices made for another grammar) becomes the
+// first option, as do the decisions past the sequence's end.
 func (f *campaign) seqOf(choices []int) *sequence {
-	c := &flatChooser{choices: choices, ids: &f.real.ids, seq: &sequence{salt: f.r.Uint64()}}
-	x := synth.NewGenerator(f.g, c, synth.RandomPolicy)
-	f.opts.Bounds.configure(x)
-	x.Generate()
+	c := &flatChooser{choices: choices, ids: &f.real.ids, seq: &sequence{salt: f.r.Uint64(), seed: true}}
+	c.gen = synth.NewGenerator(f.g, c, synth.RandomPolicy)
+	f.opts.Bounds.configure(c.gen)
+	c.gen.Generate()
 	return c.seq
 }
 
@@ -415,24 +419,27 @@ type flatChooser struct {
 	next    int
 	ids     *streams
 	seq     *sequence
+	gen     *synth.Generator // the generator replaying, for Valid
 }
 
 func (c *flatChooser) Choose(p synth.Point) int {
-	idx := 0
+	raw, v := uint32(0), p.Options[0]
 	if c.next < len(c.choices) {
-		v := c.choices[c.next]
+		want := c.choices[c.next]
 		c.next++
-		for i, o := range p.Options {
-			if o == v {
-				idx = i
-				break
-			}
+		if i := slices.Index(p.Options, want); i >= 0 {
+			raw, v = uint32(i), want
+		} else if want >= 0 && want < exactBit && c.gen.Valid(p, want) {
+			// The generator takes any value its chooser returns; Valid
+			// keeps out those that would break it (an index past an
+			// Alt's children).
+			raw, v = exactBit|uint32(want), want
 		}
 	}
 	id := c.ids.id(keyOf(p))
 	for int(id) >= len(c.seq.streams) {
 		c.seq.streams = append(c.seq.streams, nil)
 	}
-	c.seq.streams[id] = append(c.seq.streams[id], uint32(idx))
-	return p.Options[idx]
+	c.seq.streams[id] = append(c.seq.streams[id], raw)
+	return v
 }

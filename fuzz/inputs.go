@@ -23,11 +23,20 @@ func (e *InputError) Unwrap() error { return e.Err }
 // campaign's realizer, under bounds b, generates each input's derivation
 // tree. The seeds are those of the inputs that have one, in the inputs'
 // order; each other input gets an *InputError, in order too: it does not
-// parse, or no tree of it fits the bounds (more repetitions, depth or
-// distinct values than b allows, or a terminal value the generator
-// cannot draw), which the error names. A seed is dropped rather than
-// approximated, since a sequence that left a decision's options would
-// run another input than the file.
+// parse, or its text is one the generator cannot write whatever it
+// chooses (invalid UTF-8, or a case-folded regex literal in the other
+// case: the draw writes [eE] as E), which the error names.
+//
+// An input the generator can make under b gets the decisions it would
+// take (synth.Generator.ChoicesOf), and its mutants are like any other
+// input's. One that breaks b (longer repetitions, in rules or inside a
+// regex, deeper nesting, more distinct values, characters the draw does
+// not write, such as a newline in white space) gets the decisions its
+// tree takes whatever the bounds (synth.Generator.ExactChoicesOf): the
+// campaign keeps them as exact values (see sequence), so that the seed
+// runs as the file is, while mutations draw within the bounds. A seed is
+// never approximated: a sequence that took another decision would run
+// another input than the file.
 //
 // An ambiguous input whose first tree does not fit the bounds is
 // derived from the first of its trees (up to grammar.DefaultTreeLimit)
@@ -35,7 +44,7 @@ func (e *InputError) Unwrap() error { return e.Err }
 // one associativity) is not the generator's, and often needs a longer
 // repetition or a deeper nesting than another tree of the same text.
 // Enumerating the trees holds them all in memory at once, for the inputs
-// that need it only.
+// that need it only. Where none fits, the parser's tree is kept exactly.
 func SeedsFromInputs(g *grammar.Graph, inputs [][]byte, b Bounds) (seeds [][]int, errs []error) {
 	// The realizer's own generator, so that the seeds are derived with
 	// exactly the settings that will replay them.
@@ -54,7 +63,8 @@ func SeedsFromInputs(g *grammar.Graph, inputs [][]byte, b Bounds) (seeds [][]int
 
 // inputChoices derives an input's decisions from its parse, or, where
 // that tree does not fit the generator's bounds, from another tree of
-// the input.
+// the input, or else exactly, whatever the bounds, from the parser's
+// tree (or, if its text cannot be derived, another's).
 func inputChoices(gen *synth.Generator, p *grammar.Parser, in []byte) ([]int, error) {
 	tree, err := p.Parse(in)
 	if err != nil {
@@ -64,15 +74,24 @@ func inputChoices(gen *synth.Generator, p *grammar.Parser, in []byte) ([]int, er
 	if err == nil {
 		return choices, nil
 	}
-	trees, perr := gen.G.ParseAll(in, grammar.DefaultTreeLimit)
-	if perr != nil || len(trees) <= 1 {
-		// The deterministic parser's tree is the input's only one.
-		return nil, err
+	trees := []*grammar.Tree{tree}
+	if all, perr := gen.G.ParseAll(in, grammar.DefaultTreeLimit); perr == nil && len(all) > 1 {
+		// Otherwise the deterministic parser's tree is the input's only one.
+		for _, t := range all {
+			if choices, err := gen.ChoicesOf(t); err == nil {
+				return choices, nil
+			}
+		}
+		trees = append(trees, all...)
 	}
+	var exactErr error
 	for _, t := range trees {
-		if choices, terr := gen.ChoicesOf(t); terr == nil {
+		if choices, exactErr = gen.ExactChoicesOf(t); exactErr == nil {
 			return choices, nil
 		}
 	}
-	return nil, fmt.Errorf("%w (and no other of its first %d parse trees fits the bounds)", err, len(trees))
+	if len(trees) > 1 {
+		return nil, fmt.Errorf("cannot be derived: %w (nor can any other of its first %d parse trees)", exactErr, len(trees)-1)
+	}
+	return nil, fmt.Errorf("cannot be derived: %w", exactErr)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp/syntax"
 	"slices"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/arbor-fuzz/arbor/grammar"
@@ -56,6 +57,116 @@ func (x *Generator) ChoicesOf(t *grammar.Tree) ([]int, error) {
 	return w.out, nil
 }
 
+// ExactChoicesOf returns decisions with which a generator with x's
+// grammar, policy and bounds makes exactly the tree t when they are
+// replayed as they are (Replay, which returns each value whether
+// or not it is among its point's options): the decisions the tree takes,
+// valid for the grammar rather than for x's bounds. A count may exceed
+// MaxRepeat, an alternative go past MaxDepth or stay long past MaxNodes,
+// a regex character be any member of its class (a newline, a control
+// character), a terminal take more distinct values than MaxDistinct
+// (its RegexReuse decision then draws a new value, as a replay past the
+// bound does); counts stay within their node's or regex part's own
+// minimum and maximum. It is how a file that is not small enough for
+// the bounds still becomes a choice sequence.
+//
+// Where both derive t, ChoicesOf's decisions are the ones to use: they
+// are what the generator can choose again, and ExactChoicesOf's differ
+// only where t breaks a bound. Inside a regex it prefers, as the draw
+// does, any branch to \B, which holds or not by the character that
+// follows; it takes \B only where the text needs it.
+//
+// It fails only for trees that are not derivations of x.G and for
+// terminal values the draw cannot write whatever it chooses: invalid
+// UTF-8, or a case-folded literal in the other case ([eE] parses as a
+// folded E, and the draw writes E). The decisions are checked by
+// replaying them to t's text.
+func (x *Generator) ExactChoicesOf(t *grammar.Tree) ([]int, error) {
+	if t == nil {
+		return nil, errors.New("no tree")
+	}
+	if t.Node != x.G.Root {
+		return nil, fmt.Errorf("the tree's root is %s, not the grammar's root %s", t.Node, x.G.Root)
+	}
+	w := &treeWalker{gen: x.bounded(nil), exact: true}
+	if err := w.walk(t, 0); err != nil {
+		return nil, err
+	}
+	if err := x.replaysTo(&optionReplay{choices: w.out, anyValue: true}, len(w.out), t.String()); err != nil {
+		return nil, err
+	}
+	return w.out, nil
+}
+
+// Valid reports whether v is a value the grammar allows for the decision
+// at p wherever p's node makes it, whatever the bounds: a child index of
+// an Alt or of a regex alternation, a count within a Quant's or a regex
+// repetition's own minimum and maximum, a valid rune of a regex class.
+// Every RegexReuse value is valid: an index past the terminal's values
+// draws a new one. Expand takes whatever value a chooser returns, so a
+// chooser that replays values from elsewhere (a file of choices, which
+// may have been made for another grammar) checks them with Valid first;
+// every decision ChoicesOf and ExactChoicesOf derive is valid. Validity
+// does not mean the draw offers v: a \B branch is valid, though the
+// draw takes it only where nothing else can be drawn.
+func (x *Generator) Valid(p Point, v int) bool {
+	n := p.Node
+	if n == nil {
+		return false
+	}
+	switch p.Kind {
+	case Alternative:
+		return n.Kind == grammar.KindAlt && v >= 0 && v < len(n.Children)
+	case Repetition:
+		return n.Kind == grammar.KindQuant && v >= n.Min && (n.Max == grammar.Unbounded || v <= n.Max)
+	case RegexReuse:
+		return n.Kind == grammar.KindRegex
+	case RegexAlternative, RegexRepetition, RegexChar:
+	default:
+		return false
+	}
+	if n.Kind != grammar.KindRegex {
+		return false
+	}
+	r := x.regexes[n.ID]
+	if r == nil {
+		r = newRegexGen(n.Name)
+	}
+	var re *syntax.Regexp
+	for part, i := range r.index {
+		if i == p.Sub {
+			re = part
+			break
+		}
+	}
+	if re == nil {
+		return false
+	}
+	switch p.Kind {
+	case RegexAlternative:
+		return re.Op == syntax.OpAlternate && v >= 0 && v < len(re.Sub)
+	case RegexChar:
+		switch re.Op {
+		case syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+			return v >= 0 && v <= unicode.MaxRune && utf8.ValidRune(rune(v)) && inClass(re, rune(v))
+		}
+		return false
+	}
+	lo, hi := 0, -1
+	switch re.Op {
+	case syntax.OpStar:
+	case syntax.OpPlus:
+		lo = 1
+	case syntax.OpQuest:
+		hi = 1
+	case syntax.OpRepeat:
+		lo, hi = re.Min, re.Max
+	default:
+		return false
+	}
+	return v >= lo && (hi < 0 || v <= hi)
+}
+
 // bounded returns a generator of x's grammar with x's policy and bounds
 // that decides with c, and no hooks: ChoicesOf's own, so that x's state
 // (its node count, pools and buffers) is left alone.
@@ -69,13 +180,20 @@ func (x *Generator) bounded(c Chooser) *Generator {
 // that they derive want, all of them and no more. It catches a walk that
 // drifted from what Expand does.
 func (x *Generator) checkReplay(choices []int, want string) error {
-	c := &optionReplay{choices: choices}
-	got := x.bounded(c).Generate().String()
+	return x.replaysTo(&optionReplay{choices: choices}, len(choices), want)
+}
+
+// replaysTo generates with c and checks that it read all n of its
+// choices, each valid, and derived want.
+func (x *Generator) replaysTo(c *optionReplay, n int, want string) error {
+	g := x.bounded(c)
+	c.gen = g
+	got := g.Generate().String()
 	switch {
 	case c.err != nil:
 		return fmt.Errorf("the derived decisions do not replay: %w", c.err)
-	case c.next < len(choices):
-		return fmt.Errorf("the derived decisions do not replay: %d of %d were read", c.next, len(choices))
+	case c.next < n:
+		return fmt.Errorf("the derived decisions do not replay: %d of %d were read", c.next, n)
 	case got != want:
 		i := 0
 		for i < len(got) && i < len(want) && got[i] == want[i] {
@@ -95,12 +213,15 @@ func clip(s string) string {
 }
 
 // optionReplay replays choices and notes the first that is not among its
-// point's options, or the first point past the end; from then on it
-// takes first options, so that the generation ends.
+// point's options (with anyValue, the first that is not valid for the
+// grammar), or the first point past the end; from then on it takes first
+// options, so that the generation ends.
 type optionReplay struct {
-	choices []int
-	next    int
-	err     error
+	choices  []int
+	anyValue bool
+	gen      *Generator // the generator replaying, for Valid
+	next     int
+	err      error
 }
 
 func (c *optionReplay) Choose(p Point) int {
@@ -113,7 +234,11 @@ func (c *optionReplay) Choose(p Point) int {
 	}
 	v := c.choices[c.next]
 	c.next++
-	if !slices.Contains(p.Options, v) {
+	switch {
+	case c.anyValue && !c.gen.Valid(p, v):
+		c.err = fmt.Errorf("decision %d (%s of %s) is %d, which the grammar does not allow there", c.next-1, p.Kind, p.Node, v)
+		return p.Options[0]
+	case !c.anyValue && !slices.Contains(p.Options, v):
 		c.err = fmt.Errorf("decision %d (%s of %s) is %d, not among its options %v", c.next-1, p.Kind, p.Node, v, p.Options)
 		return p.Options[0]
 	}
@@ -123,9 +248,12 @@ func (c *optionReplay) Choose(p Point) int {
 // treeWalker reads a tree's decisions in the order Expand makes them,
 // keeping the generator state they depend on: the nodes so far (past
 // MaxNodes every decision takes its shortest options) in gen.nodes, and
-// each regex terminal's values so far (MaxDistinct) in pools.
+// each regex terminal's values so far (MaxDistinct) in pools. With
+// exact, it reads the decisions the tree takes whatever the bounds
+// (ExactChoicesOf).
 type treeWalker struct {
 	gen     *Generator
+	exact   bool
 	out     []int
 	pools   map[int][]string
 	regexes map[int]*regexGen
@@ -161,7 +289,7 @@ func (w *treeWalker) walk(t *grammar.Tree, depth int) error {
 		if i < 0 {
 			return fmt.Errorf("%s is not an alternative of %s", c.Node, n)
 		}
-		if opts := x.altOptions(n, depth); !slices.Contains(opts, i) {
+		if opts := x.altOptions(n, depth); !w.exact && !slices.Contains(opts, i) {
 			if x.shortest() {
 				return fmt.Errorf("%s takes %s after %d tree nodes, %s", n, c.Node, x.nodes, w.shortestReason())
 			}
@@ -189,6 +317,7 @@ func (w *treeWalker) walk(t *grammar.Tree, depth int) error {
 			hi = max(lo, x.maxRepeat())
 		}
 		switch {
+		case w.exact:
 		case count > lo && x.shortest():
 			return fmt.Errorf("%s needs %d repetitions after %d tree nodes, %s", n, count, x.nodes, w.shortestReason())
 		case count > lo && depth+x.G.MinDepth(n.Children[0]) > x.maxDepth():
@@ -272,7 +401,7 @@ func (w *treeWalker) regex(t *grammar.Tree) error {
 				w.out = append(w.out, i)
 				return nil
 			}
-			if len(pool) >= x.MaxDistinct {
+			if len(pool) >= x.MaxDistinct && !w.exact {
 				return fmt.Errorf("%s takes %d distinct values, the bound is %d (%q is one too many)", n, len(pool)+1, x.MaxDistinct, clip(v))
 			}
 			w.out = append(w.out, len(pool))
@@ -288,7 +417,13 @@ func (w *treeWalker) regex(t *grammar.Tree) error {
 		w.regexes[n.ID] = r
 	}
 	d := drawDeriver{r: r, shortest: x.shortest(), maxRepeat: x.maxRepeat()}
-	dec, err := d.derive(v)
+	var dec []int
+	var err error
+	if w.exact {
+		dec, err = d.deriveExact(v)
+	} else {
+		dec, err = d.derive(v)
+	}
 	if err != nil {
 		return fmt.Errorf("regex terminal value %q of %s not derivable: %w", clip(v), n, err)
 	}
@@ -309,6 +444,12 @@ type drawDeriver struct {
 	// anyCount and anyChar lift the bounds on counts and characters, to
 	// tell which of them a text that does not derive runs into.
 	anyCount, anyChar bool
+	// exact (ExactChoicesOf) lifts both, tries the counts of a
+	// repetition in a search linear in the text (derive's, which tries
+	// each count anew, is quadratic, and its bounded counts keep it
+	// short), and, with noWordBoundary, takes \B where another branch
+	// could be drawn.
+	exact, noWordBoundary bool
 
 	text   []rune
 	budget int
@@ -349,14 +490,44 @@ func (d *drawDeriver) derive(text string) ([]int, error) {
 	return nil, errors.New("the draw cannot write it (it writes a case-folded literal such as [eE] in one case only)")
 }
 
+// deriveExact returns decisions that write text when replayed as they
+// are: any count within a repetition's own bounds, any character of a
+// class, and \B only where the text needs it.
+func (d *drawDeriver) deriveExact(text string) ([]int, error) {
+	if !utf8.ValidString(text) {
+		return nil, errors.New("it is not valid UTF-8, and the draw writes runes")
+	}
+	d.text = []rune(text)
+	d.shortest, d.anyCount, d.anyChar, d.exact = false, true, true, true
+	for _, b := range []bool{false, true} {
+		d.noWordBoundary = b
+		if dec, ok := d.run(); ok {
+			return dec, nil
+		}
+		if d.budget < 0 {
+			return nil, fmt.Errorf("the search gave up after %d steps", d.limit())
+		}
+	}
+	return nil, errors.New("the draw cannot write it whatever it chooses (it writes a case-folded literal such as [eE] in one case only)")
+}
+
+// limit is the search's budget: an exact search may take a few steps per
+// character of a long text.
+func (d *drawDeriver) limit() int {
+	if d.exact {
+		return max(deriveBudget, 64*len(d.text))
+	}
+	return deriveBudget
+}
+
 func (d *drawDeriver) run() ([]int, bool) {
-	d.budget = deriveBudget
+	d.budget = d.limit()
 	var out []int
-	ok := d.match(d.r.re, 0, nil, func(pos int, dec []int) bool {
+	ok := d.match(d.r.re, 0, nil, func(pos int, dec *drawn) bool {
 		if pos != len(d.text) {
 			return false
 		}
-		out = dec
+		out = dec.slice()
 		return true
 	})
 	return out, ok
@@ -364,7 +535,7 @@ func (d *drawDeriver) run() ([]int, bool) {
 
 // match matches re at pos as draw would write it, with the decisions made
 // so far, and calls k with each way it can end until k accepts one.
-func (d *drawDeriver) match(re *syntax.Regexp, pos int, dec []int, k func(int, []int) bool) bool {
+func (d *drawDeriver) match(re *syntax.Regexp, pos int, dec *drawn, k func(int, *drawn) bool) bool {
 	if d.budget--; d.budget < 0 {
 		return false
 	}
@@ -397,16 +568,16 @@ func (d *drawDeriver) match(re *syntax.Regexp, pos int, dec []int, k func(int, [
 				return false
 			}
 		}
-		return k(pos+1, append(slices.Clip(dec), int(c)))
+		return k(pos+1, dec.then(int(c)))
 	case syntax.OpCapture:
 		return d.match(re.Sub[0], pos, dec, k)
 	case syntax.OpConcat:
-		var step func(i, pos int, dec []int) bool
-		step = func(i, pos int, dec []int) bool {
+		var step func(i, pos int, dec *drawn) bool
+		step = func(i, pos int, dec *drawn) bool {
 			if i == len(re.Sub) {
 				return k(pos, dec)
 			}
-			return d.match(re.Sub[i], pos, dec, func(p int, dc []int) bool { return step(i+1, p, dc) })
+			return d.match(re.Sub[i], pos, dec, func(p int, dc *drawn) bool { return step(i+1, p, dc) })
 		}
 		return step(0, pos, dec)
 	case syntax.OpAlternate:
@@ -420,10 +591,10 @@ func (d *drawDeriver) match(re *syntax.Regexp, pos int, dec []int, k func(int, [
 			}
 		}
 		for i, s := range re.Sub {
-			if s.Op == syntax.OpNoWordBoundary && drawable(re.Sub) || d.shortest && d.r.shortest(s) != best {
+			if s.Op == syntax.OpNoWordBoundary && drawable(re.Sub) && !d.noWordBoundary || d.shortest && d.r.shortest(s) != best {
 				continue
 			}
-			if d.match(s, pos, append(slices.Clip(dec), i), k) {
+			if d.match(s, pos, dec.then(i), k) {
 				return true
 			}
 			if d.budget < 0 {
@@ -455,15 +626,18 @@ func (d *drawDeriver) match(re *syntax.Regexp, pos int, dec []int, k func(int, [
 		// A repetition beyond lo that matches nothing can be left out,
 		// so more than one per remaining character never helps.
 		hi = min(hi, lo+len(d.text)-pos+1)
+		if d.exact {
+			return d.repeat(re.Sub[0], lo, hi, pos, dec, k)
+		}
 		for c := lo; c <= hi; c++ {
-			var rep func(i, pos int, dec []int) bool
-			rep = func(i, pos int, dec []int) bool {
+			var rep func(i, pos int, dec *drawn) bool
+			rep = func(i, pos int, dec *drawn) bool {
 				if i == c {
 					return k(pos, dec)
 				}
-				return d.match(re.Sub[0], pos, dec, func(p int, dc []int) bool { return rep(i+1, p, dc) })
+				return d.match(re.Sub[0], pos, dec, func(p int, dc *drawn) bool { return rep(i+1, p, dc) })
 			}
-			if rep(0, pos, append(slices.Clip(dec), c)) {
+			if rep(0, pos, dec.then(c)) {
 				return true
 			}
 			if d.budget < 0 {
@@ -473,4 +647,62 @@ func (d *drawDeriver) match(re *syntax.Regexp, pos int, dec []int, k func(int, [
 		return false
 	}
 	return false
+}
+
+// repeat matches lo to hi repetitions of sub at pos, trying fewer first
+// as match does, but in one pass: after each repetition it tries the
+// count so far with k, then matches one more, so that a repetition of
+// n characters costs about n steps rather than n²/2. The count comes
+// before the repetitions' decisions, as draw asks for it: its slot is
+// reserved and set before each call of k: every path to a result passes
+// through that call, and nothing reads the slot but a result.
+func (d *drawDeriver) repeat(sub *syntax.Regexp, lo, hi, pos int, dec *drawn, k func(int, *drawn) bool) bool {
+	count := dec.then(lo)
+	var rep func(i, pos int, dec *drawn) bool
+	rep = func(i, pos int, dec *drawn) bool {
+		if i >= lo {
+			count.v = i
+			if k(pos, dec) {
+				return true
+			}
+			if d.budget < 0 {
+				return false
+			}
+		}
+		if i >= hi {
+			return false
+		}
+		return d.match(sub, pos, dec, func(p int, dc *drawn) bool { return rep(i+1, p, dc) })
+	}
+	return rep(0, pos, count)
+}
+
+// drawn is one decision of a partial derivation, linked to those
+// before it, so that the search's paths share their common beginnings:
+// a decision costs one cell whatever the length of the path.
+type drawn struct {
+	v    int
+	prev *drawn
+	n    int // decisions up to this one
+}
+
+// then returns the path dec followed by v.
+func (dec *drawn) then(v int) *drawn {
+	n := 1
+	if dec != nil {
+		n = dec.n + 1
+	}
+	return &drawn{v: v, prev: dec, n: n}
+}
+
+// slice returns the path's decisions in order.
+func (dec *drawn) slice() []int {
+	if dec == nil {
+		return nil
+	}
+	out := make([]int, dec.n)
+	for ; dec != nil; dec = dec.prev {
+		out[dec.n-1] = dec.v
+	}
+	return out
 }

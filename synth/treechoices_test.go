@@ -1,9 +1,11 @@
 package synth_test
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/arbor-fuzz/arbor/datasets"
 	"github.com/arbor-fuzz/arbor/grammar"
@@ -255,6 +257,9 @@ func TestChoicesOfMalformed(t *testing.T) {
 
 // FuzzChoicesOf: whatever JSON text parses, its derived decisions replay
 // to it exactly, or ChoicesOf says why there are none; it never panics.
+// Where ChoicesOf finds none, ExactChoicesOf does for any valid UTF-8
+// (JSON's regexes have no case-folded literal), and they replay as they
+// are to the text.
 func FuzzChoicesOf(f *testing.F) {
 	g := mustGrammar(f, "json")
 	for _, s := range []string{
@@ -286,8 +291,202 @@ func FuzzChoicesOf(f *testing.F) {
 			if err.Error() == "" {
 				t.Fatal("an empty error")
 			}
+			exact, err := gen.ExactChoicesOf(tree)
+			switch {
+			case err == nil:
+				exactReplays(t, gen, exact, string(in))
+			case utf8.Valid(in):
+				t.Fatalf("ExactChoicesOf: %v", err)
+			case err.Error() == "":
+				t.Fatal("an empty error")
+			}
 			return
 		}
 		replays(t, gen, choices, string(in))
 	})
 }
+
+// exactReplays checks that choices, replayed as they are by synth.Replay
+// through a generator with gen's grammar, policy and bounds, make text,
+// every one of them read.
+func exactReplays(t testing.TB, gen *synth.Generator, choices []int, text string) {
+	t.Helper()
+	r := &synth.Replay{Choices: choices}
+	again := synth.NewGenerator(gen.G, r, gen.Policy)
+	again.MaxDepth, again.MaxRepeat, again.MaxNodes, again.MaxDistinct = gen.MaxDepth, gen.MaxRepeat, gen.MaxNodes, gen.MaxDistinct
+	rec := &synth.Recorder{C: r}
+	again.Chooser = rec
+	got := again.Generate().String()
+	if got != text || r.Exhausted || len(rec.Choices) != len(choices) {
+		t.Fatalf("%d decisions replay to %q with %d read, want %q", len(choices), got, len(rec.Choices), text)
+	}
+}
+
+// TestExactChoicesOf: trees that ChoicesOf refuses for breaking a bound
+// derive with ExactChoicesOf to the decisions the tree takes, which
+// synth.Replay replays to the input under the same bounds; only what
+// the draw cannot write at all is refused.
+func TestExactChoicesOf(t *testing.T) {
+	nested := strings.Repeat("(", 40) + "x" + strings.Repeat(")", 40)
+	tests := []struct {
+		name, grammar, input string
+		setup                func(*synth.Generator)
+		want                 []int  // nil: only check that they replay
+		err                  string // in the error, for refusals
+		strictToo            bool   // ChoicesOf derives it too
+	}{
+		{name: "repetitions", grammar: `S := "a"* ;`, input: "aaaaaaa", want: []int{7}},
+		{name: "depth", grammar: `S := "(" S ")" | "x" ;`, input: nested},
+		{name: "depth of a repetition", grammar: `S := ("(" S ")")* ;`, input: "((()))", setup: func(x *synth.Generator) { x.MaxDepth = 2 }, want: []int{1, 1, 1, 0}},
+		{name: "regex repetitions", grammar: `S := /[a-z]+/ ;`, input: "abcdefgh", want: []int{8, 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'}},
+		{name: "long regex repetition", grammar: `S := "\"" /[^"]*/ "\"" ;`, input: `"` + strings.Repeat("long text, ", 500) + `"`},
+		{name: "regex characters", grammar: `S := /[^"]+/ ;`, input: "\x01\n", want: []int{2, 1, '\n'}},
+		// x{2,} draws up to 2+MaxRepeat.
+		{name: "open regex repetition", grammar: `S := /x{2,}y/ ;`, input: "xxxxy", setup: func(x *synth.Generator) { x.MaxRepeat = 1 }, want: []int{4}},
+		// '1' drawn; 2 more; a new value (pool of 1), '2'; a new value
+		// past the bound of 2 (index 2, which draws), '3'.
+		{name: "distinct values", grammar: `S := N ("," N)* ; N := /[0-9]/ ;`, input: "1,2,3", setup: func(x *synth.Generator) { x.MaxDistinct = 2 }, want: []int{'1', 2, 1, '2', 2, '3'}},
+		{name: "size", grammar: `S := A A A A ; A := "a"? ;`, input: "aaaa", setup: func(x *synth.Generator) { x.MaxNodes = 4 }, want: []int{1, 1, 1, 1}},
+		{name: "size in a regex", grammar: `S := "a" "b" /[0-9]?/ ;`, input: "ab7", setup: func(x *synth.Generator) { x.MaxNodes = 2 }, want: []int{1, '7'}},
+		{name: "shortest policy", grammar: `S := "x" | "y" S ;`, input: "yx", setup: func(x *synth.Generator) { x.Policy = synth.ShortestPolicy }, want: []int{1, 0}},
+		// \B only where the text needs it: an empty z? otherwise.
+		{name: "no \\B where another branch derives", grammar: `S := /-(\B|z?)/ ;`, input: "-", want: []int{1, 0}, strictToo: true},
+		{name: "\\B where the text needs it", grammar: `S := /-(z|\B)/ ;`, input: "-", want: []int{1}},
+		{name: "case-folded regex literal", grammar: `S := /[eE]/ ;`, input: "e", err: "case-folded"},
+		{name: "invalid UTF-8", grammar: `S := /[^"]+/ ;`, input: "a\xffb", err: "not valid UTF-8"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := buildGrammar(t, "g", tt.grammar)
+			tree, err := g.Parse([]byte(tt.input))
+			if err != nil {
+				t.Fatal(err)
+			}
+			gen := synth.NewGenerator(g, nil, synth.RandomPolicy)
+			if tt.setup != nil {
+				tt.setup(gen)
+			}
+			if strict, err := gen.ChoicesOf(tree); err == nil && !tt.strictToo {
+				t.Fatalf("ChoicesOf derives %v: the case tests nothing ChoicesOf cannot do", strict)
+			}
+			got, err := gen.ExactChoicesOf(tree)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("derived %v, error %v, want an error that says %q", got, err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.want != nil && !slices.Equal(got, tt.want) {
+				t.Fatalf("decisions %v, want %v", got, tt.want)
+			}
+			exactReplays(t, gen, got, tt.input)
+		})
+	}
+}
+
+// TestExactChoicesOfBundled: every bundled grammar's generated inputs,
+// parsed back, derive exactly under bounds far smaller than those they
+// were generated with, and replay to themselves; every decision is one
+// the grammar allows where it is made (Valid).
+func TestExactChoicesOfBundled(t *testing.T) {
+	for _, info := range datasets.Grammars() {
+		g := mustGrammar(t, info.Name)
+		gen := synth.NewGenerator(g, synth.NewRandom(3), synth.RandomPolicy)
+		gen.MaxDepth, gen.MaxNodes = 12, 500
+		small := synth.NewGenerator(g, nil, synth.RandomPolicy)
+		small.MaxDepth, small.MaxRepeat, small.MaxNodes, small.MaxDistinct = 2, 1, 20, 1
+		p := g.NewParser()
+		for range 15 {
+			text := gen.Generate().String()
+			tree, err := p.Parse([]byte(text))
+			if err != nil {
+				t.Fatalf("%s: %q does not parse: %v", info.Name, text, err)
+			}
+			choices, err := small.ExactChoicesOf(tree)
+			if err != nil {
+				t.Fatalf("%s: %q: %v", info.Name, text, err)
+			}
+			exactReplays(t, small, choices, text)
+			v := &validating{gen: small, choices: choices}
+			small.Chooser = v
+			small.Generate()
+			small.Chooser = nil
+			if v.bad != "" {
+				t.Fatalf("%s: %q: %s", info.Name, text, v.bad)
+			}
+		}
+	}
+}
+
+// validating replays choices and notes the first that Valid refuses.
+type validating struct {
+	gen     *synth.Generator
+	choices []int
+	next    int
+	bad     string
+}
+
+func (v *validating) Choose(p synth.Point) int {
+	c := v.choices[v.next]
+	v.next++
+	if v.bad == "" && !v.gen.Valid(p, c) {
+		v.bad = fmt.Sprintf("decision %d (%s of %s) is %d, which Valid refuses", v.next-1, p.Kind, p.Node, c)
+	}
+	return c
+}
+
+// TestValid: what the grammar allows at each kind of decision, whatever
+// the bounds (MaxRepeat 1 here).
+func TestValid(t *testing.T) {
+	g := buildGrammar(t, "g", `S := ("a" | "b" | "c") Q R ; Q := "q"{2,4} ; R := /(xx|yy)[a-f]{2}z*/ ;`)
+	var points []synth.Point
+	gen := synth.NewGenerator(g, chooserFunc(func(p synth.Point) int {
+		points = append(points, synth.Point{Node: p.Node, Kind: p.Kind, Sub: p.Sub})
+		return p.Options[0]
+	}), synth.RandomPolicy)
+	gen.MaxRepeat = 1
+	gen.Generate()
+	// The decisions in the order the generator makes them.
+	tests := []struct {
+		kind        synth.PointKind
+		valid, nots []int
+	}{
+		{synth.Alternative, []int{0, 1, 2}, []int{-1, 3}},
+		{synth.Repetition, []int{2, 3, 4}, []int{1, 5}},
+		{synth.RegexAlternative, []int{0, 1}, []int{-1, 2}},
+		{synth.RegexRepetition, []int{2}, []int{1, 3}},
+		{synth.RegexChar, []int{'a', 'f'}, []int{-1, 'g', 'x', 0xD800, 0x110000}},
+		{synth.RegexChar, []int{'c'}, []int{'A'}},
+		{synth.RegexRepetition, []int{0, 1, 7, 1000}, []int{-1}},
+	}
+	if len(points) != len(tests) {
+		t.Fatalf("%d decisions, want %d", len(points), len(tests))
+	}
+	for i, tt := range tests {
+		p := points[i]
+		if p.Kind != tt.kind {
+			t.Fatalf("decision %d is a %s, want a %s", i, p.Kind, tt.kind)
+		}
+		for _, v := range tt.valid {
+			if !gen.Valid(p, v) {
+				t.Errorf("decision %d (%s of %s): %d not valid", i, p.Kind, p.Node, v)
+			}
+		}
+		for _, v := range tt.nots {
+			if gen.Valid(p, v) {
+				t.Errorf("decision %d (%s of %s): %d valid", i, p.Kind, p.Node, v)
+			}
+		}
+	}
+	// A point of another kind than its node decides is not valid.
+	if gen.Valid(synth.Point{Node: points[1].Node, Kind: synth.Alternative}, 0) {
+		t.Error("an Alternative of a Quant is valid")
+	}
+}
+
+type chooserFunc func(synth.Point) int
+
+func (f chooserFunc) Choose(p synth.Point) int { return f(p) }

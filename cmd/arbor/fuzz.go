@@ -75,12 +75,15 @@ prefix with those chosen; cho, each next least similar by choice bigrams
 The seeds run first; the generator's trials are not counted in --execs.
 
 --seeds DIR starts the campaign from the inputs in DIR (a folder, or one
-file; Go corpus files are decoded), run first: each is parsed and its
-decisions derived, so that its mutants are the generator's. An input
-the generator cannot make under its bounds (it does not parse, or needs
-more depth, repetitions or distinct values than --max-depth,
---max-repeat, --max-distinct allow, or a character the generator does
-not draw, such as a newline inside a token) is skipped and told of.
+file; Go corpus files are decoded), run first and each as it is: every
+input is parsed and its decisions derived, so that its mutants are the
+generator's. Where an input breaks the generator's bounds (more depth,
+repetitions or distinct values than --max-depth, --max-repeat,
+--max-distinct allow, or characters the generator does not draw, such
+as newlines in white space), its seed keeps those decisions as they
+are, and mutations draw within the bounds. An input that does not
+parse, or that the generator cannot write whatever it chooses (invalid
+UTF-8), is skipped and told of.
 
 --max-distinct M bounds the distinct values each regex terminal (a name,
 a number, a string) takes in one input: past M, the generator reuses one
@@ -141,7 +144,7 @@ take the input as one []byte.
 	fl.DurationVar(&f.duration, "time", 0, "or stop after this long")
 	fl.StringVar(&f.domains, "domain", "", "feedback `domains`: "+strings.Join(fuzz.DomainNames(), ", ")+" (default blocks,valid-blocks where the subject's coverage has blocks, else cov,valid)")
 	fl.IntVar(&f.k, "k", 2, "path length `K` of the kpath domain")
-	fl.StringVar(&f.seedsDir, "seeds", "", "seed the campaign with the inputs in `DIR` (a folder or a file; Go corpus files are decoded)")
+	fl.StringVar(&f.seedsDir, "seeds", "", "seed the campaign with the inputs in `DIR` (a folder or a file; Go corpus files are decoded), run first as they are")
 	fl.StringVar(&f.seedFrom, "seed-from", "", "seed the campaign with generated inputs: rlcheck (the bandit generator, judged by the subject)")
 	fl.IntVar(&f.seedTrials, "seed-trials", 2000, "with --seed-from: trials of the generator")
 	fl.IntVar(&f.seedCount, "seed-count", 20, "with --seed-from: seeds to keep")
@@ -319,10 +322,11 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags) error {
 	return runErr
 }
 
-// seedsFromDir derives the choice sequences of the inputs in dir under
-// the bounds. Inputs the generator cannot make (they do not parse, or
-// need more than the bounds allow) are skipped and told of on w, with
-// the reasons of the first few; none at all is an error.
+// seedsFromDir derives the choice sequences of the inputs in dir for a
+// generator with the bounds (exactly, where an input breaks them).
+// Inputs that cannot be parsed or derived (invalid UTF-8) are skipped
+// and told of on w, with the reasons of the first few; none at all is an
+// error.
 func seedsFromDir(dir string, g *grammar.Graph, bounds fuzz.Bounds, w io.Writer) ([][]int, error) {
 	files, err := corpus.List(dir)
 	if err != nil {
@@ -346,12 +350,12 @@ func seedsFromDir(dir string, g *grammar.Graph, bounds fuzz.Bounds, w io.Writer)
 		if len(files) == 0 {
 			return nil, fmt.Errorf("--seeds: %s holds no input", dir)
 		}
-		return nil, fmt.Errorf("--seeds: none of the %d inputs in %s can be generated under the generator's bounds (--max-depth, --max-repeat, --max-distinct); the first: %s",
+		return nil, fmt.Errorf("--seeds: none of the %d inputs in %s can be parsed and derived; the first: %s",
 			len(files), dir, strings.Join(reasons, "; "))
 	}
 	fmt.Fprintf(w, "fuzz: %d seeds of the %d inputs in %s\n", len(seeds), len(files), dir)
 	if len(errs) > 0 {
-		fmt.Fprintf(w, "fuzz: %d inputs skipped, the generator cannot make them under its bounds (--max-depth, --max-repeat, --max-distinct), e.g.\n  %s\n",
+		fmt.Fprintf(w, "fuzz: %d inputs skipped, they cannot be parsed or derived, e.g.\n  %s\n",
 			len(errs), strings.Join(reasons, "\n  "))
 	}
 	return seeds, nil
