@@ -71,7 +71,8 @@ generator runs --seed-trials inputs judged by the subject (accepted is
 valid), and --seed-count of the distinct valid ones are chosen by
 --filter: rnd at random; par, each next sharing the shortest choice
 prefix with those chosen; cho, each next least similar by choice bigrams
-(cosine); cov, each next taking the most generator decisions not taken.
+(cosine); cov (the default: E10 on the whole suite), each next taking
+the most generator decisions not taken.
 The seeds run first; the generator's trials are not counted in --execs.
 
 --seeds DIR starts the campaign from the inputs in DIR (a folder, or one
@@ -148,7 +149,7 @@ take the input as one []byte.
 	fl.StringVar(&f.seedFrom, "seed-from", "", "seed the campaign with generated inputs: rlcheck (the bandit generator, judged by the subject)")
 	fl.IntVar(&f.seedTrials, "seed-trials", 2000, "with --seed-from: trials of the generator")
 	fl.IntVar(&f.seedCount, "seed-count", 20, "with --seed-from: seeds to keep")
-	fl.StringVar(&f.filter, "filter", "rnd", "with --seed-from: how seeds are chosen among the valid inputs: "+strings.Join(fuzz.Filters(), ", "))
+	fl.StringVar(&f.filter, "filter", "cov", "with --seed-from: how seeds are chosen among the valid inputs: "+strings.Join(fuzz.Filters(), ", "))
 	fl.Float64Var(&f.fresh, "fresh", 0, "share of executions given to fresh random inputs instead of mutants (Zest: 0)")
 	fl.BoolVar(&f.rare, "rare", false, "FairFuzz: mutate the inputs that run the rarest blocks (or functions), leaving alone the decisions whose change loses them")
 	fl.Uint64Var(&f.seed, "seed", 1, "random seed")
@@ -235,9 +236,9 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags) error {
 	runner := &synth.SessionRunner{Session: s, Timeout: f.timeout}
 	bounds := fuzz.Bounds{MaxDepth: f.maxDepth, MaxRepeat: f.maxRepeat, MaxDistinct: f.maxDistinct}
 	if f.bonsai {
-		// Seeds are made under the top campaign's bounds, which
-		// replays them exactly (the first campaign, which runs them too,
-		// under smaller bounds, gets inputs like them).
+		// Seeds are made under the top campaign's bounds; the first
+		// campaign, which runs them too, replays them exactly as well,
+		// through values outside its smaller bounds.
 		bounds = fuzz.TopBounds(bounds)
 	}
 	seeds := store.seeds
