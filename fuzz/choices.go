@@ -25,9 +25,15 @@ import (
 //
 // A stream that runs out is extended from the salt, deterministically:
 // the k-th value of a stream is a hash of the salt, the stream and k. So
-// a sequence describes one input however far its generation reads, a
-// mutated copy (which keeps its parent's salt) differs only where it was
-// changed, and a fresh salt is a fresh random input.
+// a sequence describes one input however far its generation reads, and a
+// fresh salt is a fresh random input. A kept input's sequence holds every
+// value its realization read, extensions included, so it replays without
+// its salt; a mutant gets a salt of its own, and differs from its parent
+// where it was changed and where it reads past its parent's values (a
+// repetition grown by the mutation), which it draws afresh as Zest does.
+// With the parent's salt instead, every mutant that grew the same
+// repetition grew it with the same values: of 50 mutants, all that
+// added an element to an empty list added the same element.
 //
 // A raw value with exactBit set is not a selector but the decision's
 // value itself, taken whether or not it is among the options the
@@ -227,14 +233,13 @@ func (m *mutator) geometric(mean float64) int {
 }
 
 // mutate returns a copy of the sequence a derivation read with spans of
-// its decisions replaced by random values; one that made no decision
-// gets a fresh salt. The copy is not a seed's (sequence.seed), and the
+// its decisions replaced by random values, and a fresh salt (the
+// sequence type says why). The copy is not a seed's (sequence.seed), and the
 // exact values it keeps from its parent are taken as seqChooser.exact
 // says.
 func (m *mutator) mutate(seq *sequence, slots []slot) *sequence {
-	out := &sequence{salt: seq.salt, streams: make([][]uint32, len(seq.streams))}
+	out := &sequence{salt: m.r.Uint64(), streams: make([][]uint32, len(seq.streams))}
 	if len(slots) == 0 {
-		out.salt = m.r.Uint64()
 		return out
 	}
 	copied := make([]bool, len(seq.streams))

@@ -186,20 +186,16 @@ func TestFuzzCorpus(t *testing.T) {
 // feedback (a domain that never moves, so every input is random) at the
 // same number of executions: feedback must get deeper into magic.
 //
-// Not every campaign does: in 13 of seeds 1 to 30 (11 with the 32-bit
-// random values before) the corpus stays at a few inputs that reach one
-// byte, such as "[ ]" and "false" with seed 2. A mutant that gives the
-// empty array an element reads the element's decisions past the
-// parent's recorded values, from the salt's extension, which all
-// mutants share, so every such mutant adds the same element, and none
-// moves a domain. The seeds here are three whose corpus grows: the test
-// is about what feedback does once it has something to work on (fresh
-// random inputs, Options.Fresh, are what such a campaign lacks).
+// When mutants shared their parent's salt, 13 of seeds 1 to 30 failed:
+// the corpus stayed at a few inputs such as "[ ]", since every mutant
+// that gave the empty array an element read it from the same extension
+// and added the same one. With a salt per mutant, all 30 pass
+// (TestMutantsGrowAfresh checks the cause).
 func TestFuzzGuidance(t *testing.T) {
 	g := jsonGraph(t)
 	never := NewDomain("never", Union, func(*Run, func(k, v uint64)) {})
 	small := Bounds{MaxDepth: 10}
-	for _, seed := range []uint64{1, 4, 6} {
+	for _, seed := range []uint64{1, 2, 3, 4, 5} {
 		guided, err := Fuzz(context.Background(), g, &prefixRunner{}, Options{Seed: seed, Execs: 5000, Bounds: small})
 		if err != nil {
 			t.Fatal(err)
