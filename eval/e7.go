@@ -34,13 +34,13 @@ var E7Methods = []string{E7Random, E7RL, E7Zest, E7ZestFresh, E7GoFuzz}
 
 // E7DefaultMethods are the methods E7 runs when E7Config.Methods is
 // empty.
-var E7DefaultMethods = []string{E7Random, E7RL, E7Zest, E7GoFuzz}
+var E7DefaultMethods = []string{E7Random, E7RL, E7Zest, E7ZestFresh, E7GoFuzz}
 
 // E7QuickMethods are eval all's quick preset's: gofuzz builds a fuzz test
 // per subject (about a second with a warm build cache, up to a minute
 // with a cold one), and in the preset's half-second runs Go's fuzzer does
 // little more than start its worker.
-var E7QuickMethods = []string{E7Random, E7RL, E7Zest}
+var E7QuickMethods = []string{E7Random, E7RL, E7Zest, E7ZestFresh}
 
 // E7Config configures E7.
 type E7Config struct {

@@ -424,19 +424,19 @@ func fuzzingSubjects(quick bool) ([]SubjectSetup, error) {
 }
 
 // allE7 runs E7 for All: 10 runs of 10 seconds per method and subject,
-// 3 runs of half a second with the quick preset. It returns the report's
-// section.
+// E7DefaultMethods; the quick preset runs E7QuickMethods, 3 runs of half
+// a second. It returns the report's section.
 func allE7(ctx context.Context, cfg AllConfig, say func(string, ...any)) (string, error) {
-	reps, per := 10, 10*time.Second
+	reps, per, methods := 10, 10*time.Second, E7DefaultMethods
 	if cfg.Quick {
-		reps, per = 3, 500*time.Millisecond
+		reps, per, methods = 3, 500*time.Millisecond, E7QuickMethods
 	}
 	setups, err := fuzzingSubjects(cfg.Quick)
 	if err != nil {
 		return "", err
 	}
-	say("E7: %d subjects, three methods, %d runs of %v each", len(setups), reps, per)
-	r, err := E7(ctx, E7Config{Subjects: setups, Time: per, Reps: reps, Seed: cfg.Seed, CacheDir: cfg.CacheDir,
+	say("E7: %d subjects, methods %s, %d runs of %v each", len(setups), strings.Join(methods, ", "), reps, per)
+	r, err := E7(ctx, E7Config{Subjects: setups, Time: per, Reps: reps, Seed: cfg.Seed, CacheDir: cfg.CacheDir, Methods: methods,
 		Progress: func(s string) { say("%s", s) }})
 	if err != nil {
 		return "", err
@@ -446,7 +446,7 @@ func allE7(ctx context.Context, cfg AllConfig, say func(string, ...any)) (string
 		return "", err
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n## E7: coverage over time\n\nEach method runs %v of wall time, %d times per subject: random, grammar-random inputs; rl, the bandit generator rewarded by validity; zest, arbor fuzz (coverage- and validity-guided mutation of choice sequences). Coverage counts basic blocks where the subject records them, else functions; valid coverage counts what accepted inputs ran (Zest's semantic coverage). Medians over runs; p: two-sided Mann–Whitney U of valid coverage against zest.\n\n| subject | units | method | executions | covered | valid covered | p vs zest |\n|---|---|---|---|---|---|---|\n", per, reps)
+	fmt.Fprintf(&b, "\n## E7: coverage over time\n\nEach method runs %v of wall time, %d times per subject: random, grammar-random inputs; rl, the bandit generator rewarded by validity; zest, arbor fuzz (coverage- and validity-guided mutation of choice sequences); gofuzz, Go's own fuzzer (go test -fuzz) on the grammar-aware fuzz target, Go subjects only, left out of the quick preset (its build costs more than its half-second runs). Coverage counts basic blocks where the subject records them, else functions; valid coverage counts what accepted inputs ran (Zest's semantic coverage). Medians over runs; p: two-sided Mann–Whitney U of valid coverage against zest.\n\n| subject | units | method | executions | covered | valid covered | p vs zest |\n|---|---|---|---|---|---|---|\n", per, reps)
 	for _, s := range r.Subjects {
 		if s.Error != "" {
 			fmt.Fprintf(&b, "| %s | | error: %s | | | | |\n", s.Subject, s.Error)
@@ -454,6 +454,9 @@ func allE7(ctx context.Context, cfg AllConfig, say func(string, ...any)) (string
 		}
 		for _, row := range s.Rows {
 			fmt.Fprintf(&b, "| %s | %d %s | %s | %.0f | %.1f | %.1f | %s |\n", s.Subject, s.Units, s.Unit, row.Method, row.Execs, row.Covered, row.ValidCovered, pString(row.PvsZest))
+		}
+		for _, sk := range s.Skipped {
+			fmt.Fprintf(&b, "| %s | %d %s | %s | skipped: %s | | | |\n", s.Subject, s.Units, s.Unit, sk.Method, sk.Reason)
 		}
 	}
 	fmt.Fprintf(&b, "\nFiles: %s\n", topLinks(files))

@@ -23,13 +23,13 @@ func newE7Cmd() *cobra.Command {
 		Short: "Coverage over time: random generation, the bandit generator, Zest-style fuzzing and Go's fuzzer at equal wall time",
 		Long: `E7 runs ways of making inputs on each subject, each for --time of wall
 time, --reps times, on one recording session per subject, which measures
-them all alike. --methods picks some (default random,rl,zest,gofuzz):
+them all alike. --methods picks some (default random,rl,zest,zest-fresh,gofuzz):
   random      grammar-random inputs (no feedback)
   rl          the bandit generator, rewarded by the subject's validity
   zest        arbor fuzz: coverage- and validity-guided mutation of choice
               sequences
   zest-fresh  the same with a share --fresh of executions given to fresh
-              random inputs (arbor fuzz --fresh); not run by default
+              random inputs: arbor fuzz's default (--fresh 0.25)
   gofuzz      Go's own fuzzer (go test -fuzz, one worker, minimization off)
               on the grammar-aware fuzz target synth.ByteGenerator makes of
               the subject's grammar; afterwards the inputs it kept are run
