@@ -480,52 +480,73 @@ func sweep(dir, prefix string) {
 // and to every module and replacement of the workspace the user's
 // directory dir is in, if any.
 func workspace(ctx context.Context, dir, scratch, hdir, modDir, version string) (string, error) {
+	text, err := Workspace(ctx, dir, version, hdir, modDir)
+	if err != nil {
+		return "", err
+	}
+	file := filepath.Join(scratch, "go.work")
+	return file, os.WriteFile(file, []byte(text), 0o644)
+}
+
+// Workspace returns the text of a go.work file (Go version version) that
+// uses the module folders given (empty ones are left out) and every
+// module and replacement of the workspace the folder dir is in, if any:
+// what a program built beside a user's module needs to build with the
+// user's own workspace, as arbor's harnesses and fuzz tests are.
+func Workspace(ctx context.Context, dir, version string, modules ...string) (string, error) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "go %s\n\nuse %s\n", version, strconv.Quote(hdir))
-	uses := map[string]bool{hdir: true}
+	fmt.Fprintf(&b, "go %s\n\n", version)
+	uses := map[string]bool{}
 	use := func(d string) {
-		if d != "" && !uses[d] {
+		if d == "" {
+			return
+		}
+		d = filepath.Clean(d)
+		if !uses[d] {
 			uses[d] = true
 			fmt.Fprintf(&b, "use %s\n", strconv.Quote(d))
 		}
 	}
-	use(modDir)
-	if work, err := goEnv(ctx, dir, "GOWORK"); err == nil && work != "" && work != "off" {
-		out, err := goCmd(ctx, dir, "work", "edit", "-json", work)
-		if err != nil {
-			return "", fmt.Errorf("read the workspace %s: %w", work, err)
-		}
-		var w struct {
-			Use     []struct{ DiskPath string }
-			Replace []struct {
-				Old, New struct{ Path, Version string }
-			}
-		}
-		if err := json.Unmarshal([]byte(out), &w); err != nil {
-			return "", fmt.Errorf("read the workspace %s: %w", work, err)
-		}
-		for _, u := range w.Use {
-			d := u.DiskPath
-			if !filepath.IsAbs(d) {
-				d = filepath.Join(filepath.Dir(work), d)
-			}
-			use(filepath.Clean(d))
-		}
-		for _, r := range w.Replace {
-			old, repl := strconv.Quote(r.Old.Path), strconv.Quote(r.New.Path)
-			if r.Old.Version != "" {
-				old += " " + r.Old.Version
-			}
-			if r.New.Version != "" {
-				repl += " " + r.New.Version
-			} else if !filepath.IsAbs(r.New.Path) && strings.HasPrefix(r.New.Path, ".") {
-				repl = strconv.Quote(filepath.Join(filepath.Dir(work), r.New.Path))
-			}
-			fmt.Fprintf(&b, "replace %s => %s\n", old, repl)
+	for _, m := range modules {
+		use(m)
+	}
+	work, err := goEnv(ctx, dir, "GOWORK")
+	if err != nil || work == "" || work == "off" {
+		return b.String(), nil
+	}
+	out, err := goCmd(ctx, dir, "work", "edit", "-json", work)
+	if err != nil {
+		return "", fmt.Errorf("read the workspace %s: %w", work, err)
+	}
+	var w struct {
+		Use     []struct{ DiskPath string }
+		Replace []struct {
+			Old, New struct{ Path, Version string }
 		}
 	}
-	file := filepath.Join(scratch, "go.work")
-	return file, os.WriteFile(file, []byte(b.String()), 0o644)
+	if err := json.Unmarshal([]byte(out), &w); err != nil {
+		return "", fmt.Errorf("read the workspace %s: %w", work, err)
+	}
+	for _, u := range w.Use {
+		d := u.DiskPath
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(filepath.Dir(work), d)
+		}
+		use(d)
+	}
+	for _, r := range w.Replace {
+		old, repl := strconv.Quote(r.Old.Path), strconv.Quote(r.New.Path)
+		if r.Old.Version != "" {
+			old += " " + r.Old.Version
+		}
+		if r.New.Version != "" {
+			repl += " " + r.New.Version
+		} else if !filepath.IsAbs(r.New.Path) && strings.HasPrefix(r.New.Path, ".") {
+			repl = strconv.Quote(filepath.Join(filepath.Dir(work), r.New.Path))
+		}
+		fmt.Fprintf(&b, "replace %s => %s\n", old, repl)
+	}
+	return b.String(), nil
 }
 
 // goVersion is the go command's language version, as go.mod and go.work

@@ -3,7 +3,6 @@ package eval
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	"github.com/arbor-fuzz/arbor/corpus"
+	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/grammar"
 	"github.com/arbor-fuzz/arbor/synth"
 )
@@ -266,57 +266,9 @@ func arborSource(dir string) (string, error) {
 
 // goFuzzWorkspace is the fuzz test's go.work: the given module folders,
 // and the modules and replacements of the workspace the subject's
-// folder dir is in, if any.
+// folder dir is in, if any (as coverage's harnesses have it).
 func goFuzzWorkspace(ctx context.Context, dir, version string, modules []string) (string, error) {
-	var b strings.Builder
-	fmt.Fprintf(&b, "go %s\n\n", version)
-	used := map[string]bool{}
-	use := func(d string) {
-		if d != "" && !used[filepath.Clean(d)] {
-			used[filepath.Clean(d)] = true
-			fmt.Fprintf(&b, "use %s\n", strconv.Quote(filepath.Clean(d)))
-		}
-	}
-	for _, m := range modules {
-		use(m)
-	}
-	work, _ := goOutput(ctx, dir, nil, "env", "GOWORK")
-	if work == "" || work == "off" {
-		return b.String(), nil
-	}
-	out, err := goOutput(ctx, dir, nil, "work", "edit", "-json", work)
-	if err != nil {
-		return "", fmt.Errorf("read the workspace %s: %w", work, err)
-	}
-	var w struct {
-		Use     []struct{ DiskPath string }
-		Replace []struct {
-			Old, New struct{ Path, Version string }
-		}
-	}
-	if err := json.Unmarshal([]byte(out), &w); err != nil {
-		return "", fmt.Errorf("read the workspace %s: %w", work, err)
-	}
-	for _, u := range w.Use {
-		d := u.DiskPath
-		if !filepath.IsAbs(d) {
-			d = filepath.Join(filepath.Dir(work), d)
-		}
-		use(d)
-	}
-	for _, r := range w.Replace {
-		old, repl := strconv.Quote(r.Old.Path), strconv.Quote(r.New.Path)
-		if r.Old.Version != "" {
-			old += " " + r.Old.Version
-		}
-		if r.New.Version != "" {
-			repl += " " + r.New.Version
-		} else if !filepath.IsAbs(r.New.Path) && strings.HasPrefix(r.New.Path, ".") {
-			repl = strconv.Quote(filepath.Join(filepath.Dir(work), r.New.Path))
-		}
-		fmt.Fprintf(&b, "replace %s => %s\n", old, repl)
-	}
-	return b.String(), nil
+	return coverage.Workspace(ctx, dir, version, modules...)
 }
 
 // goOutput runs the go command in dir with env added and returns its
