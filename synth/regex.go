@@ -16,6 +16,7 @@ import (
 type regexGen struct {
 	re    *syntax.Regexp
 	index map[*syntax.Regexp]int   // pre-order number of each part: Point.Sub
+	parts []*syntax.Regexp         // the parts by that number
 	chars map[*syntax.Regexp][]int // candidate characters of each class
 	short map[*syntax.Regexp]int   // shortest match length of each part, in runes
 }
@@ -29,7 +30,8 @@ func newRegexGen(src string) *regexGen {
 	r := &regexGen{re: re, index: map[*syntax.Regexp]int{}, chars: map[*syntax.Regexp][]int{}, short: map[*syntax.Regexp]int{}}
 	var number func(*syntax.Regexp)
 	number = func(re *syntax.Regexp) {
-		r.index[re] = len(r.index)
+		r.index[re] = len(r.parts)
+		r.parts = append(r.parts, re)
 		for _, s := range re.Sub {
 			number(s)
 		}
@@ -38,7 +40,8 @@ func newRegexGen(src string) *regexGen {
 	return r
 }
 
-func (x *Generator) regex(n *grammar.Node, depth int) string {
+// regexGen is the drawer of regex terminal n, made on first use.
+func (x *Generator) regexGen(n *grammar.Node) *regexGen {
 	if x.regexes == nil {
 		x.regexes = map[int]*regexGen{}
 	}
@@ -47,6 +50,33 @@ func (x *Generator) regex(n *grammar.Node, depth int) string {
 		r = newRegexGen(n.Name)
 		x.regexes[n.ID] = r
 	}
+	return r
+}
+
+// repeatRange is the range of counts the draw offers for a repetition
+// (a *, +, ? or {m,n} part), an unbounded one cut at maxRepeat past its
+// minimum.
+func repeatRange(re *syntax.Regexp, maxRepeat int) (lo, hi int) {
+	lo, hi = 0, maxRepeat
+	switch re.Op {
+	case syntax.OpPlus:
+		lo = 1
+	case syntax.OpQuest:
+		hi = 1
+	case syntax.OpRepeat:
+		lo, hi = re.Min, re.Max
+		if hi < 0 {
+			hi = lo + maxRepeat
+		}
+	}
+	return lo, max(lo, hi)
+}
+
+func (x *Generator) regex(n *grammar.Node, depth int) string {
+	if x.regexes == nil {
+		x.regexes = map[int]*regexGen{}
+	}
+	r := x.regexGen(n)
 	if x.MaxDistinct <= 0 {
 		var b strings.Builder
 		x.draw(&b, r, r.re, n, depth)
@@ -125,19 +155,7 @@ func (x *Generator) draw(b *strings.Builder, r *regexGen, re *syntax.Regexp, n *
 		}
 		x.draw(b, r, re.Sub[point(RegexAlternative, x.opts)], n, depth)
 	case syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpRepeat:
-		lo, hi := 0, x.maxRepeat()
-		switch re.Op {
-		case syntax.OpPlus:
-			lo = 1
-		case syntax.OpQuest:
-			hi = 1
-		case syntax.OpRepeat:
-			lo, hi = re.Min, re.Max
-			if hi < 0 {
-				hi = lo + x.maxRepeat()
-			}
-		}
-		hi = max(lo, hi)
+		lo, hi := repeatRange(re, x.maxRepeat())
 		if x.shortest() {
 			hi = lo
 		}

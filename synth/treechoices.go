@@ -128,20 +128,11 @@ func (x *Generator) Valid(p Point, v int) bool {
 	if n.Kind != grammar.KindRegex {
 		return false
 	}
-	r := x.regexes[n.ID]
-	if r == nil {
-		r = newRegexGen(n.Name)
-	}
-	var re *syntax.Regexp
-	for part, i := range r.index {
-		if i == p.Sub {
-			re = part
-			break
-		}
-	}
-	if re == nil {
+	r := x.regexGen(n)
+	if p.Sub < 0 || p.Sub >= len(r.parts) {
 		return false
 	}
+	re := r.parts[p.Sub]
 	switch p.Kind {
 	case RegexAlternative:
 		return re.Op == syntax.OpAlternate && v >= 0 && v < len(re.Sub)
@@ -604,19 +595,7 @@ func (d *drawDeriver) match(re *syntax.Regexp, pos int, dec *drawn, k func(int, 
 		return false
 	case syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpRepeat:
 		// The counts draw offers (see draw).
-		lo, hi := 0, d.maxRepeat
-		switch re.Op {
-		case syntax.OpPlus:
-			lo = 1
-		case syntax.OpQuest:
-			hi = 1
-		case syntax.OpRepeat:
-			lo, hi = re.Min, re.Max
-			if hi < 0 {
-				hi = lo + d.maxRepeat
-			}
-		}
-		hi = max(lo, hi)
+		lo, hi := repeatRange(re, d.maxRepeat)
 		if d.shortest {
 			hi = lo
 		}
