@@ -71,13 +71,30 @@ type BonsaiResult struct {
 // top's (0 in top means the defaults BonsaiOptions names). MaxNodes is
 // top's throughout.
 func Lattice(g *grammar.Graph, top Bounds, levels int) []Bounds {
+	return latticeOf(axesOf(g, top, levels))
+}
+
+// axes are the lattice's values on each axis, increasing.
+type axes struct {
+	distinct, repeat, depth []int
+	maxNodes                int
+}
+
+func axesOf(g *grammar.Graph, top Bounds, levels int) axes {
 	if levels <= 0 {
 		levels = DefaultBonsaiLevels
 	}
 	top = TopBounds(top)
-	distinct := spaced(1, top.MaxDistinct, levels)
-	repeat := spaced(1, top.MaxRepeat, levels)
-	depth := spaced(max(1, g.MinDepth(g.Root)), top.MaxDepth, levels)
+	return axes{
+		distinct: spaced(1, top.MaxDistinct, levels),
+		repeat:   spaced(1, top.MaxRepeat, levels),
+		depth:    spaced(max(1, g.MinDepth(g.Root)), top.MaxDepth, levels),
+		maxNodes: top.MaxNodes,
+	}
+}
+
+func latticeOf(a axes) []Bounds {
+	distinct, repeat, depth := a.distinct, a.repeat, a.depth
 	type point struct{ i, j, k int }
 	var pts []point
 	for i := range distinct {
@@ -92,7 +109,7 @@ func Lattice(g *grammar.Graph, top Bounds, levels int) []Bounds {
 	slices.SortStableFunc(pts, func(a, b point) int { return cmp.Compare(a.i+a.j+a.k, b.i+b.j+b.k) })
 	out := make([]Bounds, len(pts))
 	for n, p := range pts {
-		out[n] = Bounds{MaxDistinct: distinct[p.i], MaxRepeat: repeat[p.j], MaxDepth: depth[p.k], MaxNodes: top.MaxNodes}
+		out[n] = Bounds{MaxDistinct: distinct[p.i], MaxRepeat: repeat[p.j], MaxDepth: depth[p.k], MaxNodes: a.maxNodes}
 	}
 	return out
 }
@@ -145,7 +162,8 @@ func Bonsai(ctx context.Context, g *grammar.Graph, subject synth.Runner, opts Bo
 	if opts.Execs == 0 && opts.Time == 0 {
 		return nil, errors.New("bonsai: the lattice needs a budget of executions or time to share")
 	}
-	lattice := Lattice(g, opts.Bounds, opts.Levels)
+	ax := axesOf(g, opts.Bounds, opts.Levels)
+	lattice := latticeOf(ax)
 	if opts.Execs > 0 && opts.Execs < len(lattice) {
 		return nil, fmt.Errorf("bonsai: %d executions cannot be shared among %d bounded campaigns", opts.Execs, len(lattice))
 	}
@@ -176,7 +194,7 @@ func Bonsai(ctx context.Context, g *grammar.Graph, subject synth.Runner, opts Bo
 		}
 		step.Seeds = nil
 		if i > 0 {
-			step.Seeds = predecessorSeeds(b, lattice, at, corpora)
+			step.Seeds = predecessorSeeds(b, ax, at, corpora)
 		}
 		if i == 0 || i == len(lattice)-1 {
 			step.Seeds = append(step.Seeds, opts.Seeds...)
@@ -255,7 +273,8 @@ func (res *BonsaiResult) add(r *Result, b Bounds, seeds int, start time.Time) {
 // predecessorSeeds are the inputs of the corpora of the campaigns one
 // step below b on an axis, each once, smallest first (Bonsai's order:
 // a larger campaign starts from what small inputs already cover).
-func predecessorSeeds(b Bounds, lattice []Bounds, at map[Bounds]int, corpora [][]Entry) [][]int {
+func predecessorSeeds(b Bounds, ax axes, at map[Bounds]int, corpora [][]Entry) [][]int {
+	// below is the value one step below v on an axis, if any.
 	below := func(vs []int, v int) (int, bool) {
 		i := slices.Index(vs, v)
 		if i <= 0 {
@@ -263,25 +282,18 @@ func predecessorSeeds(b Bounds, lattice []Bounds, at map[Bounds]int, corpora [][
 		}
 		return vs[i-1], true
 	}
-	var distinct, repeat, depth []int
-	for _, l := range lattice {
-		distinct, repeat, depth = appendNew(distinct, l.MaxDistinct), appendNew(repeat, l.MaxRepeat), appendNew(depth, l.MaxDepth)
-	}
-	for _, vs := range [][]int{distinct, repeat, depth} {
-		slices.Sort(vs)
-	}
 	var preds []Bounds
-	if v, ok := below(distinct, b.MaxDistinct); ok {
+	if v, ok := below(ax.distinct, b.MaxDistinct); ok {
 		p := b
 		p.MaxDistinct = v
 		preds = append(preds, p)
 	}
-	if v, ok := below(repeat, b.MaxRepeat); ok {
+	if v, ok := below(ax.repeat, b.MaxRepeat); ok {
 		p := b
 		p.MaxRepeat = v
 		preds = append(preds, p)
 	}
-	if v, ok := below(depth, b.MaxDepth); ok {
+	if v, ok := below(ax.depth, b.MaxDepth); ok {
 		p := b
 		p.MaxDepth = v
 		preds = append(preds, p)
@@ -302,11 +314,4 @@ func predecessorSeeds(b Bounds, lattice []Bounds, at map[Bounds]int, corpora [][
 		seeds[i] = e.Choices
 	}
 	return seeds
-}
-
-func appendNew(vs []int, v int) []int {
-	if slices.Contains(vs, v) {
-		return vs
-	}
-	return append(vs, v)
 }
