@@ -169,13 +169,7 @@ func e8Rows(runs []E8Run) []E8Row {
 	for _, r := range runs {
 		by[r.Variant] = append(by[r.Variant], r)
 	}
-	series := func(rs []E8Run, f func(E8Run) float64) []float64 {
-		xs := make([]float64, len(rs))
-		for i, r := range rs {
-			xs[i] = f(r)
-		}
-		return xs
-	}
+	series := column[E8Run]
 	rareOf := func(r E8Run) float64 { return float64(r.RareReached) }
 	callsOf := func(r E8Run) float64 { return float64(r.MaxCalls) }
 	var rows []E8Row

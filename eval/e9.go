@@ -188,13 +188,7 @@ func e9Rows(runs []E9Run) []E9Row {
 	for _, r := range runs {
 		by[r.Method] = append(by[r.Method], r)
 	}
-	series := func(rs []E9Run, f func(E9Run) float64) []float64 {
-		out := make([]float64, len(rs))
-		for i, r := range rs {
-			out[i] = f(r)
-		}
-		return out
-	}
+	series := column[E9Run]
 	covered := func(r E9Run) float64 { return float64(r.CorpusCovered) }
 	bytes := func(r E9Run) float64 { return float64(r.Bytes) }
 	var rows []E9Row

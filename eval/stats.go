@@ -197,3 +197,13 @@ func MannWhitney(a, b []float64) (u, p float64) {
 	}
 	return u, math.Min(1, math.Erfc(z/math.Sqrt2))
 }
+
+// column is f of each run: one measure across runs, for Median and
+// MannWhitney.
+func column[T any](rs []T, f func(T) float64) []float64 {
+	xs := make([]float64, len(rs))
+	for i, r := range rs {
+		xs[i] = f(r)
+	}
+	return xs
+}
