@@ -1,10 +1,12 @@
 package learn
 
 import (
+	"compress/flate"
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -173,32 +175,80 @@ func (m *Model) Save(path string) error {
 	return os.Rename(tmp, path)
 }
 
-// LoadModel reads a model file (gzipped or not).
+// LoadModel reads a model file (gzipped or not). A file that is not a
+// model at all (another file given by mistake, a truncated download) is
+// refused as "PATH: not an arbor model (why)", so that the message names
+// the mistake rather than the decoder's first surprise.
 func LoadModel(path string) (*Model, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("model: %w", err)
 	}
 	defer f.Close()
+	m, err := decodeModel(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: not an arbor model (%w)", path, err)
+	}
+	return m.checked(path)
+}
+
+// decodeModel reads a model's JSON, gunzipping it first if it is
+// gzipped, and says why bytes are not a model in words about the file.
+func decodeModel(f io.ReadSeeker) (*Model, error) {
 	var r io.Reader = f
 	var magic [2]byte
-	if n, _ := f.Read(magic[:]); n == 2 && magic == [2]byte{0x1f, 0x8b} {
-		f.Seek(0, io.SeekStart)
+	n, _ := io.ReadFull(f, magic[:])
+	if n == 0 {
+		return nil, errors.New("the file is empty")
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	zipped := n == 2 && magic == [2]byte{0x1f, 0x8b}
+	if zipped {
 		zr, err := gzip.NewReader(f)
-		if err != nil {
-			return nil, fmt.Errorf("model %s: %w", path, err)
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			return nil, errors.New("the file ends early: truncated?")
+		} else if err != nil {
+			return nil, fmt.Errorf("a damaged gzip file: %w", err)
 		}
 		r = zr
-	} else {
-		f.Seek(0, io.SeekStart)
 	}
 	var m Model
-	if err := json.NewDecoder(r).Decode(&m); err != nil {
-		return nil, fmt.Errorf("model %s: %w", path, err)
+	err := json.NewDecoder(r).Decode(&m)
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case err == nil || errors.As(err, &typ):
+		// After a type error the decoder goes on with the other fields, so
+		// "arbor" tells a model with one wrong field from other JSON.
+		switch {
+		case m.Arbor == "model" && err != nil:
+			return nil, fmt.Errorf("a damaged model: field %s: %w", typ.Field, err)
+		case m.Arbor == "model":
+			return &m, nil
+		case m.Arbor != "":
+			return nil, fmt.Errorf("an arbor %s file", m.Arbor)
+		case typ != nil && typ.Field == "":
+			return nil, fmt.Errorf("JSON %s, where a model is an object", typ.Value)
+		}
+		return nil, errors.New(`JSON without "arbor":"model"`)
+	case errors.Is(err, io.EOF) && zipped:
+		return nil, errors.New("gzip of an empty file")
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		return nil, errors.New("the file ends early: truncated?")
+	case errors.Is(err, gzip.ErrChecksum), errors.Is(err, gzip.ErrHeader), errors.As(err, new(flate.CorruptInputError)):
+		return nil, fmt.Errorf("a damaged gzip file: %w", err)
+	case errors.As(err, &syntax) && zipped:
+		return nil, fmt.Errorf("gzip of something that is not JSON: %w at byte %d", err, syntax.Offset)
+	case errors.As(err, &syntax):
+		return nil, fmt.Errorf("not JSON: %w at byte %d", err, syntax.Offset)
 	}
-	if m.Arbor != "model" {
-		return nil, fmt.Errorf("%s is not an arbor model", path)
-	}
+	return nil, err
+}
+
+// checked validates a decoded model's version, features, trees and data.
+func (m *Model) checked(path string) (*Model, error) {
 	if m.Version != ModelVersion && m.Version != 1 {
 		return nil, fmt.Errorf("model %s has format version %d; this arbor reads version %d", path, m.Version, ModelVersion)
 	}
@@ -219,11 +269,11 @@ func LoadModel(path string) (*Model, error) {
 		}
 	}
 	if m.Data != nil {
-		if err := m.Data.check(&m); err != nil {
+		if err := m.Data.check(m); err != nil {
 			return nil, fmt.Errorf("model %s: %w", path, err)
 		}
 	}
-	return &m, nil
+	return m, nil
 }
 
 // FeatureKinds is the set of feature kinds the model was trained with.
