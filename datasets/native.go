@@ -6,6 +6,11 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/arbor-fuzz/arbor/coverage"
@@ -27,6 +32,58 @@ var nativeFiles embed.FS
 type nativeSubject struct {
 	harness coverage.HarnessTarget
 	version string // of the library, and where it comes from
+	// debs are the Debian packages of the class path's jars named
+	// without a folder, which the Java harness looks for in the
+	// library folders (coverage.FindJavaLib).
+	debs map[string]string
+}
+
+// missing lists what the subject needs besides its language's tools and
+// this machine lacks: jars named without a folder, and Debian source
+// packages that are neither cached nor fetchable (DebianSource fetches
+// with apt-get, and falls back on the cache). Only files are looked up.
+func (n *nativeSubject) missing() []coverage.Need {
+	var needs []coverage.Need
+	for _, s := range n.harness.Sources {
+		if n.harness.Lang == "java" && filepath.Base(s) == s && strings.HasSuffix(s, ".jar") {
+			if _, err := coverage.FindJavaLib(s); err != nil {
+				needs = append(needs, coverage.Need{What: s, Error: "java harness: " + err.Error(), Package: n.debs[s]})
+			}
+		}
+	}
+	var pkgs []string
+	for _, s := range append(append(append([]string{n.harness.Root}, n.harness.Sources...), n.harness.Flags...), n.harness.Cover...) {
+		for _, m := range debPlaceholder.FindAllStringSubmatch(s, -1) {
+			if !slices.Contains(pkgs, m[1]) {
+				pkgs = append(pkgs, m[1])
+			}
+		}
+	}
+	for _, pkg := range pkgs {
+		if need := debianSourceNeed(pkg); need != nil {
+			needs = append(needs, *need)
+		}
+	}
+	return needs
+}
+
+// debPlaceholder is "{debian:PKG}" in a native subject's paths.
+var debPlaceholder = regexp.MustCompile(`\{debian:([^}]*)\}`)
+
+// debianSourceNeed says what is missing for DebianSource to find pkg, or
+// nil: nothing if it is in the cache or apt-get can fetch it (whether
+// the network allows is not checked).
+func debianSourceNeed(pkg string) *coverage.Need {
+	if _, err := exec.LookPath("apt-get"); err == nil {
+		return nil
+	}
+	if cache, err := os.UserCacheDir(); err == nil {
+		if _, ok := cachedSource(filepath.Join(cache, "arbor", "sources"), pkg); ok {
+			return nil
+		}
+	}
+	return &coverage.Need{What: "Debian source package " + pkg,
+		Error: fmt.Sprintf("debian source %s: not in the cache, and apt-get is not installed (fetching source packages needs a Debian system)", pkg)}
 }
 
 // NativeDir returns a folder holding the entry points of the subjects of
@@ -111,7 +168,8 @@ func nativeSubjects() []Subject {
 		{Name: "gson", Library: "com.google.gson", Grammar: "json", Lang: "java",
 			Description: "parse strictly to a tree and walk it with typed accessors, serialize (pretty, with nulls), bind to maps and lists, deep copy and compare",
 			native: &nativeSubject{version: "Debian package libgoogle-gson-java", harness: coverage.HarnessTarget{
-				Lang: "java", Entry: "arbor.subjects.GsonSubject.run", Sources: []string{"{native}/gson", "gson.jar"}, Cover: []string{"com.google.gson.*"}}}},
+				Lang: "java", Entry: "arbor.subjects.GsonSubject.run", Sources: []string{"{native}/gson", "gson.jar"}, Cover: []string{"com.google.gson.*"}},
+				debs: map[string]string{"gson.jar": "libgoogle-gson-java"}}},
 		py("pyjson", "json (Python)", "json_run", "json", []string{"json"}, nil, "decode with the pure-Python scanner, encode compact, sorted and indented"),
 		py("pytoml", "tomllib (Python)", "toml_run", "toml", []string{"tomllib"}, nil, "parse and walk every value"),
 		py("pyurl", "urllib.parse (Python)", "url_run", "url", []string{"urllib.parse"}, nil, "split, parse, parse the query, unquote, join against a base, unsplit, quote"),

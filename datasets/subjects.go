@@ -147,18 +147,66 @@ func formatArchive(files []archiveFile) []byte {
 }
 
 // Target is the subject as a coverage target: its wrapper function in
-// the subjects module, which is written out on first use.
+// the subjects module, which is written out on first use. It is
+// TargetContext with a context that is never cancelled.
 func (s Subject) Target() (coverage.Target, error) {
+	return s.TargetContext(context.Background())
+}
+
+// TargetContext is the subject as a coverage target, resolved under ctx:
+// a subject of another language may need a Debian source package
+// fetched first (cjson), the one slow step, which happens once and which
+// ctx can stop.
+func (s Subject) TargetContext(ctx context.Context) (coverage.Target, error) {
 	if s.native != nil {
-		// Fetching a Debian source package is the one slow step, and
-		// happens once; it is bounded by apt-get's own timeouts.
-		return s.native.target(context.Background())
+		return s.native.target(ctx)
 	}
 	dir, err := SubjectsModule()
 	if err != nil {
 		return coverage.Target{}, err
 	}
 	return coverage.Target{ImportPath: s.Package, Func: s.Func, CoverPkgs: s.CoverPkgs, Dir: dir}, nil
+}
+
+// SubjectStatus says whether a bundled subject can run on this machine,
+// and if not, what it lacks.
+type SubjectStatus struct {
+	Name    string
+	OK      bool
+	Missing []coverage.Need
+	// Install is the command that installs what is missing
+	// (coverage.InstallCommand), or "".
+	Install string
+}
+
+// CheckSubjects says which of subjects can run on this machine. It is
+// for listing them: the checks are those of coverage.CheckTools for each
+// subject's language, run once, and file lookups for what a subject
+// needs besides (gson's jar; cJSON's source, which must be in the cache
+// or fetchable with apt-get). Nothing is built, fetched or written, so a
+// subject said to be able to run can still fail to build (say, offline
+// on the first use of cjson); one said not to cannot run.
+func CheckSubjects(ctx context.Context, subjects []Subject) []SubjectStatus {
+	tools := map[string]coverage.ToolStatus{}
+	for _, t := range coverage.CheckTools(ctx) {
+		tools[t.Name] = t
+	}
+	out := make([]SubjectStatus, len(subjects))
+	for i, s := range subjects {
+		st := SubjectStatus{Name: s.Name}
+		if t, ok := tools[s.Lang]; ok {
+			st.Missing = append(st.Missing, t.Missing...)
+		} else {
+			st.Missing = append(st.Missing, coverage.Need{What: s.Lang, Error: fmt.Sprintf("no harness for language %q", s.Lang)})
+		}
+		if s.native != nil {
+			st.Missing = append(st.Missing, s.native.missing()...)
+		}
+		st.OK = len(st.Missing) == 0
+		st.Install = coverage.InstallCommand(st.Missing)
+		out[i] = st
+	}
+	return out
 }
 
 // SubjectsModule returns a directory holding the subjects module, written

@@ -2,12 +2,15 @@ package datasets
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/arbor-fuzz/arbor/coverage"
 )
 
 var update = flag.Bool("update", false, "rewrite subjects.txtar from datasets/subjects")
@@ -128,4 +131,85 @@ func TestNativeSubjects(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestCheckSubjects: which subjects can run follows from what is on PATH
+// and in the folders the harnesses search, and nothing else; with
+// nothing installed every subject says what it lacks and how to install
+// it, and with stand-ins for every tool every subject can run.
+func TestCheckSubjects(t *testing.T) {
+	empty := func(t *testing.T) {
+		t.Setenv("PATH", "")
+		t.Setenv("JAVA_HOME", "")
+		t.Setenv("ARBOR_PYTHON", "")
+		t.Setenv("ARBOR_JAVA_LIBS", t.TempDir())
+		t.Setenv("ARBOR_JACOCO_DIR", t.TempDir())
+		t.Setenv("XDG_CACHE_HOME", t.TempDir()) // no cached Debian source
+		t.Setenv("HOME", t.TempDir())
+	}
+	t.Run("nothing installed", func(t *testing.T) {
+		empty(t)
+		_, gsonErr := coverage.FindJavaLib("gson.jar") // Debian's folder is always searched
+		want := map[string]struct{ missing, install string }{
+			"json":   {"go", "install Go 1.24 or newer (https://go.dev/doc/install)"},
+			"cjson":  {"gcc,Debian source package cjson", "apt-get install gcc"},
+			"gson":   {"java,javac,JaCoCo's jars", "apt-get install default-jdk-headless libjacoco-java"},
+			"pyjson": {"coverage.py", "apt-get install python3-coverage"},
+		}
+		if gsonErr != nil {
+			want["gson"] = struct{ missing, install string }{"java,javac,JaCoCo's jars,gson.jar", "apt-get install default-jdk-headless libjacoco-java libgoogle-gson-java"}
+		}
+		subjects := Subjects()
+		statuses := CheckSubjects(context.Background(), subjects)
+		if len(statuses) != len(subjects) {
+			t.Fatalf("%d statuses for %d subjects", len(statuses), len(subjects))
+		}
+		for i, st := range statuses {
+			if st.Name != subjects[i].Name || st.OK || len(st.Missing) == 0 || st.Install == "" {
+				t.Errorf("%s: %+v, want it to lack something", subjects[i].Name, st)
+			}
+			w, ok := want[st.Name]
+			if !ok {
+				continue
+			}
+			var what []string
+			for _, n := range st.Missing {
+				what = append(what, n.What)
+			}
+			if strings.Join(what, ",") != w.missing || st.Install != w.install {
+				t.Errorf("%s: missing %q, install %q; want %s, %q", st.Name, what, st.Install, w.missing, w.install)
+			}
+		}
+	})
+	t.Run("everything installed", func(t *testing.T) {
+		empty(t)
+		bin, jdk, jacoco, libs := t.TempDir(), t.TempDir(), t.TempDir(), t.TempDir()
+		exe := func(dir, name string) string {
+			os.MkdirAll(dir, 0o755)
+			p := filepath.Join(dir, name)
+			if err := os.WriteFile(p, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			return p
+		}
+		for _, n := range []string{"go", "gcc", "apt-get"} {
+			exe(bin, n)
+		}
+		exe(filepath.Join(jdk, "bin"), "java")
+		exe(filepath.Join(jdk, "bin"), "javac")
+		for _, n := range []string{"org.jacoco.agent.rt.jar", "org.jacoco.core.jar", "asm.jar", "asm-commons.jar", "asm-tree.jar"} {
+			os.WriteFile(filepath.Join(jacoco, n), nil, 0o644)
+		}
+		os.WriteFile(filepath.Join(libs, "gson.jar"), nil, 0o644)
+		t.Setenv("PATH", bin)
+		t.Setenv("JAVA_HOME", jdk)
+		t.Setenv("ARBOR_JACOCO_DIR", jacoco)
+		t.Setenv("ARBOR_JAVA_LIBS", libs)
+		t.Setenv("ARBOR_PYTHON", exe(bin, "python"))
+		for _, st := range CheckSubjects(context.Background(), Subjects()) {
+			if !st.OK || len(st.Missing) > 0 || st.Install != "" {
+				t.Errorf("%s: %+v", st.Name, st)
+			}
+		}
+	})
 }
