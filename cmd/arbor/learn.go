@@ -72,6 +72,24 @@ func checkLearnOptions(o learn.Options) error {
 	return nil
 }
 
+// missingFlags names the required flags (name to value) left empty,
+// in alphabetical order, or is nil when none is.
+func missingFlags(flags map[string]string) error {
+	var missing []string
+	for _, name := range slices.Sorted(maps.Keys(flags)) {
+		if flags[name] == "" {
+			missing = append(missing, name)
+		}
+	}
+	switch len(missing) {
+	case 0:
+		return nil
+	case 1:
+		return usageError{fmt.Errorf("%s is required", missing[0])}
+	}
+	return usageError{fmt.Errorf("%s and %s are required", strings.Join(missing[:len(missing)-1], ", "), missing[len(missing)-1])}
+}
+
 // featuresFlag registers --features, which means the same wherever a
 // model is trained.
 func featuresFlag(cmd *cobra.Command, s *string) {
@@ -130,8 +148,8 @@ statistics.`,
 		Example: "  arbor train --grammar json --inputs corpus/ --coverage cov.jsonl --out json.model.gz",
 		Args:    exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if grammarArg == "" || inputs == "" || covPath == "" {
-				return usageError{errors.New("--grammar, --inputs and --coverage are required")}
+			if err := missingFlags(map[string]string{"--grammar": grammarArg, "--inputs": inputs, "--coverage": covPath}); err != nil {
+				return err
 			}
 			if err := checkK("--max-k", maxK); err != nil {
 				return err
