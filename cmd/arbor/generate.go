@@ -59,8 +59,9 @@ or {"bytes":"<base64>"} for an input that is not UTF-8, so that every
 byte comes through. --choices adds each input's
 recorded choice sequence (to DIR/choices.jsonl, or to each JSON line).
 Every mode writes each input as soon as it is made, so memory does not
-grow with -n. For kpath and forest a summary with the k-path coverage
-of the set goes to standard error.
+grow with -n. With --out DIR, a line on standard error says how many
+inputs went where, from which seed; for kpath and forest a summary with
+the k-path coverage of the set follows it (with --out - too).
 
 ` + formatHelp,
 		Example: "  arbor generate json --mode random -n 1000 --seed 1 --out corpus/\n  arbor generate url --mode kpath --k 3 --out -\n" +
@@ -142,10 +143,22 @@ func runGenerate(cmd *cobra.Command, grammarArg string, f generateFlags) error {
 	if err := sink.close(generateStream(ctx, g, f, sink)); err != nil {
 		return err
 	}
-	if f.gofuzz() {
-		fmt.Fprintf(cmd.ErrOrStderr(), "%d inputs in %s\n", f.n, f.inputDir(f.out))
-	}
+	f.summarizeFiles(cmd.ErrOrStderr(), f.n)
 	return nil
+}
+
+// summarizeFiles says on stderr, when the inputs went to files, how many
+// went where and from which seed, so that --out DIR does not finish
+// silently; with --out - the data on stdout says it.
+func (f generateFlags) summarizeFiles(w io.Writer, count int) {
+	if f.out == "-" {
+		return
+	}
+	fmt.Fprintf(w, "%d inputs in %s (seed %d)", count, f.inputDir(f.out), f.seed)
+	if f.choices {
+		fmt.Fprintf(w, "; their choices in %s", f.sideFile(f.out, "choices.jsonl"))
+	}
+	fmt.Fprintln(w)
 }
 
 // generateStream generates f.n random or shortest inputs into sink, one
@@ -286,9 +299,7 @@ func generateSet(ctx context.Context, stdout, stderr io.Writer, g, target *gramm
 	if err := sink.close(err); err != nil {
 		return err
 	}
-	if f.gofuzz() {
-		fmt.Fprintf(stderr, "%d inputs in %s\n", count, f.inputDir(f.out))
-	}
+	f.summarizeFiles(stderr, count)
 	fmt.Fprintf(stderr, "%s: %d inputs (mean %.1f bytes) in %v; %d-path coverage %.4f (%d of %v)\n",
 		f.mode, count, float64(bytes)/float64(max(1, count)), elapsed.Round(time.Microsecond),
 		f.k, cov.Fraction(f.k), cov.Covered(f.k), cov.Total(f.k))

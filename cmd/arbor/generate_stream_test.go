@@ -283,10 +283,15 @@ func TestGenerateSetStreams(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("%s: %s", name, errOut)
 			}
-			wantErr := summary
+			folder, side := got, filepath.Join(got, "choices.jsonl")
 			if gofuzz {
-				wantErr = fmt.Sprintf("%d inputs in %s\n", len(inputs), corpus.GoFuzzDir(got, "FuzzX")) + summary
+				folder, side = corpus.GoFuzzDir(got, "FuzzX"), filepath.Join(got, "testdata", "fuzz", "FuzzX.choices.jsonl")
 			}
+			wantErr := fmt.Sprintf("%d inputs in %s (seed %d)", len(inputs), folder, c.seed)
+			if c.choices {
+				wantErr += "; their choices in " + side
+			}
+			wantErr += "\n" + summary
 			if got := elapsedRE.ReplaceAllString(errOut, " in T;"); got != wantErr {
 				t.Errorf("%s gofuzz=%v: standard error %q, before streaming %q", name, gofuzz, got, wantErr)
 			}
