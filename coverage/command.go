@@ -43,6 +43,15 @@ type Command struct {
 	// line, prefixed with the stream's name; otherwise only the last
 	// 64 KB of stderr are kept, for crash reports.
 	Output io.Writer
+
+	// driver, if set, runs the report format's coverage tool around each
+	// run (drive.go), making a report of format; driven says the choice
+	// is made, and hint what to say when an undriven run leaves no
+	// report.
+	driver driver
+	driven bool
+	format string
+	hint   string
 }
 
 // CommandRun is one input's run of a Command.
@@ -150,9 +159,15 @@ func (c *Command) Run(ctx context.Context, input []byte) (*CommandRun, error) {
 	if timeout <= 0 {
 		timeout = time.Second
 	}
+	env := append(os.Environ(), c.Env...)
+	if c.driver != nil {
+		var more []string
+		argv, more = c.driver.wrap(argv, dir)
+		env = append(env, more...)
+	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = c.Dir
-	cmd.Env = append(append(os.Environ(), c.Env...), "ARBOR_RUN_DIR="+dir)
+	cmd.Env = append(env, "ARBOR_RUN_DIR="+dir)
 	if !viaFile {
 		cmd.Stdin = bytes.NewReader(input)
 	}
@@ -194,6 +209,21 @@ func (c *Command) Run(ctx context.Context, input []byte) (*CommandRun, error) {
 	killGroup(cmd) // what the program started and left running
 	output.flush()
 	c.judge(&run.Result, waitErr, stderr.String())
+	// A report the command made itself is the one read.
+	if c.driver != nil && !hasReport(dir, c.format) {
+		if err := c.driver.report(ctx, dir); err != nil {
+			if ctx.Err() != nil {
+				run.Close()
+				return nil, ctx.Err()
+			}
+			// A crashed run's data may be cut short: it is recorded
+			// with no coverage, as a crash that left no data is.
+			if run.Outcome != Panic {
+				run.Close()
+				return nil, err
+			}
+		}
+	}
 	return run, nil
 }
 

@@ -23,7 +23,8 @@ type commandSubject struct {
 }
 
 // NewCommand returns the command and report reader a CommandTarget
-// describes.
+// describes, with the report format's coverage tool driven by arbor
+// where the program is one it drives (see docs/recording.md).
 func (t *CommandTarget) NewCommand() (*Command, *ReportReader, error) {
 	c := &Command{Argv: t.Argv, Dir: t.Dir, Reject: t.Reject}
 	if t.Crash != "" {
@@ -38,6 +39,9 @@ func (t *CommandTarget) NewCommand() (*Command, *ReportReader, error) {
 		return nil, nil, err
 	}
 	rr.Dir = t.Dir
+	if err := c.drive(context.Background(), t.Coverage); err != nil {
+		return nil, nil, err
+	}
 	return c, rr, nil
 }
 

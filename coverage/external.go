@@ -184,6 +184,9 @@ func RecordCommand(ctx context.Context, c *Command, rr *ReportReader, inputs []s
 		return nil, err
 	}
 	c.Timeout, c.Output = opts.Timeout, opts.Output
+	if err := c.drive(ctx, rr.Format); err != nil {
+		return nil, err
+	}
 	if rr.Dir == "" {
 		rr.Dir = c.Dir
 	}
@@ -289,6 +292,9 @@ func runAndRead(ctx context.Context, c *Command, rr *ReportReader, input []byte)
 			return run, &report.Coverage{}, nil
 		}
 		run.Close()
+		if c.hint != "" {
+			return nil, nil, fmt.Errorf("%w: %s", err, c.hint)
+		}
 		return nil, nil, fmt.Errorf("%w; does the command write it to {dir} (ARBOR_RUN_DIR)?", err)
 	}
 	return run, cov, nil

@@ -7,12 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 )
 
 // gcovReport is one object of gcov's JSON intermediate format.
 type gcovReport struct {
 	FormatVersion *json.RawMessage `json:"format_version"`
+	CWD           string           `json:"current_working_directory"`
 	Files         []struct {
 		File      string `json:"file"`
 		Functions []struct {
@@ -53,6 +55,21 @@ func (c *gcovCount) UnmarshalJSON(b []byte) error {
 // fields; a report without format_version is refused. name names the
 // report in errors.
 func ParseGcovJSON(r io.Reader, name string) (*Coverage, error) {
+	return parseGcov(r, name, false)
+}
+
+// ParseGcovJSONLcov reads gcov's JSON format as lcov's geninfo reads it
+// (lcov 1.14 and later run gcov --json-format too): a relative source
+// path is made absolute against the report's current_working_directory,
+// where gcc compiled it, and functions keep their linker names (mangled,
+// in C++, as geninfo writes them without --demangle-cpp). Written out
+// with WriteLcov, the coverage names its files and functions as lcov's
+// tracefile of the same run does.
+func ParseGcovJSONLcov(r io.Reader, name string) (*Coverage, error) {
+	return parseGcov(r, name, true)
+}
+
+func parseGcov(r io.Reader, name string, lcov bool) (*Coverage, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
@@ -85,10 +102,13 @@ func ParseGcovJSON(r io.Reader, name string) (*Coverage, error) {
 			if f.File == "" {
 				return nil, fmt.Errorf("%s: object %d: a file without a name", name, objects)
 			}
+			if lcov && !filepath.IsAbs(f.File) && g.CWD != "" {
+				f.File = filepath.Join(g.CWD, f.File)
+			}
 			b.file(f.File)
 			for _, fn := range f.Functions {
 				sym := fn.DemangledName
-				if sym == "" {
+				if sym == "" || lcov && fn.Name != "" {
 					sym = fn.Name
 				}
 				if sym == "" {

@@ -195,3 +195,44 @@ func lcovCount(s string) (uint64, error) {
 	}
 	return uint64(f), nil
 }
+
+// WriteLcov writes c as an lcov tracefile that ParseLcov reads back to
+// the same functions, hits and lines: per file, SF, then FN and FNDA of
+// each function (by its Symbol), DA of each line, and end_of_record.
+// Functions without a file are left out: lcov has no place for them.
+func WriteLcov(w io.Writer, c *Coverage) error {
+	bw := bufio.NewWriter(w)
+	lines := map[string][]Line{}
+	var files []string
+	for _, f := range c.Files {
+		if _, ok := lines[f.Path]; !ok {
+			files = append(files, f.Path)
+		}
+		lines[f.Path] = append(lines[f.Path], f.Lines...)
+	}
+	funcs := map[string][]Function{}
+	for _, fn := range c.Functions {
+		if fn.File == "" {
+			continue
+		}
+		if _, ok := lines[fn.File]; !ok {
+			lines[fn.File] = nil
+			files = append(files, fn.File)
+		}
+		funcs[fn.File] = append(funcs[fn.File], fn)
+	}
+	for _, file := range files {
+		fmt.Fprintf(bw, "SF:%s\n", file)
+		for _, fn := range funcs[file] {
+			fmt.Fprintf(bw, "FN:%d,%s\n", fn.Line, fn.Symbol)
+		}
+		for _, fn := range funcs[file] {
+			fmt.Fprintf(bw, "FNDA:%d,%s\n", fn.Hits, fn.Symbol)
+		}
+		for _, l := range lines[file] {
+			fmt.Fprintf(bw, "DA:%d,%d\n", l.Number, l.Hits)
+		}
+		bw.WriteString("end_of_record\n")
+	}
+	return bw.Flush()
+}
