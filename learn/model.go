@@ -66,14 +66,16 @@ type ModelFeature struct {
 	Pattern string  `json:"pattern"`
 }
 
-// Describe is how explanations show a feature: a k-path's pattern, and
-// the symbols of the path, which tell what in the pattern it is about;
-// another kind's description.
+// Describe is how explanations show a feature. A k-path leads with its
+// symbols, parent→child, which say what the feature is about in a few
+// words, and then "in:" the grammar text they are substituted into,
+// which says where but takes a whole rule to say it; another kind is its
+// description.
 func (f ModelFeature) Describe() string {
-	if f.Kind != "" || f.Pattern == f.Symbols {
+	if f.Kind != "" || f.Symbols == "" || f.Pattern == f.Symbols {
 		return f.Pattern
 	}
-	return f.Pattern + "   [" + f.Symbols + "]"
+	return f.Symbols + "   in: " + f.Pattern
 }
 
 // Feature is the feature the model stores.

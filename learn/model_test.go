@@ -89,3 +89,23 @@ func TestLoadModelNotAModel(t *testing.T) {
 		t.Errorf("the good model: %v", err)
 	}
 }
+
+// TestDescribe: a k-path leads with its symbols, the readable part, and
+// the grammar text they sit in follows (issue 31, item 3).
+func TestDescribe(t *testing.T) {
+	tests := []struct {
+		name string
+		f    learn.ModelFeature
+		want string
+	}{
+		{"path in a rule", learn.ModelFeature{IDs: []int{1, 2}, Symbols: "Value→Number", Pattern: "Minus? Int Frac?"}, "Value→Number   in: Minus? Int Frac?"},
+		{"path that is its text", learn.ModelFeature{IDs: []int{3}, Symbols: "False", Pattern: "False"}, "False"},
+		{"path without symbols (old models)", learn.ModelFeature{IDs: []int{3}, Pattern: "\\ FormFeed"}, "\\ FormFeed"},
+		{"another kind", learn.ModelFeature{Kind: "value", Symbol: "Int", Text: "0", Pattern: `Int is "0"`}, `Int is "0"`},
+	}
+	for _, tt := range tests {
+		if got := tt.f.Describe(); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}

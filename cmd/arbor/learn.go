@@ -390,12 +390,15 @@ func newExplainCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "explain --model M [--function F]",
 		Short: "Explain a function's calling condition as grammar patterns",
-		Long: `explain prints a function's tree as indented text, each test a pattern of
-grammar text ("has P" goes to the inputs with the k-path, "not P" to the
-others), with the training rows (covered / not covered) and gini of every
-node, then its covering constraints: every root-to-leaf path that ends in
-a covered leaf with gini <= 0.3, as a conjunction of ∃ (present) and ∄
-(absent) patterns, infeasible ones left out. --dot prints the tree for
+		Long: `explain prints a function's tree as indented text, then its covering
+constraints, after a short legend. Each test is a feature of the input's
+derivation tree: for a k-path, its chain of grammar symbols (parent→child)
+and, after "in:", the grammar text the chain sits in. "has P" leads to the
+inputs with the feature, "not P" to the others; every node shows its
+training rows (covered / not covered) and gini (0: all of one class, 0.5:
+an even mix). The covering constraints are the root-to-leaf paths that end
+in a covered leaf with gini <= 0.3, each a conjunction of features present
+(∃) and absent (∄), infeasible ones left out. --dot prints the tree for
 Graphviz, --json the tree and constraints. Without --function it lists
 all functions with their tree size and training accuracy (--json: the
 model and its functions, docs/json.md).`,
@@ -471,8 +474,10 @@ model and its functions, docs/json.md).`,
 				fmt.Fprintln(out)
 			}
 			fmt.Fprintln(out)
+			writeTreeLegend(out)
 			writeTreeText(out, m, fn, ascii)
-			fmt.Fprintf(out, "\ncovering constraints (%d):\n", len(cons))
+			fmt.Fprintln(out)
+			writeConstraintsLegend(out, len(cons), ascii)
 			for i, c := range cons {
 				fmt.Fprintf(out, "%d. leaf %d: %d covered, %d not, gini %.3f\n", i+1, c.Leaf, c.Pos, c.Neg, c.Gini)
 				for _, line := range strings.Split(m.Text(c, ascii), "\n") {
@@ -621,6 +626,29 @@ func treePatterns(m *learn.Model, fn *learn.FunctionModel) map[int]string {
 		}
 	}
 	return p
+}
+
+// writeTreeLegend says how to read writeTreeText's tree: the symbols of
+// a test, "in:", the counts and gini are arbor's own notation.
+func writeTreeLegend(w io.Writer) {
+	fmt.Fprint(w, `How to read it: a test is a feature of the input's derivation tree; for a
+k-path, a chain of grammar symbols (parent→child) and, after "in:", the
+grammar text it sits in. "has" leads to inputs with it, "not" to the rest.
+[C covered / N not, gini G]: training inputs at the node that ran the
+function (C) and did not (N); gini 0 is all one class, 0.5 an even mix.
+
+`)
+}
+
+// writeConstraintsLegend heads the list of covering constraints with what
+// they are and what ∃ and ∄ (or has and not) mean.
+func writeConstraintsLegend(w io.Writer, n int, ascii bool) {
+	has, not := "∃", "∄"
+	if ascii {
+		has, not = "has", "not"
+	}
+	fmt.Fprintf(w, "covering constraints (%d): the paths to a covered leaf with gini <= %.1f. An input\n", n, learn.MaxConstraintGini)
+	fmt.Fprintf(w, "with every %s feature of one of them and none of its %s ones is predicted to run it:\n", has, not)
 }
 
 func writeTreeText(w io.Writer, m *learn.Model, fn *learn.FunctionModel, ascii bool) {
