@@ -1,0 +1,5 @@
+package coverage
+
+import "context"
+
+func newJaCoCoDriver(ctx context.Context, c *Command) (driver, string, error) { return nil, "", nil }
