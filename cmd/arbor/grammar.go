@@ -329,26 +329,71 @@ func newSubjectsCmd() *cobra.Command {
 		Use:   "subjects",
 		Short: "List the bundled programs under test and grammars",
 		Long: `subjects lists the bundled programs under test (real libraries, wrapped
-the way a program uses them) with their library version and grammar, and
-the bundled grammars, and the number of functions instrumented for the
-subjects whose harness is built ("-" for the others; --functions builds
-them, once: they are cached).`,
+the way a program uses them) with their library version and grammar,
+whether each can run on this machine, and the bundled grammars.
+
+Whether a subject can run is found by cheap checks only: its language's
+tools on PATH (or where the harness looks for them) and the files it needs
+(gson's jar; cJSON's source, cached or fetchable with apt-get). For a
+subject that cannot, the column names what is missing and the lines
+under the table say what to install ('arbor doctor' says more). Nothing
+is built or fetched.
+
+--functions builds the harness of every subject that can run (once: they
+are cached) and counts the functions it instruments. A subject whose
+build fails shows "failed" and its error goes to stderr; the listing
+goes on, and the exit status is then 1.`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
 			out := cmd.OutOrStdout()
 			var list subjectList
 			var rows [][]string
-			for _, s := range datasets.Subjects() {
-				n, err := countFunctions(cmd, s, functions)
-				if err != nil {
-					return fmt.Errorf("subject %s: %w", s.Name, err)
+			// The install commands of the subjects that cannot run, each
+			// with the subjects it is for.
+			var install []string
+			installFor := map[string][]string{}
+			failed := 0
+			subjects := datasets.Subjects()
+			for i, st := range datasets.CheckSubjects(ctx, subjects) {
+				s := subjects[i]
+				entry := subjectEntry{Name: s.Name, Library: s.Library, Version: s.Version(), Grammar: s.Grammar, Lang: s.Lang,
+					Description: s.Description, Available: st.OK, Missing: st.Missing, Install: st.Install}
+				here := "yes"
+				if !st.OK {
+					var what []string
+					for _, n := range st.Missing {
+						what = append(what, n.What)
+					}
+					here = "no: " + strings.Join(what, ", ")
+					if st.Install != "" {
+						if installFor[st.Install] == nil {
+							install = append(install, st.Install)
+						}
+						installFor[st.Install] = append(installFor[st.Install], s.Name)
+					}
 				}
-				entry := subjectEntry{Name: s.Name, Library: s.Library, Version: s.Version(), Grammar: s.Grammar, Description: s.Description}
-				if v, err := strconv.Atoi(n); err == nil {
-					entry.Functions = &v
+				n := "-"
+				if functions && st.OK {
+					count, err := countFunctions(ctx, s)
+					if err != nil {
+						if ctx.Err() != nil {
+							return ctx.Err()
+						}
+						failed++
+						n = "failed"
+						entry.Error = err.Error()
+						fmt.Fprintf(cmd.ErrOrStderr(), "arbor: subject %s: %v\n", s.Name, err)
+					} else {
+						n = strconv.Itoa(count)
+						entry.Functions = &count
+					}
 				}
 				list.Subjects = append(list.Subjects, entry)
-				rows = append(rows, []string{s.Name, s.Library + " " + s.Version(), s.Grammar, n, s.Description})
+				rows = append(rows, []string{s.Name, s.Library + " " + s.Version(), s.Grammar, here, n, s.Description})
 			}
 			var grammarRows [][]string
 			for _, info := range datasets.Grammars() {
@@ -360,17 +405,33 @@ them, once: they are cached).`,
 				grammarRows = append(grammarRows, []string{info.Name, strconv.Itoa(len(g.Rules)), strconv.Itoa(len(g.Nodes)), info.Description})
 			}
 			if asJSON {
-				return writeJSON(out, list)
+				if err := writeJSON(out, list); err != nil {
+					return err
+				}
+			} else {
+				header := []string{"subject", "library", "grammar", "runs here", "functions", "what the wrapper does"}
+				if err := renderTable(out, header, rows); err != nil {
+					return err
+				}
+				if len(install) > 0 {
+					fmt.Fprintln(out, "To run the subjects that cannot run here, install what they need ('arbor doctor' says more):")
+					for _, c := range install {
+						fmt.Fprintf(out, "  %s: %s\n", strings.Join(installFor[c], ", "), c)
+					}
+				}
+				fmt.Fprintln(out)
+				if err := renderTable(out, []string{"grammar", "rules", "nodes", "description"}, grammarRows); err != nil {
+					return err
+				}
 			}
-			header := []string{"subject", "library", "grammar", "functions", "what the wrapper does"}
-			if err := renderTable(out, header, rows); err != nil {
-				return err
+			if failed > 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "arbor: %d of %d subjects failed to build\n", failed, len(subjects))
+				return errReported
 			}
-			fmt.Fprintln(out)
-			return renderTable(out, []string{"grammar", "rules", "nodes", "description"}, grammarRows)
+			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&functions, "functions", false, "build each harness and count the functions instrumented")
+	cmd.Flags().BoolVar(&functions, "functions", false, "build the harness of each subject that can run here and count the functions instrumented")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the lists as JSON (docs/json.md)")
 	return cmd
 }
@@ -386,8 +447,15 @@ type subjectEntry struct {
 	Library     string `json:"library"`
 	Version     string `json:"version"`
 	Grammar     string `json:"grammar"`
-	Functions   *int   `json:"functions,omitempty"` // instrumented; absent until the harness is built
+	Functions   *int   `json:"functions,omitempty"` // instrumented; only with --functions, when the build succeeded
 	Description string `json:"description"`
+	Lang        string `json:"lang"`
+	// Available says whether the subject can run here (cheap checks);
+	// Missing and Install say what it lacks and how to install it.
+	Available bool            `json:"available"`
+	Missing   []coverage.Need `json:"missing,omitempty"`
+	Install   string          `json:"install,omitempty"`
+	Error     string          `json:"error,omitempty"` // why --functions could not build it
 }
 
 type grammarEntry struct {
@@ -397,31 +465,21 @@ type grammarEntry struct {
 	Description string `json:"description"`
 }
 
-// countFunctions returns the number of functions instrumented for a
-// subject, building its harness if build is set, else "-" if it is not
-// built yet.
-func countFunctions(cmd *cobra.Command, s datasets.Subject, build bool) (string, error) {
-	target, err := s.Target()
+// countFunctions builds a subject's harness (or takes it from the cache)
+// and returns the number of functions it instruments.
+func countFunctions(ctx context.Context, s datasets.Subject) (int, error) {
+	target, err := s.TargetContext(ctx)
 	if err != nil {
-		return "", err
+		return 0, err
 	}
-	ctx := cmd.Context()
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	var bin *coverage.Binary
-	if build {
-		bin, err = coverage.Build(ctx, target, coverage.DefaultCacheDir())
-	} else {
-		bin, err = coverage.Cached(ctx, target, coverage.DefaultCacheDir())
-	}
-	if err != nil || bin == nil {
-		return "-", err
+	bin, err := coverage.Build(ctx, target, coverage.DefaultCacheDir())
+	if err != nil {
+		return 0, err
 	}
 	sess, err := coverage.Start(bin, coverage.RunOptions{})
 	if err != nil {
-		return "", err
+		return 0, err
 	}
 	defer sess.Close()
-	return strconv.Itoa(len(sess.Funcs.Names)), nil
+	return len(sess.Funcs.Names), nil
 }

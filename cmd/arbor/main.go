@@ -85,7 +85,7 @@ A GRAMMAR argument is a .grammar file or the name of a bundled grammar
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newGrammarCmd(), newParseCmd(stdin), newKPathsCmd(stdin), newCoverageCmd(), newGenerateCmd(), newRecordCmd(), newTrainCmd(), newPredictCmd(stdin), newExplainCmd(), newTargetCmd(), newEvalCmd(), newRLCheckCmd(), newFuzzCmd(), newDemoCmd(), newSubjectsCmd(), newVersionCmd())
+	root.AddCommand(newGrammarCmd(), newParseCmd(stdin), newKPathsCmd(stdin), newCoverageCmd(), newGenerateCmd(), newRecordCmd(), newTrainCmd(), newPredictCmd(stdin), newExplainCmd(), newTargetCmd(), newEvalCmd(), newRLCheckCmd(), newFuzzCmd(), newDemoCmd(), newSubjectsCmd(), newDoctorCmd(), newVersionCmd())
 	root.PersistentPreRun = func(cmd *cobra.Command, args []string) { warnRenamed(cmd) }
 	root.Version = version()
 	root.SetVersionTemplate("{{.Version}}\n")
