@@ -3,9 +3,13 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -30,7 +34,7 @@ func newDemoCmd() *cobra.Command {
 	var subject subjectFlags
 	var train, test int
 	var seed uint64
-	var asJSON bool
+	var asJSON, force bool
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Run the whole pipeline on a subject (the bundled encoding/json by default)",
@@ -40,9 +44,15 @@ one decision tree per function, reports how well the trees predict the
 test inputs' coverage, explains one function's calling condition as
 grammar patterns, generates inputs aimed at it without running the
 program, runs them to verify, and compares targeted with random inputs
-over every function. Everything it writes goes to one folder (--out; by
-default arbor-demo-<date>-<time> in the current folder), named at the
-end. It takes a few seconds (the first run also builds the harness).
+over every function. It takes a few seconds (the first run also builds
+the harness).
+
+Everything it writes goes to one new folder, named at the start and
+listed at the end: --out, by default arbor-demo-SUBJECT in the current
+folder. A folder that already holds files is refused, so that two runs
+do not mix, unless --force, which first removes what an earlier demo
+wrote there (and nothing else).
+
 With --json the story goes to stderr and stdout gets the numbers
 (docs/json.md).
 
@@ -50,7 +60,7 @@ The subject is a bundled one (--subject, json by default), or any Go
 function, function of another language or command with a grammar of its
 inputs (--go importpath.Func, --c, --java, --python or --cmd, each with
 --grammar G; see 'arbor record --help').`,
-		Example: "  arbor demo\n  arbor demo --subject gjson\n  arbor demo --go example.com/semver.Run --grammar semver.grammar --dir ./semver",
+		Example: "  arbor demo\n  arbor demo --subject gjson --out /tmp/gjson-demo\n  arbor demo --go example.com/semver.Run --grammar semver.grammar --dir ./semver",
 		Args:    exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			start := time.Now()
@@ -59,12 +69,6 @@ inputs (--go importpath.Func, --c, --java, --python or --cmd, each with
 				w = cmd.ErrOrStderr()
 			}
 			var result demoResult
-			if out == "" {
-				out = "arbor-demo-" + time.Now().Format("20060102-150405")
-			}
-			if err := os.MkdirAll(out, 0o755); err != nil {
-				return err
-			}
 			if !cmd.Flags().Changed("subject") {
 				// json is the default only when no other subject is named.
 				subject.subject = ""
@@ -76,10 +80,17 @@ inputs (--go importpath.Func, --c, --java, --python or --cmd, each with
 			if err != nil {
 				return err
 			}
+			if out == "" {
+				out = demoFolder(s.Name)
+			}
+			if err := prepareDemoFolder(out, force); err != nil {
+				return err
+			}
 			what := s.Target.String()
 			if b, err := datasets.LookupSubject(subject.subject); err == nil {
 				what = b.Library + " " + b.Version()
 			}
+			fmt.Fprintf(w, "arbor demo on %s: everything goes to the folder %s\n", what, out)
 			step := 0
 			say := func(format string, args ...any) {
 				step++
@@ -96,29 +107,51 @@ inputs (--go importpath.Func, --c, --java, --python or --cmd, each with
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(w, "      %d training inputs recorded; %d functions ran at least once, %d sometimes (one tree each)\n",
-				e3.TrainInputs, e3.FunctionsObserved, e3.FunctionsTrainable)
+			m, err := learn.LoadModel(e3.Model)
+			if err != nil {
+				return err
+			}
+			trainDistinct, err := recordedInputs(filepath.Join(out, "train.cov.jsonl"))
+			if err != nil {
+				return err
+			}
+			testDistinct, err := recordedInputs(filepath.Join(out, "test.cov.jsonl"))
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "      %d training inputs generated; %s: %d distinct inputs recorded\n",
+				train, plural(train-trainDistinct, "duplicate", "duplicates")+" removed", trainDistinct)
+			if left := trainDistinct - e3.TrainInputs; left > 0 {
+				fmt.Fprintf(w, "      learned from %d of them (left out: %s)\n", e3.TrainInputs, countsText(m.Stats.Skipped, "input"))
+			}
+			fmt.Fprintf(w, "      %d functions ran at least once: %d on every input, %d on some but not all (one tree each)\n",
+				e3.FunctionsObserved, e3.FunctionsObserved-e3.FunctionsTrainable, e3.FunctionsTrainable)
 
 			say("Predict the coverage of %d new inputs without running them", e3.TestInputs)
-			fmt.Fprintf(w, "      mean over %d functions: accuracy %.3f (always guessing the majority: %.3f), balanced accuracy %.3f, precision %.3f, recall %.3f\n",
+			fmt.Fprintf(w, "      %d test inputs generated; %s removed, and %d that training had seen: %d new inputs\n",
+				test, plural(test-testDistinct, "duplicate", "duplicates"), e3.TestDuplicates, e3.TestInputs)
+			if left := testDistinct - e3.TestDuplicates - e3.TestInputs; left > 0 {
+				fmt.Fprintf(w, "      (%d more left out: they did not parse, panicked or timed out)\n", left)
+			}
+			fmt.Fprintf(w, "      predicted against recorded, mean over the %d functions with trees: accuracy %.3f (always guessing the majority: %.3f),\n"+
+				"      balanced accuracy %.3f, precision %.3f, recall %.3f\n",
 				e3.FunctionsTrainable, e3.Accuracy, e3.Baseline, e3.Balanced, e3.Precision, e3.Recall)
 			if mr := e3.MidRate; mr.Functions > 0 {
 				fmt.Fprintf(w, "      over the %d functions that run on 5-95%% of inputs: accuracy %.3f (majority: %.3f), precision %.3f, recall %.3f\n",
 					mr.Functions, mr.Accuracy, mr.Baseline, mr.Precision, mr.Recall)
 			}
 
-			m, err := learn.LoadModel(e3.Model)
-			if err != nil {
-				return err
-			}
 			fn := pickDemoFunction(m)
 			if fn == nil {
 				return errors.New("the model has no function with a covering constraint to show")
 			}
 			say("Explain when %s runs", fn.Name)
-			writeTreeText(indented{w}, m, fn, false)
+			ind := indented{w}
+			writeTreeLegend(ind)
+			writeTreeText(ind, m, fn, false)
 			covering := m.Covering(fn)
-			fmt.Fprintf(w, "      covering constraints (%d):\n", len(covering))
+			fmt.Fprintln(w)
+			writeConstraintsLegend(ind, len(covering), false)
 			for i, c := range covering {
 				fmt.Fprintf(w, "      %d. %s\n", i+1, indent(m.Text(c, false), "         "))
 			}
@@ -130,6 +163,7 @@ inputs (--go importpath.Func, --c, --java, --python or --cmd, each with
 			if err := writeTargeted(dir, m, cons, res); err != nil {
 				return err
 			}
+			fmt.Fprintf(w, "      %d inputs solved from the tree's constraints in one shot, none of them run yet:\n", len(res.Inputs))
 			for _, in := range res.Inputs[:min(5, len(res.Inputs))] {
 				fmt.Fprintf(w, "      %q\n", in.Text)
 			}
@@ -142,7 +176,8 @@ inputs (--go importpath.Func, --c, --java, --python or --cmd, each with
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(w, "      %d of %d targeted inputs ran %s\n", ran, total, fn.Name)
+			fmt.Fprintf(w, "      %d of %d targeted inputs ran %s: what the tree alone gets, with no feedback\n", ran, total, fn.Name)
+			fmt.Fprintf(w, "      (step 6's targeting loop runs its inputs and learns from them, and counts only inputs that did run the function)\n")
 			result.Function, result.Targeted.Dir, result.Targeted.Ran, result.Targeted.Total = fn.Name, dir, ran, total
 			for _, c := range covering {
 				result.Constraints = append(result.Constraints, m.Text(c, false))
@@ -152,11 +187,26 @@ inputs (--go importpath.Func, --c, --java, --python or --cmd, each with
 			}
 
 			say("Targeted against grammar-random inputs, over every function (E4)")
-			cfg.Progress = progress
-			tr, err := eval.Targeted(contextOf(cmd), eval.TargetConfig{E3Config: cfg, Model: m, Solve: synth.SolveOptions{Seed: seed}})
+			// The comparison has a folder of its own: its inputs are not the
+			// ones steps 4 and 5 wrote and ran.
+			cmp := cfg
+			cmp.WorkDir, cmp.Progress = filepath.Join(out, "comparison"), progress
+			tr, err := eval.Targeted(contextOf(cmd), eval.TargetConfig{E3Config: cmp, Model: m, Solve: synth.SolveOptions{Seed: seed}})
 			if err != nil {
 				return err
 			}
+			full, some := 0, 0
+			for _, f := range tr.PerFunction {
+				switch {
+				case f.Targeted >= f.Requested:
+					full++
+				case f.Targeted > 0:
+					some++
+				}
+			}
+			fmt.Fprintf(w, "      for each of the %d functions, the targeting loop solved, ran, refitted and mutated until %d of its inputs ran\n"+
+				"      the function or %d executions were spent: all %d verified for %d functions, some for %d, none for %d\n",
+				tr.Functions, tr.Requested, tr.Budget, tr.Requested, full, some, tr.Functions-full-some)
 			if err := renderTable(indented{w}, []string{fmt.Sprintf("%d inputs asked for per function, at most %d executions", tr.Requested, tr.Budget), "targeted", "random, equal executions", "random expected"}, [][]string{
 				{"share of the inputs asked for that were verified (median)", fmt.Sprintf("%.2f", tr.HitRate), "", ""},
 				{"functions reached, of all trainable", fmt.Sprintf("%.2f", tr.Absolute.Targeted), fmt.Sprintf("%.2f", tr.Absolute.Random), fmt.Sprintf("%.2f", tr.ExpectedRandom)},
@@ -165,18 +215,25 @@ inputs (--go importpath.Func, --c, --java, --python or --cmd, each with
 			}); err != nil {
 				return err
 			}
+			fmt.Fprintf(w, "      verified (median) is the loop's share of the %d inputs asked for, per function, that ran it; step 5's\n"+
+				"      %d of %d is one function's single shot without the loop. Random, equal executions: as many random inputs\n"+
+				"      as the loop ran for the function; random expected: the chance 1-(1-p)^executions at its base rate p.\n",
+				tr.Requested, ran, total)
 			if asJSON {
 				result.Out, result.Seconds, result.Prediction, result.Comparison = out, time.Since(start).Seconds(), e3, tr
 				result.Subject = what
 				return writeJSON(cmd.OutOrStdout(), result)
 			}
-			fmt.Fprintf(w, "\nDone in %.1fs. Everything is in %s: train/ and test/ inputs, their coverage files, the model (model.json.gz), targeted/ inputs with manifest.jsonl.\n",
-				time.Since(start).Seconds(), out)
-			fmt.Fprintf(w, "Try: arbor explain --model %s\n", filepath.Join(out, "model.json.gz"))
+			fmt.Fprintf(w, "\nDone in %.1fs. Everything is in %s:\n", time.Since(start).Seconds(), out)
+			if err := listDemoFolder(w, out); err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "Try: arbor explain --model %s --function '%s'\n", filepath.Join(out, "model.json.gz"), fn.Name)
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&out, "out", "", "folder to write to (default arbor-demo-<time> here)")
+	cmd.Flags().StringVar(&out, "out", "", "new folder to write everything to (default arbor-demo-SUBJECT here)")
+	cmd.Flags().BoolVar(&force, "force", false, "use an --out folder that already holds files, removing what an earlier demo wrote there")
 	subject.register(cmd.Flags(), true)
 	cmd.Flags().Lookup("subject").DefValue = "json"
 	subject.subject = "json"
@@ -185,6 +242,166 @@ inputs (--go importpath.Func, --c, --java, --python or --cmd, each with
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "random seed")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the results as JSON on stdout, the story on stderr")
 	return cmd
+}
+
+// demoEntry is something demo writes into its folder, with what it is.
+// In what, "#" stands for the number of files in a folder that are not
+// entries of their own (the inputs).
+type demoEntry struct {
+	name, what string
+	in         []demoEntry // a folder's entries worth a line each
+}
+
+// demoEntries are what demo writes, in the order the closing summary
+// lists them.
+var demoEntries = []demoEntry{
+	{name: "train", what: "# grammar-random training inputs, as generated (duplicates too)"},
+	{name: "train.cov.jsonl", what: "the functions each distinct training input ran (step 1)"},
+	{name: "test", what: "# grammar-random test inputs (step 2)"},
+	{name: "test.cov.jsonl", what: "the functions each distinct test input ran"},
+	{name: "model.json.gz", what: "the model: one tree per function (steps 2 and 3)"},
+	{name: "targeted", what: "# inputs of step 4", in: []demoEntry{
+		{name: "manifest.jsonl", what: "the constraint each was solved from"},
+		{name: "verify.cov.jsonl", what: "the functions each ran in step 5"},
+	}},
+	{name: "comparison", what: "step 6 (E4)", in: []demoEntry{
+		{name: "base", what: "# grammar-random inputs, on which each function's base rate is measured"},
+		{name: "base.cov.jsonl", what: "the functions each ran"},
+		{name: "targeted", what: "# distinct inputs: the loop's verified ones and as many random ones per function"},
+		{name: "targeted.cov.jsonl", what: "the functions each ran, recorded again for E5"},
+	}},
+}
+
+// demoFolder is the default folder of a demo of the named subject: a
+// bundled subject's name, or the last element of a Go function's path,
+// in characters every file system takes.
+func demoFolder(subject string) string {
+	name := subject[strings.LastIndex(subject, "/")+1:]
+	name = strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-' {
+			return r
+		}
+		return '-'
+	}, name)
+	if name == "" {
+		name = "subject"
+	}
+	return "arbor-demo-" + name
+}
+
+// prepareDemoFolder makes dir, refusing one that holds files unless
+// force; then it removes only what a demo writes, so that the closing
+// list is of this run's files and a user's own files are left alone.
+func prepareDemoFolder(dir string, force bool) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if len(entries) > 0 {
+		if !force {
+			return usageError{fmt.Errorf("%s already holds %d entries (an earlier demo?): give a new folder with --out, or --force to replace what a demo wrote there", dir, len(entries))}
+		}
+		for _, e := range demoEntries {
+			if err := os.RemoveAll(filepath.Join(dir, e.name)); err != nil {
+				return err
+			}
+		}
+	}
+	return os.MkdirAll(dir, 0o755)
+}
+
+// listDemoFolder lists what is in dir, with what each entry is and how
+// many inputs a folder holds, so that the summary is of the folder as it
+// is and not of what the demo meant to write.
+func listDemoFolder(w io.Writer, dir string) error {
+	return listEntries(w, dir, demoEntries, "  ", "not written by this demo")
+}
+
+// listEntries lists the entries of dir known to known, in its order, and
+// the others after them as unknown says; it returns the number of files
+// in dir, below it too, that are not listed (the ones "#" counts).
+func listEntries(w io.Writer, dir string, known []demoEntry, indent, unknown string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	rank := func(e fs.DirEntry) int {
+		if i := slices.IndexFunc(known, func(k demoEntry) bool { return k.name == e.Name() }); i >= 0 {
+			return i
+		}
+		return len(known)
+	}
+	slices.SortStableFunc(entries, func(a, b fs.DirEntry) int { return rank(a) - rank(b) })
+	for _, e := range entries {
+		var k demoEntry
+		if i := rank(e); i < len(known) {
+			k = known[i]
+		} else if unknown == "" {
+			continue // counted by the folder's "#"
+		} else {
+			k.what = unknown
+		}
+		name, what := e.Name(), k.what
+		if e.IsDir() {
+			name += "/"
+			n, err := unlisted(filepath.Join(dir, e.Name()), k.in)
+			if err != nil {
+				return err
+			}
+			if strings.Contains(what, "#") {
+				what = strings.Replace(what, "#", strconv.Itoa(n), 1)
+			} else if n > 0 {
+				what += fmt.Sprintf(" (%d files)", n)
+			}
+		}
+		fmt.Fprintf(w, "%s%-*s %s\n", indent, 22-len(indent), name, what)
+		if e.IsDir() && len(k.in) > 0 {
+			if err := listEntries(w, filepath.Join(dir, e.Name()), k.in, indent+"  ", ""); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// unlisted counts the files below dir but for those of the entries in
+// listed, which have lines of their own.
+func unlisted(dir string, listed []demoEntry) (int, error) {
+	n := 0
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if path != dir && filepath.Dir(path) == dir && slices.ContainsFunc(listed, func(k demoEntry) bool { return k.name == d.Name() }) {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !d.IsDir() {
+			n++
+		}
+		return nil
+	})
+	return n, err
+}
+
+// recordedInputs counts the records of a coverage file: the distinct
+// inputs recorded, since recording skips an input it has seen.
+func recordedInputs(path string) (int, error) {
+	f, err := coverage.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	return len(f.Records), nil
+}
+
+// plural is "n word", with the plural word unless n is 1.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }
 
 // demoResult is what demo found, as --json prints it.
@@ -250,7 +467,10 @@ func (i indented) Write(p []byte) (int, error) {
 		}
 	})
 	for _, l := range lines {
-		if _, err := fmt.Fprint(i.w, "      "+l); err != nil {
+		if l != "\n" {
+			l = "      " + l // no trailing blanks on an empty line
+		}
+		if _, err := fmt.Fprint(i.w, l); err != nil {
 			return 0, err
 		}
 	}
