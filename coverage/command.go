@@ -43,6 +43,9 @@ type Command struct {
 	// line, prefixed with the stream's name; otherwise only the last
 	// 64 KB of stderr are kept, for crash reports.
 	Output io.Writer
+	// CacheDir is where arbor keeps what it builds to drive a coverage
+	// tool (JaCoCo's reporter); empty means DefaultCacheDir().
+	CacheDir string
 
 	// driver, if set, runs the report format's coverage tool around each
 	// run (drive.go), making a report of format; driven says the choice
