@@ -43,6 +43,9 @@ type ToolStatus struct {
 	// Install is the command that installs what is missing (see
 	// InstallCommand), or "" if nothing is or no package provides it.
 	Install string `json:"install,omitempty"`
+	// Optional are missing tools that arbor does not need but the
+	// hand-written recipes of docs/recording.md use (lcov's own lcov).
+	Optional []Need `json:"optional,omitempty"`
 }
 
 // The kinds of target and the report formats that CheckTools reports on.
@@ -84,8 +87,8 @@ func CheckTools(ctx context.Context) []ToolStatus {
 		p.status(ToolJava, "target", "Java methods recorded in-process with JaCoCo (--java, gson)", p.java, p.javac, p.jacoco),
 		p.status(ToolPython, "target", "Python functions recorded in-process with coverage.py (--python, pyjson, ...)", p.python),
 		p.status(ToolCommand, "target", "any program run once per input (--cmd); it needs what its report needs"),
-		p.status(ToolGcov, "report", "gcov --json-format output of a program built with gcc --coverage", p.gcc, p.gcov),
-		p.status(ToolLcov, "report", "lcov tracefiles, as lcov --capture writes them from gcc's counters", p.lcov, p.gcov),
+		p.status(ToolGcov, "report", "gcov --json-format output of a program built with gcc --coverage (arbor runs gcov)", p.gcc, p.gcov),
+		p.optional(p.status(ToolLcov, "report", "lcov tracefiles (arbor makes them from gcov's output of a program built with gcc --coverage)", p.gcc, p.gcov), p.lcov),
 		p.status(ToolJaCoCo, "report", "JaCoCo's XML report, written with the JaCoCo agent and its report library", p.java, p.javac, p.jacoco, p.jacocoReport),
 		p.status(ToolCoveragePy, "report", "coverage.py's JSON or lcov reports (older ones get their functions from python3)", p.python, p.python3),
 	}
@@ -175,6 +178,18 @@ func (p *probe) status(name, kind, desc string, checks ...func() ([]string, *Nee
 	return s
 }
 
+// optional adds to s what the checks find missing, as optional.
+func (p *probe) optional(s ToolStatus, checks ...func() ([]string, *Need)) ToolStatus {
+	for _, c := range checks {
+		found, need := c()
+		s.Found = append(s.Found, found...)
+		if need != nil {
+			s.Optional = append(s.Optional, *need)
+		}
+	}
+	return s
+}
+
 // onPath finds a command on PATH, as exec.Command does.
 func (p *probe) onPath(tool, pkg string) ([]string, *Need) {
 	return p.once("path:"+tool, func() ([]string, *Need) {
@@ -202,9 +217,22 @@ func (p *probe) goCmd() ([]string, *Need) {
 // gcc is the C compiler, looked up as buildC looks it up.
 func (p *probe) gcc() ([]string, *Need) { return p.onPath("gcc", "gcc") }
 
-// gcov comes with Debian's gcc.
-func (p *probe) gcov() ([]string, *Need) { return p.onPath("gcov", "gcc") }
+// gcov is found as record --report gcov|lcov finds it for a program
+// built with gcc --coverage; the program's own compiler version, which
+// may pick a versioned gcov, is not known here. It comes with Debian's
+// gcc.
+func (p *probe) gcov() ([]string, *Need) {
+	return p.once("gcov", func() ([]string, *Need) {
+		path, err := gcovTool("")
+		if err != nil {
+			return nil, &Need{What: "gcov", Error: err.Error(), Package: "gcc"}
+		}
+		return []string{path}, nil
+	})
+}
 
+// lcov is lcov's own command, which arbor does not run (it writes lcov
+// tracefiles itself) but hand-written recipes and arbor's tests do.
 func (p *probe) lcov() ([]string, *Need) { return p.onPath("lcov", "lcov") }
 
 // python3 is what the coverage.py report adapter runs to read the

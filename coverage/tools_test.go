@@ -51,7 +51,7 @@ func TestCheckToolsNothingInstalled(t *testing.T) {
 		{coverage.ToolPython, false, []string{"coverage.py"}, "apt-get install python3-coverage"},
 		{coverage.ToolCommand, true, nil, ""},
 		{coverage.ToolGcov, false, []string{"gcc", "gcov"}, "apt-get install gcc"},
-		{coverage.ToolLcov, false, []string{"lcov", "gcov"}, "apt-get install lcov gcc"},
+		{coverage.ToolLcov, false, []string{"gcc", "gcov"}, "apt-get install gcc"},
 		{coverage.ToolJaCoCo, false, []string{"java", "javac", "JaCoCo's jars", "org.jacoco.report.jar"}, "apt-get install default-jdk-headless libjacoco-java"},
 		{coverage.ToolCoveragePy, false, []string{"coverage.py", "python3"}, "apt-get install python3-coverage python3"},
 	}
@@ -81,6 +81,18 @@ func TestCheckToolsNothingInstalled(t *testing.T) {
 	// The reason is the harness's own: recording says the same.
 	if e := got[coverage.ToolJava].Missing[0].Error; !strings.Contains(e, "java not found") {
 		t.Errorf("java: %q", e)
+	}
+	if e := got[coverage.ToolGcov].Missing[1].Error; !strings.Contains(e, "gcov not found on PATH") {
+		t.Errorf("gcov: %q", e)
+	}
+	// lcov's own command is optional: arbor writes lcov tracefiles itself.
+	if o := got[coverage.ToolLcov].Optional; len(o) != 1 || o[0].What != "lcov" || o[0].Package != "lcov" {
+		t.Errorf("lcov: optional %+v", o)
+	}
+	for name, s := range got {
+		if name != coverage.ToolLcov && len(s.Optional) > 0 {
+			t.Errorf("%s: optional %+v", name, s.Optional)
+		}
 	}
 }
 
@@ -112,7 +124,7 @@ func TestCheckToolsFound(t *testing.T) {
 	t.Setenv("ARBOR_JACOCO_DIR", jacoco)
 	t.Setenv("ARBOR_PYTHON", python) // taken as it is, as the harness takes it
 	for _, s := range coverage.CheckTools(context.Background()) {
-		if !s.OK || len(s.Missing) > 0 || s.Install != "" {
+		if !s.OK || len(s.Missing) > 0 || s.Install != "" || len(s.Optional) > 0 {
 			t.Errorf("%s: ok %v, missing %+v, install %q", s.Name, s.OK, s.Missing, s.Install)
 		}
 		if s.Name != coverage.ToolCommand && len(s.Found) == 0 {

@@ -52,6 +52,11 @@ The exit status is 0 whatever is missing.`,
 			}
 			r.Install = coverage.InstallCommand(needs)
 			r.OK = len(needs) == 0
+			var optional []coverage.Need
+			for _, t := range r.Tools {
+				optional = append(optional, t.Optional...)
+			}
+			r.InstallOptional = coverage.InstallCommand(optional)
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), r)
 			}
@@ -70,6 +75,10 @@ type doctorReport struct {
 	// Install is one command that installs everything missing.
 	Install             string   `json:"install,omitempty"`
 	SubjectsUnavailable []string `json:"subjects_unavailable,omitempty"`
+	// InstallOptional installs the optional tools that are missing: those
+	// arbor does not need, which hand-written recipes and arbor's own
+	// tests use.
+	InstallOptional string `json:"install_optional,omitempty"`
 }
 
 func printDoctor(w io.Writer, r doctorReport, subjects int) error {
@@ -123,6 +132,9 @@ func printDoctor(w io.Writer, r doctorReport, subjects int) error {
 	}
 	if r.Install != "" {
 		fmt.Fprintf(w, "To install everything missing: %s\n", r.Install)
+	}
+	if r.InstallOptional != "" {
+		fmt.Fprintf(w, "Optional, for the hand-written recipes of docs/recording.md and arbor's own tests: %s\n", r.InstallOptional)
 	}
 	return nil
 }
