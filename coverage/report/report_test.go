@@ -1,10 +1,13 @@
 package report
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -217,4 +220,51 @@ func TestParsePythonRanges(t *testing.T) {
 			t.Errorf("accepted %s", bad)
 		}
 	}
+}
+
+// TestGcovAsLcov: gcov's JSON read as geninfo reads it names files by
+// their absolute paths and functions by their linker names; written as
+// an lcov tracefile and read back, it gives the same functions, hits
+// and lines.
+func TestGcovAsLcov(t *testing.T) {
+	c := parseFile(t, ParseGcovJSONLcov, "c.gcov.json")
+	var got []string
+	for _, f := range c.Functions {
+		got = append(got, f.Name+"="+strconv.FormatUint(f.Hits, 10))
+	}
+	want := []string{"/src/lib.c:helper=0", "/src/lib.c:_Z5parsePKc=4", "main.c:main=1"} // the second object names no folder
+	if !slices.Equal(got, want) {
+		t.Errorf("functions %q, want %q", got, want)
+	}
+	for _, name := range []string{"c.gcov.json", "c.info", "lcov2.info"} {
+		p := ParseLcov
+		if strings.HasSuffix(name, ".json") {
+			p = ParseGcovJSONLcov
+		}
+		c := parseFile(t, p, name)
+		var b strings.Builder
+		if err := WriteLcov(&b, c); err != nil {
+			t.Fatal(err)
+		}
+		back, err := ParseLcov(strings.NewReader(b.String()), name+" written")
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", name, err, b.String())
+		}
+		if !reflect.DeepEqual(summary(back), summary(c)) {
+			t.Errorf("%s written and read back:\n%v\nwant\n%v", name, summary(back), summary(c))
+		}
+	}
+}
+
+// summary is what WriteLcov keeps of a coverage: functions with their
+// files, first lines and hits, and lines.
+func summary(c *Coverage) []string {
+	var out []string
+	for _, f := range c.Functions {
+		out = append(out, fmt.Sprintf("%s %s %d %d", f.Name, f.File, f.Line, f.Hits))
+	}
+	for _, f := range c.Files {
+		out = append(out, fmt.Sprintf("%s %v", f.Path, f.Lines))
+	}
+	return out
 }
