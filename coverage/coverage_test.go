@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/arbor-fuzz/arbor/internal/testenv"
 )
 
 func testBinaryB(b *testing.B) *Binary {
@@ -28,9 +30,7 @@ func testBinaryB(b *testing.B) *Binary {
 // testBinary builds the harness for a function of testdata/mod/lib once per test binary.
 func testBinary(t *testing.T, fn string) *Binary {
 	t.Helper()
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("no go command")
-	}
+	testenv.NeedTool(t, "go", "Go 1.24 or newer, https://go.dev/doc/install")
 	dir, _ := filepath.Abs("testdata/mod")
 	bin, err := Build(context.Background(), Target{ImportPath: "example.com/covtest/lib", Func: fn, Dir: dir}, t.TempDir())
 	if err != nil {

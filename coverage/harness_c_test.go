@@ -14,6 +14,7 @@ import (
 
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/datasets"
+	"github.com/arbor-fuzz/arbor/internal/testenv"
 	"github.com/arbor-fuzz/arbor/synth"
 )
 
@@ -66,9 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
 func needGCC(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath("gcc"); err != nil {
-		t.Skip("gcc is not installed (Debian package gcc)")
-	}
+	testenv.NeedTool(t, "gcc", "apt-get install gcc")
 }
 
 // cTarget writes the tiny library into a folder and returns its target.
@@ -250,7 +249,7 @@ func cJSONTarget(t *testing.T) coverage.Target {
 	}
 	target, err := s.Target()
 	if err != nil {
-		t.Skipf("cannot fetch Debian's cjson source package (needs apt-get and the network, or an earlier fetch): %v", err)
+		testenv.Missing(t, fmt.Sprintf("Debian's cjson source package, which could not be fetched (%v)", err), "apt-get and the network, or an earlier fetch")
 	}
 	return target
 }
@@ -350,11 +349,8 @@ func TestCMeasure(t *testing.T) {
 	if !*cMeasure {
 		t.Skip("a measurement: -args -c.measure")
 	}
-	for _, tool := range []string{"gcov", "sh"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skip(tool + " is not installed (Debian package gcc)")
-		}
-	}
+	testenv.NeedTool(t, "gcov", "apt-get install gcc")
+	testenv.NeedTool(t, "sh", "apt-get install dash")
 	target := cJSONTarget(t)
 	const n, warm, gcovN = 1000, 20, 300
 	inputs := cJSONInputs(t, n, 2)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/datasets"
+	"github.com/arbor-fuzz/arbor/internal/testenv"
 )
 
 // javaDemo is a class of known structure: which methods an input runs
@@ -132,18 +133,14 @@ public class Report {
 func javaNeed(t testing.TB) string {
 	t.Helper()
 	for _, tool := range []string{"java", "javac"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("no %s: install Debian's default-jdk-headless", tool)
-		}
+		testenv.NeedTool(t, tool, "apt-get install default-jdk-headless")
 	}
 	dir := os.Getenv("ARBOR_JACOCO_DIR")
 	if dir == "" {
 		dir = "/usr/share/java"
 	}
 	for _, n := range []string{"org.jacoco.agent.rt.jar", "org.jacoco.core.jar", "org.jacoco.report.jar", "asm.jar"} {
-		if _, err := os.Stat(filepath.Join(dir, n)); err != nil {
-			t.Skipf("no %s: install Debian's libjacoco-java", n)
-		}
+		testenv.NeedFile(t, filepath.Join(dir, n), "apt-get install libjacoco-java")
 	}
 	return dir
 }
@@ -464,7 +461,7 @@ func javaGson() coverage.Target {
 func javaNeedGson(t testing.TB) {
 	t.Helper()
 	if _, err := os.Stat("/usr/share/java/gson.jar"); err != nil && os.Getenv("ARBOR_JAVA_LIBS") == "" {
-		t.Skip("no gson.jar: install Debian's libgoogle-gson-java")
+		testenv.Missing(t, "gson.jar in /usr/share/java or ARBOR_JAVA_LIBS", "apt-get install libgoogle-gson-java")
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/datasets"
+	"github.com/arbor-fuzz/arbor/internal/testenv"
 	"github.com/arbor-fuzz/arbor/synth"
 )
 
@@ -78,11 +79,7 @@ func pythonCoverageTool(t testing.TB) string {
 	if testing.Short() {
 		t.Skip("runs Python")
 	}
-	p, err := exec.LookPath("python3-coverage")
-	if err != nil {
-		t.Skip("coverage.py is not installed (Debian: python3-coverage)")
-	}
-	return p
+	return testenv.NeedTool(t, "python3-coverage", "apt-get install python3-coverage")
 }
 
 // writePythonModule writes pythonModule as pkg/shapes.py under a new
