@@ -8,19 +8,22 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/arbor-fuzz/arbor/internal/testenv"
 )
 
 // These tests run the real coverage tools on tiny subjects, for two inputs
 // each, and check the exact functions each input covered. Each is skipped
 // when its tool is missing; .ci/run installs them.
 
-// need skips t unless every tool is on PATH.
+// need skips t unless every tool is on PATH (fails it, with
+// ARBOR_REQUIRE_ALL=1), naming the Debian package that provides it.
 func need(t *testing.T, tools ...string) {
 	t.Helper()
+	pkgs := map[string]string{"gcc": "gcc", "gcov": "gcc", "lcov": "lcov", "python3": "python3", "python3-coverage": "python3-coverage",
+		"java": "default-jdk-headless", "javac": "default-jdk-headless", "jar": "default-jdk-headless"}
 	for _, tool := range tools {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s is not installed (Debian: see .ci/run, which installs it)", tool)
-		}
+		testenv.NeedTool(t, tool, "apt-get install "+pkgs[tool])
 	}
 }
 
@@ -198,9 +201,7 @@ func jacocoJars(t *testing.T) (dir string) {
 		dir = "/usr/share/java"
 	}
 	for _, j := range []string{"org.jacoco.agent.rt.jar", "org.jacoco.core.jar", "org.jacoco.report.jar", "asm.jar", "asm-commons.jar", "asm-tree.jar"} {
-		if _, err := os.Stat(filepath.Join(dir, j)); err != nil {
-			t.Skipf("JaCoCo's jars are not installed (Debian: libjacoco-java; see .ci/run): %v", err)
-		}
+		testenv.NeedFile(t, filepath.Join(dir, j), "apt-get install libjacoco-java")
 	}
 	return dir
 }
