@@ -6,11 +6,12 @@ import (
 	"compress/gzip"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/arbor-fuzz/arbor/internal/testenv"
 )
 
 func tarGz(t testing.TB, files map[string]string) []byte {
@@ -123,14 +124,12 @@ func TestDebianSource(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fetches a Debian source package")
 	}
-	if _, err := exec.LookPath("apt-get"); err != nil {
-		t.Skip("apt-get is not installed (Debian package apt)")
-	}
+	testenv.NeedTool(t, "apt-get", "a Debian system (package apt)")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	dir, err := DebianSource(ctx, "cjson")
 	if err != nil {
-		t.Skipf("cannot fetch Debian's cjson source: %v", err)
+		testenv.Missing(t, "Debian's cjson source, which could not be fetched ("+err.Error()+")", "apt-get and the network, or an earlier fetch")
 	}
 	for _, f := range []string{"cJSON.c", "cJSON.h", "cJSON_Utils.c"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/eval"
+	"github.com/arbor-fuzz/arbor/internal/testenv"
 )
 
 // TestE7 checks E7's bookkeeping on the csv subject: four methods (all
@@ -181,9 +181,7 @@ func TestE7GoFuzz(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a fuzz test and runs go test -fuzz")
 	}
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("needs the go command")
-	}
+	testenv.NeedTool(t, "go", "Go 1.24 or newer, https://go.dev/doc/install")
 	cfg := eval.E7Config{Subjects: []eval.SubjectSetup{setup(t, "csv")}, Time: 1500 * time.Millisecond, Reps: 1, Seed: 1,
 		Methods: []string{eval.E7GoFuzz}, CacheDir: coverage.DefaultCacheDir()}
 	res, err := eval.E7(context.Background(), cfg)
