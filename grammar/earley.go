@@ -84,6 +84,12 @@ type earley struct {
 	far   int    // the last position whose set has items
 	nsets int    // sets frozen so far
 	buf   []item // decoded items of a packed set
+
+	// m counts the items added (or found already there) against the
+	// budget, and looks at the context between them; lastPend is the
+	// furthest position that an item waits in pend for.
+	m        meter
+	lastPend int32
 }
 
 // setStore holds the frozen sets of the chart, one per input position,
@@ -166,7 +172,8 @@ func newEarley(g *Graph, in []byte, wide bool) *earley {
 		e.pendHead[i] = -1
 	}
 	e.pend = e.pend[:0]
-	e.far, e.nsets = 0, 0
+	e.far, e.nsets, e.lastPend = 0, 0, 0
+	e.m = meter{}
 	originBits := uint(bits.Len(uint(n)))
 	e.packed = !wide && e.nodeBits+e.dotBits+originBits <= 64
 	e.dotShift = originBits
@@ -185,6 +192,7 @@ func newEarley(g *Graph, in []byte, wide bool) *earley {
 // the chart do not point into them.
 func (e *earley) release() {
 	e.in, e.s = nil, ""
+	e.m = meter{}
 	e.g.earleyPool.Put(e)
 }
 
@@ -287,6 +295,7 @@ func (e *earley) advance(it item, empty bool) (item, bool) {
 
 // add adds an item to the current set.
 func (e *earley) add(it item) {
+	e.m.used++
 	if _, ok := e.cur.lookup(it); ok {
 		e.work = append(e.work, it)
 	}
@@ -296,6 +305,7 @@ func (e *earley) add(it item) {
 func (e *earley) addLater(pos int32, it item) {
 	e.pend = append(e.pend, entry{it, e.pendHead[pos]})
 	e.pendHead[pos] = int32(len(e.pend) - 1)
+	e.lastPend = max(e.lastPend, pos)
 }
 
 // recordDone records in the current set that node derived in[origin:pos]
@@ -322,7 +332,10 @@ func (e *earley) scan(n *Node, pos int32) []int {
 	return ends
 }
 
-// run fills the chart and reports whether the whole input derives from the root.
+// run fills the chart and reports whether the whole input derives from
+// the root. It stops early, reporting false with e.m.err set, when the
+// budget is spent or the context is done, and as soon as no item is
+// left to carry the parse further.
 func (e *earley) run() bool {
 	e.addLater(0, item{e.start, 0, 0})
 	var kids []*Node
@@ -338,6 +351,11 @@ func (e *earley) run() bool {
 			}
 		}
 		for k := 0; k < len(e.work); k++ {
+			// One comparison an item; the meter looks at the budget
+			// and the context every few thousand.
+			if e.m.used >= e.m.next && e.m.over(i) {
+				return false
+			}
 			it := e.work[k]
 			if e.complete(it) && e.recordDone(it.node, it.origin) {
 				e.completeAt(it, pos)
@@ -383,6 +401,11 @@ func (e *earley) run() bool {
 			}
 		}
 		e.freeze()
+		if len(e.work) == 0 && e.lastPend <= pos {
+			// Nothing reaches past here: the input is rejected, and
+			// the empty sets left need not be made.
+			return false
+		}
 	}
 	return e.hasDone(e.start, 0, int32(len(e.in)))
 }
@@ -590,6 +613,21 @@ func (e *earley) origins(end, node int32, f func(origin int32) bool) bool {
 		}
 	}
 	return true
+}
+
+// eachDone calls f with each completion fact of the frozen set at end:
+// node derived in[origin:end].
+func (e *earley) eachDone(end int32, f func(node, origin int32)) {
+	if !e.packed {
+		for _, d := range e.done.sets[end] {
+			f(d.node, d.origin)
+		}
+		return
+	}
+	for _, k := range e.doneKeys.sets[end] {
+		d := e.unkey(k)
+		f(d.node, d.origin)
+	}
 }
 
 // failure describes why the input was rejected: the furthest position any

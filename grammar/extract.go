@@ -1,12 +1,18 @@
 package grammar
 
+import "context"
+
 // extractor reads derivation trees off a finished chart.
 type extractor struct {
-	e       *earley
-	a       *arena
-	stack   []span // derivations being built, outermost first
-	depth   int    // Refs among them: the nesting of rule expansions
-	tooDeep bool
+	e     *earley
+	a     *arena
+	stack []span // derivations being built, outermost first
+	depth int    // Refs among them: the nesting of rule expansions
+	// m counts the derivations entered against the budget and looks at
+	// the context; halt is why the search stopped: errTooDeep, or the
+	// meter's error.
+	m    meter
+	halt error
 	// calls counts the calls of build under way. The enumerator passes
 	// each finished subtree on to a continuation that builds what follows
 	// it, so its calls nest as deep as the tree is large, not as deep as
@@ -30,8 +36,13 @@ const maxEnumerateCalls = 1 << 16
 // that is already being built further up, which would make the tree
 // infinite (spans nest, so the derivations over the same span form the
 // top of the stack and only they need checking), and one nested more than
-// MaxDepth rule expansions deep, which sets tooDeep.
+// MaxDepth rule expansions deep, which sets halt, as a spent budget and
+// a cancelled context do.
 func (x *extractor) enter(n *Node, i, j int32) bool {
+	if x.m.used++; x.m.used >= x.m.next && x.m.over(len(x.e.in)) {
+		x.halt = x.m.err
+		return false
+	}
 	for k := len(x.stack) - 1; k >= 0 && x.stack[k].from == i && x.stack[k].to == j; k-- {
 		if x.stack[k].node == int32(n.ID) {
 			return false
@@ -39,7 +50,7 @@ func (x *extractor) enter(n *Node, i, j int32) bool {
 	}
 	if n.Kind == KindRef {
 		if x.depth >= MaxDepth {
-			x.tooDeep = true
+			x.halt = errTooDeep
 			return false
 		}
 		x.depth++
@@ -93,7 +104,7 @@ func (x *extractor) build(n *Node, i, j int32, yield func(*Tree) bool) bool {
 	case n.Kind == KindLit || n.Kind == KindRegex:
 		ok = yield(x.leaf(n, i, j))
 	case !x.enter(n, i, j):
-		ok = !x.tooDeep
+		ok = x.halt == nil
 	default:
 		// A finished tree of n is handed to yield, whose continuation
 		// builds what follows n (its siblings and theirs). n is no
@@ -250,7 +261,7 @@ func (x *extractor) firstChoice(n *Node, i, j int32) *Tree {
 		if ct := x.first(c, i, j); ct != nil {
 			return x.a.wrap(n, ct)
 		}
-		if x.tooDeep {
+		if x.halt != nil {
 			return nil
 		}
 	}
@@ -274,7 +285,7 @@ func (x *extractor) firstCat(n *Node, i, j int32) *Tree {
 			}
 			options++
 			if ct == nil {
-				if ct, from = x.first(c, p, end), p; x.tooDeep {
+				if ct, from = x.first(c, p, end), p; x.halt != nil {
 					return false
 				}
 			}
@@ -333,7 +344,7 @@ func (x *extractor) firstQuant(n *Node, i, j int32) *Tree {
 						if ct := x.first(c, p, end); ct != nil {
 							rev = append(rev, ct)
 							nextEnd, nextDot, ok = p, dp, true
-						} else if x.tooDeep {
+						} else if x.halt != nil {
 							return false
 						}
 					}
@@ -341,7 +352,7 @@ func (x *extractor) firstQuant(n *Node, i, j int32) *Tree {
 					// whether there was a second way to take it.
 					return !ok || options < 2
 				})
-				if ok && options > 1 || x.tooDeep {
+				if ok && options > 1 || x.halt != nil {
 					break
 				}
 			}
@@ -376,7 +387,8 @@ func quantPreds(n *Node, d, qcap int32) []int32 {
 	return preds
 }
 
-// parseGeneral parses with the Earley parser and returns up to limit trees.
+// parseGeneral parses with the Earley parser and returns up to limit
+// trees, within the default budget.
 func (g *Graph) parseGeneral(in []byte, limit int) ([]*Tree, error) {
 	return g.parseEarley(in, limit, false)
 }
@@ -384,33 +396,68 @@ func (g *Graph) parseGeneral(in []byte, limit int) ([]*Tree, error) {
 // parseEarley is parseGeneral with the chart's item layout chosen (see
 // newEarley).
 func (g *Graph) parseEarley(in []byte, limit int, wide bool) ([]*Tree, error) {
+	return g.parseEarleyContext(context.Background(), in, ParseOptions{Trees: limit}, wide)
+}
+
+// parseGeneralContext parses with the Earley parser within the options'
+// budget until ctx is done.
+func (g *Graph) parseGeneralContext(ctx context.Context, in []byte, opts ParseOptions) ([]*Tree, error) {
+	return g.parseEarleyContext(ctx, in, opts, false)
+}
+
+func (g *Graph) parseEarleyContext(ctx context.Context, in []byte, opts ParseOptions, wide bool) ([]*Tree, error) {
+	var w work
+	return g.earleyWork(ctx, in, opts, wide, &w)
+}
+
+// work is what a general parse did: the chart's items, and the steps of
+// reading its trees (measured against the default budget by the tests).
+type work struct{ items, steps int }
+
+// earleyWork is parseEarleyContext, telling w the work done.
+func (g *Graph) earleyWork(ctx context.Context, in []byte, opts ParseOptions, wide bool, w *work) ([]*Tree, error) {
+	limit, budget := opts.trees(), opts.budget(len(in))
 	e := newEarley(g, in, wide)
 	defer e.release()
-	if !e.run() {
+	e.m = newMeter(ctx, budget)
+	ok := e.run()
+	w.items = e.m.used
+	if !ok {
+		switch {
+		case e.m.err == errBudget:
+			return nil, e.blame(budget, e.nsets, false)
+		case e.m.err != nil:
+			return nil, e.m.err
+		}
 		return nil, e.failure()
 	}
-	x := &extractor{e: e, a: newArena(len(in)), countOptions: limit > 1}
+	// Reading the trees gets a budget of its own: the chart may have
+	// spent nearly all of its.
+	x := &extractor{e: e, a: newArena(len(in)), countOptions: limit > 1, m: newMeter(ctx, budget)}
+	defer func() { w.steps = x.m.used }()
 	t := x.first(g.Root, 0, int32(len(in)))
-	if x.tooDeep {
-		return nil, errTooDeep
+	if x.halt != nil {
+		return nil, x.stopped(budget)
 	}
 	if t != nil && (limit == 1 || !x.ambiguous) {
 		// first met no choice on its way, so the tree is the only one.
 		return []*Tree{t}, nil
 	}
 	// More trees are wanted, or only cycles stood in the way of the
-	// first: the enumerator backtracks further.
-	x = &extractor{e: e, a: x.a}
+	// first: the enumerator backtracks further, on what is left of the
+	// budget.
+	x = &extractor{e: e, a: x.a, m: x.m}
 	var trees []*Tree
 	x.build(g.Root, 0, int32(len(in)), func(t *Tree) bool {
 		trees = append(trees, t)
 		return len(trees) < limit
 	})
-	if x.tooDeep {
-		return nil, errTooDeep
+	if x.halt != nil && (x.halt != errBudget || len(trees) == 0 && t == nil) {
+		return nil, x.stopped(budget)
 	}
 	if len(trees) == 0 && t != nil {
-		// The tree was too large to enumerate (x.cut): it stands alone.
+		// The tree was too large to enumerate (x.cut), or the budget
+		// ran out before the search found it again: it stands alone.
 		return []*Tree{t}, nil
 	}
 	if len(trees) == 0 {
@@ -418,5 +465,15 @@ func (g *Graph) parseEarley(in []byte, limit int, wide bool) ([]*Tree, error) {
 		// cannot happen for a productive grammar; say so rather than panic.
 		return nil, newParseError(in, len(in), []string{"a finite derivation"})
 	}
+	// A spent budget leaves the trees found so far, which are as many
+	// as an ambiguous input may give (at most limit).
 	return trees, nil
+}
+
+// stopped is the error of a search for trees that halted.
+func (x *extractor) stopped(budget int) error {
+	if x.halt == errBudget {
+		return x.e.blame(budget, len(x.e.in), true)
+	}
+	return x.halt
 }

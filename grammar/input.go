@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
@@ -33,17 +34,26 @@ var errTooLarge = errors.New("the input's derivation tree has more than 2^31 nod
 // Inputs whose every decision is settled by one byte of lookahead are
 // parsed by a deterministic parser in linear time; the others (ambiguous
 // or non-LL(1) parts of a grammar, such as left recursion) by a general
-// Earley parser. Both give the same tree where both apply.
+// Earley parser. Both give the same tree where both apply. The general
+// parser works within the default budget (ParseOptions.Budget): an
+// input that needs more, almost always because the grammar is
+// ambiguous, gets a *BudgetError.
 //
 // Parse is safe for concurrent use.
 func (g *Graph) Parse(input []byte) (*Tree, error) {
-	if err := checkSize(input); err != nil {
+	return g.ParseContext(context.Background(), input, ParseOptions{})
+}
+
+// ParseContext is Parse within the options' budget, stopped when ctx is
+// done: the error then wraps ctx.Err(). The options' Trees is not used.
+func (g *Graph) ParseContext(ctx context.Context, input []byte, opts ParseOptions) (*Tree, error) {
+	if err := checkStart(ctx, input); err != nil {
 		return nil, err
 	}
 	if t, err := g.parseDeterministic(input); t != nil || err != nil {
 		return t, err
 	}
-	trees, err := g.parseGeneral(input, 1)
+	trees, err := g.parseGeneralContext(ctx, input, ParseOptions{Budget: opts.Budget})
 	if err != nil {
 		return nil, err
 	}
@@ -53,13 +63,17 @@ func (g *Graph) Parse(input []byte) (*Tree, error) {
 // ParseAll returns up to limit derivation trees of an input (at least one
 // if it parses). Trees that would contain a derivation of a node over the
 // same span inside itself, and empty repetitions beyond a repetition's
-// minimum, are not produced, so the number of trees is finite.
+// minimum, are not produced, so the number of trees is finite. Where the
+// budget runs out reading more trees, the trees found so far are returned.
 func (g *Graph) ParseAll(input []byte, limit int) ([]*Tree, error) {
-	if err := checkSize(input); err != nil {
+	return g.ParseAllContext(context.Background(), input, ParseOptions{Trees: limit})
+}
+
+// ParseAllContext is ParseAll with up to opts.Trees trees, within the
+// options' budget, stopped when ctx is done.
+func (g *Graph) ParseAllContext(ctx context.Context, input []byte, opts ParseOptions) ([]*Tree, error) {
+	if err := checkStart(ctx, input); err != nil {
 		return nil, err
-	}
-	if limit < 1 {
-		limit = 1
 	}
 	if t, err := g.parseDeterministic(input); t != nil || err != nil {
 		// The deterministic parser only succeeds when every decision had a
@@ -69,7 +83,7 @@ func (g *Graph) ParseAll(input []byte, limit int) ([]*Tree, error) {
 		}
 		return []*Tree{t}, nil
 	}
-	return g.parseGeneral(input, limit)
+	return g.parseGeneralContext(ctx, input, opts)
 }
 
 // Parsed is an input that parsed, with its derivation trees. Where the
@@ -94,7 +108,13 @@ type Parsed struct {
 // if it needs the general parser. The input must not change while the
 // Parsed is in use.
 func (g *Graph) ParseLazy(input []byte, limit int) (*Parsed, error) {
-	if err := checkSize(input); err != nil {
+	return g.ParseLazyContext(context.Background(), input, ParseOptions{Trees: limit})
+}
+
+// ParseLazyContext is ParseLazy with up to opts.Trees trees, within the
+// options' budget, stopped when ctx is done.
+func (g *Graph) ParseLazyContext(ctx context.Context, input []byte, opts ParseOptions) (*Parsed, error) {
+	if err := checkStart(ctx, input); err != nil {
 		return nil, err
 	}
 	ok, err := g.checkDeterministic(input)
@@ -104,7 +124,7 @@ func (g *Graph) ParseLazy(input []byte, limit int) (*Parsed, error) {
 	if ok {
 		return &Parsed{g: g, in: input}, nil
 	}
-	trees, err := g.parseGeneral(input, max(limit, 1))
+	trees, err := g.parseGeneralContext(ctx, input, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -157,6 +177,16 @@ func (p *Parsed) Trees() ([]*Tree, error) {
 		return nil, err
 	}
 	return []*Tree{t}, nil
+}
+
+// checkStart refuses an input too large to parse, and a parse whose
+// context is already done. (The deterministic parser, linear in the
+// input, does not look at the context while it runs.)
+func checkStart(ctx context.Context, input []byte) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("parse not started: %w", err)
+	}
+	return checkSize(input)
 }
 
 func checkSize(input []byte) error {

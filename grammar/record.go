@@ -1,6 +1,9 @@
 package grammar
 
-import "math"
+import (
+	"context"
+	"math"
+)
 
 // recNode is one node of a recorded deterministic parse. A record lists
 // the tree's nodes in pre-order; a node's children follow it, the first
@@ -60,7 +63,13 @@ func (p *Parser) start(in []byte, mode detMode, recMax int) *detParser {
 // tree's nodes are reused by the next call; its leaves' Values are
 // strings of their own and stay valid.
 func (p *Parser) Parse(input []byte) (*Tree, error) {
-	if err := checkSize(input); err != nil {
+	return p.ParseContext(context.Background(), input, ParseOptions{})
+}
+
+// ParseContext is Parse within the options' budget, stopped when ctx is
+// done, as Graph.ParseContext.
+func (p *Parser) ParseContext(ctx context.Context, input []byte, opts ParseOptions) (*Tree, error) {
+	if err := checkStart(ctx, input); err != nil {
 		return nil, err
 	}
 	d := p.start(input, detRecord, math.MaxInt32)
@@ -73,7 +82,7 @@ func (p *Parser) Parse(input []byte) (*Tree, error) {
 	case out == detTooDeep:
 		return nil, errTooDeep
 	}
-	trees, err := p.g.parseGeneral(input, 1)
+	trees, err := p.g.parseGeneralContext(ctx, input, ParseOptions{Budget: opts.Budget})
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +105,13 @@ func (p *Parser) build(rec []recNode, s string) *Tree {
 // tree is not recorded, see lazyRecordMax.) The Parsed is valid until
 // the parser's next call; the input must not change while it is in use.
 func (p *Parser) ParseLazy(input []byte, limit int) (*Parsed, error) {
-	if err := checkSize(input); err != nil {
+	return p.ParseLazyContext(context.Background(), input, ParseOptions{Trees: limit})
+}
+
+// ParseLazyContext is ParseLazy with up to opts.Trees trees, within the
+// options' budget, stopped when ctx is done, as Graph.ParseLazyContext.
+func (p *Parser) ParseLazyContext(ctx context.Context, input []byte, opts ParseOptions) (*Parsed, error) {
+	if err := checkStart(ctx, input); err != nil {
 		return nil, err
 	}
 	d := p.start(input, detRecord, lazyRecordMax)
@@ -113,7 +128,7 @@ func (p *Parser) ParseLazy(input []byte, limit int) (*Parsed, error) {
 	case out == detTooDeep:
 		return nil, errTooDeep
 	}
-	trees, err := p.g.parseGeneral(input, max(limit, 1))
+	trees, err := p.g.parseGeneralContext(ctx, input, opts)
 	if err != nil {
 		return nil, err
 	}
