@@ -14,6 +14,7 @@ import (
 
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/datasets"
+	"github.com/arbor-fuzz/arbor/internal/testenv"
 )
 
 // TestCmdRealSubjects: the bundled subjects of other languages, recorded
@@ -27,9 +28,7 @@ func TestCmdRealSubjects(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs C, Java and Python programs")
 	}
-	if _, err := exec.LookPath("sh"); err != nil {
-		t.Skip("sh is not installed (Debian: dash)")
-	}
+	testenv.NeedTool(t, "sh", "apt-get install dash")
 	jsonInputs := map[string]string{
 		"object": `{"name": "x\u00e9\n", "list": [1, 2.5, -3e2, true, false, null], "nested": {"k": {}}}`,
 		"nested": `[[], {}, [{"x": [null, "s"]}], 7]`,
@@ -39,9 +38,7 @@ func TestCmdRealSubjects(t *testing.T) {
 	}
 	t.Run("cjson", func(t *testing.T) {
 		for _, tool := range []string{"gcc", "gcov"} {
-			if _, err := exec.LookPath(tool); err != nil {
-				t.Skip(tool + " is not installed (Debian: gcc)")
-			}
+			testenv.NeedTool(t, tool, "apt-get install gcc")
 		}
 		h := cmdRealHarness(t, "cjson")
 		build := filepath.Join(t.TempDir(), "build")
@@ -68,9 +65,7 @@ int main(int argc, char **argv) {
 	})
 	t.Run("gson", func(t *testing.T) {
 		for _, tool := range []string{"java", "javac", "jar"} {
-			if _, err := exec.LookPath(tool); err != nil {
-				t.Skip(tool + " is not installed (Debian: default-jdk-headless)")
-			}
+			testenv.NeedTool(t, tool, "apt-get install default-jdk-headless")
 		}
 		// Jars are found as the harness finds them: in the folders of
 		// ARBOR_JAVA_LIBS, then Debian's; JaCoCo's in ARBOR_JACOCO_DIR if set.
@@ -87,7 +82,7 @@ int main(int argc, char **argv) {
 					}
 				}
 			}
-			t.Skipf("no %s (Debian: %s)", name, pkg)
+			testenv.Missing(t, name+" in "+strings.Join(dirs, ", "), "apt-get install "+pkg)
 			return ""
 		}
 		gson := jar(libs, "gson.jar", "libgoogle-gson-java")
@@ -180,10 +175,7 @@ exit $s`
 			"--report", "jacoco", "--reject", "1")
 	})
 	t.Run("pyurl", func(t *testing.T) {
-		tool, err := exec.LookPath("python3-coverage")
-		if err != nil {
-			t.Skip("coverage.py is not installed (Debian: python3-coverage)")
-		}
+		tool := testenv.NeedTool(t, "python3-coverage", "apt-get install python3-coverage")
 		h := cmdRealHarness(t, "pyurl")
 		// The standard library of the interpreter coverage.py runs in,
 		// which the harness uses too unless python3 on PATH has coverage.py.
@@ -238,7 +230,7 @@ func cmdRealHarness(t *testing.T, name string) *coverage.HarnessTarget {
 	}
 	target, err := sub.Target()
 	if err != nil {
-		t.Skipf("%s: %v (fetching cJSON's source needs Debian's apt)", name, err)
+		testenv.Missing(t, "subject "+name+", which could not be made ready ("+err.Error()+")", "apt-get and the network, to fetch cJSON's source")
 	}
 	if target.Harness == nil {
 		t.Fatalf("%s: not a harness subject", name)

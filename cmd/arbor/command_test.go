@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/arbor-fuzz/arbor/coverage"
+	"github.com/arbor-fuzz/arbor/internal/testenv"
 )
 
 // TestRecordCmdGcov (issue 16): a C program built with gcc --coverage,
@@ -84,7 +85,7 @@ func TestRecordCmdCoveragePy(t *testing.T) {
 		}
 	}
 	if coverageTool == "" {
-		t.Skip("coverage.py is not installed (Debian: python3-coverage)")
+		testenv.Missing(t, "coverage.py (python3-coverage or coverage on PATH)", "apt-get install python3-coverage")
 	}
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "subject.py"), []byte(`import sys
@@ -150,9 +151,8 @@ func gcovProgram(t *testing.T) (dir, line string) {
 		t.Skip("builds a C program")
 	}
 	for _, tool := range []string{"gcc", "gcov", "sh"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skip(tool + " is not installed (Debian: gcc)")
-		}
+		pkg := map[string]string{"gcc": "gcc", "gcov": "gcc", "sh": "dash"}[tool]
+		testenv.NeedTool(t, tool, "apt-get install "+pkg)
 	}
 	dir = t.TempDir()
 	build := filepath.Join(dir, "build")

@@ -4,13 +4,13 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/arbor-fuzz/arbor/coverage"
+	"github.com/arbor-fuzz/arbor/internal/testenv"
 )
 
 // TestLanguages (issue 16): record takes a C fuzz target (--c), a Java
@@ -88,16 +88,13 @@ public class Demo {
 	} {
 		t.Run(tt.lang, func(t *testing.T) {
 			for _, tool := range tt.tools {
-				if _, err := exec.LookPath(tool); err != nil {
-					t.Skipf("%s is not installed (see .ci/run)", tool)
-				}
+				pkg := map[string]string{"gcc": "gcc", "python3-coverage": "python3-coverage", "java": "default-jdk-headless", "javac": "default-jdk-headless"}[tool]
+				testenv.NeedTool(t, tool, "apt-get install "+pkg)
 			}
 			out := filepath.Join(dir, tt.lang+".jsonl")
 			args := append([]string{"record", "--inputs", inputs, "--out", out, "--timeout", "20s"}, tt.args...)
 			if tt.lang == "java" && os.Getenv("ARBOR_JACOCO_DIR") == "" {
-				if _, err := os.Stat("/usr/share/java/org.jacoco.core.jar"); err != nil {
-					t.Skip("JaCoCo is not installed (Debian: libjacoco-java)")
-				}
+				testenv.NeedFile(t, "/usr/share/java/org.jacoco.core.jar", "apt-get install libjacoco-java")
 			}
 			if _, errOut, code := runArbor(t, "", args...); code != 0 {
 				t.Fatalf("exit %d\n%s", code, errOut)
