@@ -61,14 +61,16 @@ type Block struct {
 	Alts []*Alt
 }
 
-// Alt is one alternative: its elements, its label (# Name) if any, and
-// its lexer commands (-> skip) if any.
+// Alt is one alternative: its elements, its label (# Name) if any, its
+// lexer commands (-> skip) if any, and its associativity (<assoc=right>),
+// which only a left-recursive rule's binary alternatives read.
 type Alt struct {
 	Pos      grammar.Position
 	Elems    []Elem
 	Label    string
 	LabelPos grammar.Position
 	Commands []*Command
+	Assoc    string // "right", "left" or "" (left)
 }
 
 // Command is a lexer command: -> skip, -> channel(HIDDEN), -> type(T) ...

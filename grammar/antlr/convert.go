@@ -426,6 +426,9 @@ func forEachRef(e grammar.Expr, f func(string)) {
 // share the rule), so that trees and explanations keep the names the
 // grammar's author gave; the extra rules are returned after the body.
 func (cv *converter) parserRule(r *Rule) (grammar.Expr, []*grammar.Rule) {
+	if body, extra, ok := cv.leftRecursive(r); ok {
+		return body, extra
+	}
 	var extra []*grammar.Rule
 	byLabel := map[string]*grammar.Rule{}
 	var alts []grammar.Expr

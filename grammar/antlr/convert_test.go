@@ -222,15 +222,18 @@ func TestWarnings(t *testing.T) {
 // TestNames checks that the rules keep the grammar's names and order.
 func TestNames(t *testing.T) {
 	g, _ := load(t, "Calc.g4")
-	want := "prog stat Assign Print Bare expr Pow Mul Add Neg Num Var Str Parens ID NUMBER STRING ESC HEX LETTER DIGIT _ _w"
+	// expr's alternatives keep their labels' rules, each followed by its
+	// variants, then come expr's precedence levels (leftrec.go).
+	want := "prog stat Assign Print Bare expr Pow Pow' Mul Mul' Add Add' Neg Num Var Str Parens expr' expr'' expr''' expr_1 expr_2 expr_2' ID NUMBER STRING ESC HEX LETTER DIGIT _ _w"
 	if got := strings.Join(g.Rules, " "); got != want {
 		t.Errorf("rules\n%s\nwant\n%s", got, want)
 	}
 }
 
 // TestApproximations pins what the conversion accepts beyond ANTLR, as
-// docs/importing.md says: a keyword where an identifier may stand, and
-// either parse of an expression without precedence.
+// docs/importing.md says: a keyword where an identifier may stand; and
+// that a left-recursive rule keeps ANTLR's precedence: 1+2*3 has one
+// tree, * under +.
 func TestApproximations(t *testing.T) {
 	g, _ := load(t, "Calc.g4")
 	if _, err := g.Parse([]byte("print;")); err != nil {
@@ -240,8 +243,11 @@ func TestApproximations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(trees) != 2 {
-		t.Errorf("1+2*3 has %d trees, want 2 (no precedence)", len(trees))
+	if len(trees) != 1 {
+		t.Fatalf("1+2*3 has %d trees, want 1", len(trees))
+	}
+	if got := grouping(trees[0], map[string]bool{"Add": true, "Mul": true}); got != "x=[1+[2*3]];" {
+		t.Errorf("1+2*3 groups as %s", got)
 	}
 }
 

@@ -21,9 +21,11 @@
 // in them refers to no other rule becomes one regular expression, and a
 // non-greedy loop followed by fixed text ('/*' .*? '*/') one that stops
 // at the first such text. A keyword is not taken out of an identifier's
-// language, and left-recursive rules lose their precedence: the result
-// accepts a little more than ANTLR does, and some inputs ambiguously.
-// An alternative labelled # Name becomes a rule Name. Lexer modes,
+// language: the result accepts a little more than ANTLR does. A directly
+// left-recursive rule keeps ANTLR's precedence and associativity: it
+// becomes one rule per precedence level, and each input has the one tree
+// ANTLR's parser builds (leftrec.go). An alternative labelled # Name
+// becomes a rule Name. Lexer modes,
 // semantic predicates and imports are refused as unsupported; actions
 // are dropped with a warning. docs/importing.md has the whole list.
 package antlr

@@ -291,7 +291,7 @@ func (p *parser) block(at grammar.Position, lexer bool) *Block {
 func (p *parser) alt(lexer bool) *Alt {
 	a := &Alt{Pos: p.pos(p.tok.off)}
 	if p.tok.kind == tLt {
-		p.elementOptions()
+		a.Assoc = p.elementOptions()["assoc"]
 	}
 	for !p.bailing() {
 		e := p.element(lexer)
@@ -338,18 +338,31 @@ func (p *parser) alt(lexer bool) *Alt {
 	return a
 }
 
-// elementOptions = "<" ... ">"; they never change the language (assoc, fail).
-func (p *parser) elementOptions() {
+// elementOptions = "<" ... ">". Only an alternative's assoc changes
+// anything (how a left-recursive rule groups); the others (fail, on
+// tokens) do not change the language. It returns the options written
+// name=value.
+func (p *parser) elementOptions() map[string]string {
 	at := p.tok.off
 	p.next()
+	opts := map[string]string{}
 	for p.tok.kind != tGt {
 		if p.tok.kind == tEOF || p.tok.kind == tSemi {
 			p.errorf(at, "element options are not closed: add >")
-			return
+			return opts
 		}
+		name := p.tok
 		p.next()
+		if (name.kind == tRuleRef || name.kind == tTokenRef) && p.tok.kind == tAssign {
+			p.next()
+			if v := p.tok; v.kind == tRuleRef || v.kind == tTokenRef || v.kind == tInt {
+				opts[name.text] = v.text
+				p.next()
+			}
+		}
 	}
 	p.next()
+	return opts
 }
 
 // element = (label ("=" | "+=")) ? atom suffix? | action "?"?
