@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -61,4 +62,27 @@ func TestExplainLegend(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestExplainAccuracyLabels: explain says which accuracy is of which
+// tree: training accuracy of the kept tree on all training inputs,
+// cross-validated accuracy of trees refitted without one fold each
+// (issue 31, item 8: the second can be the higher).
+func TestExplainAccuracyLabels(t *testing.T) {
+	dir := t.TempDir()
+	trainTinyModel(t, dir)
+	model := filepath.Join(dir, "cv.model.gz")
+	if _, errOut, code := runArbor(t, "", "train", "--grammar", "json", "--inputs", filepath.Join(dir, "tiny"),
+		"--coverage", filepath.Join(dir, "tiny.cov.jsonl"), "--out", model, "--cv", "2"); code != 0 {
+		t.Fatalf("train: %s", errOut)
+	}
+	runCases(t, []cliCase{
+		{name: "one function", args: []string{"explain", "--model", model, "--function", "f.array"},
+			stdout: []string{"training accuracy 1.000: this tree, on all 10 training inputs\n",
+				"cross-validated accuracy ", ": 2 trees refitted, each on the inputs of the other folds, scored on one fold it did not see"}},
+		{name: "listing", args: []string{"explain", "--model", model},
+			stdout: []string{"training accuracy (this tree)", "cv accuracy / majority (refits)",
+				"training accuracy: the tree the model keeps, on all its training inputs; cv accuracy: 2 other trees,",
+				"They are different trees, so either can be the higher."}},
+	})
 }

@@ -137,8 +137,13 @@ an input):
   number   a symbol's text, read as a number, reaches a threshold
   all      all of them
 
---cv scores every tree on held-out inputs against always guessing the
-majority class; 'arbor explain' marks the trees that do not beat it.
+--cv scores every function's learning on held-out inputs against always
+guessing the majority class; 'arbor explain' marks the trees that do not
+beat it. The score is of FOLDS trees refitted without one fold each, not
+of the tree the model keeps, whose training accuracy is over all the
+training inputs; with balancing (the default) each tree is fitted on its
+own seeded sample of the majority class, so a kept tree from an unlucky
+sample can score below its refits (docs/targeting.md).
 --curve prints the cross-validated learning curve at the given training
 sizes, to see whether more inputs would help.
 
@@ -401,7 +406,14 @@ in a covered leaf with gini <= 0.3, each a conjunction of features present
 (∃) and absent (∄), infeasible ones left out. --dot prints the tree for
 Graphviz, --json the tree and constraints. Without --function it lists
 all functions with their tree size and training accuracy (--json: the
-model and its functions, docs/json.md).`,
+model and its functions, docs/json.md).
+
+Training accuracy is the kept tree's, on all its training inputs;
+cross-validated accuracy (train --cv) is that of other trees, refitted
+without one fold each and scored on it. They can differ either way: with
+balancing each tree is fitted on its own sample of the majority class,
+and a kept tree from an unlucky sample can score below its refits
+(docs/targeting.md).`,
 		Example: "  arbor explain --model json.model.gz\n  arbor explain --model json.model.gz --function 'encoding/json.unquote'",
 		Args:    exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -435,7 +447,16 @@ model and its functions, docs/json.md).`,
 				if weak > 0 {
 					fmt.Fprintf(out, "%d trees (marked *) do not predict held-out inputs better than always guessing the majority class: do not trust their explanations\n", weak)
 				}
-				return renderTable(out, []string{"function", "nodes", "depth", "covered by", "training accuracy", "cv accuracy / majority"}, rows)
+				if err := renderTable(out, []string{"function", "nodes", "depth", "covered by", "training accuracy (this tree)", "cv accuracy / majority (refits)"}, rows); err != nil {
+					return err
+				}
+				for _, f := range m.Functions {
+					if f.CV != nil {
+						fmt.Fprint(out, accuracyNote(f.CV.Folds))
+						break
+					}
+				}
+				return nil
 			}
 			fn, err := m.Function(function)
 			if err != nil {
@@ -464,10 +485,12 @@ model and its functions, docs/json.md).`,
 			case asDOT:
 				return writeTreeDOT(out, m, fn)
 			}
-			fmt.Fprintf(out, "%s: tree of %d nodes, depth %d; covered by %d of %d training inputs; training accuracy %.3f\n",
-				fn.Name, len(fn.Tree.Nodes), fn.Depth, fn.Positives, m.Stats.Rows, fn.TrainAccuracy)
+			fmt.Fprintf(out, "%s: tree of %d nodes, depth %d; covered by %d of %d training inputs\n",
+				fn.Name, len(fn.Tree.Nodes), fn.Depth, fn.Positives, m.Stats.Rows)
+			fmt.Fprintf(out, "training accuracy %.3f: this tree, on all %d training inputs\n", fn.TrainAccuracy, m.Stats.Rows)
 			if cv := fn.CV; cv != nil {
-				fmt.Fprintf(out, "%d-fold cross-validated accuracy %.3f, always guessing the majority class %.3f", cv.Folds, cv.Accuracy, cv.Baseline)
+				fmt.Fprintf(out, "cross-validated accuracy %.3f: %d trees refitted, each on the inputs of the other folds, scored on one fold it did not see; always guessing the majority class %.3f",
+					cv.Accuracy, cv.Folds, cv.Baseline)
 				if !cv.Beats() {
 					fmt.Fprint(out, ": this tree is no better than the guess; do not trust its explanation")
 				}
@@ -603,6 +626,13 @@ func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// accuracyNote says what the two accuracies of explain's listing
+// measure: they are of different trees, and either can be the higher.
+func accuracyNote(folds int) string {
+	return fmt.Sprintf("training accuracy: the tree the model keeps, on all its training inputs; cv accuracy: %d other trees,\n"+
+		"each refitted without one fold and scored on it. They are different trees, so either can be the higher.\n", folds)
 }
 
 // cvCell shows a cross-validated score, starred when the tree does not
