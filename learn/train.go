@@ -259,10 +259,14 @@ type FunctionModel struct {
 	Rows          int     `json:"rows"`      // rows the tree was fitted on (after balancing)
 	Positives     int     `json:"positives"` // training inputs that covered the function
 	Depth         int     `json:"depth"`
-	TrainAccuracy float64 `json:"train_accuracy"` // on all training inputs
-	// CV is the tree's cross-validated score, if training measured it
-	// (ScoreCV): whether the tree predicts inputs it was not fitted on
-	// better than always guessing the majority class.
+	TrainAccuracy float64 `json:"train_accuracy"` // of this tree, on all training inputs
+	// CV is the function's cross-validated score, if training measured it
+	// (ScoreCV): whether trees fitted as this one was predict inputs they
+	// were not fitted on better than always guessing the majority class.
+	// It scores trees refitted without one fold each, not this tree: with
+	// balancing each is fitted on its own sample of the majority class,
+	// so CV can be above TrainAccuracy when this tree's sample was an
+	// unlucky one (docs/targeting.md).
 	CV *CVScore `json:"cv,omitempty"`
 }
 
