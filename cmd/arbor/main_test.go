@@ -338,7 +338,7 @@ func TestLearnCommands(t *testing.T) {
 	runCases(t, []cliCase{
 		{"train", "", []string{"train", "--grammar", "json", "--inputs", corpus, "--coverage", cov, "--out", model}, 0,
 			[]string{"functions trained", "observed", "trainable"}, nil},
-		{"train needs flags", "", []string{"train", "--grammar", "json"}, 2, nil, []string{"--grammar, --inputs and --coverage are required"}},
+		{"train needs flags", "", []string{"train", "--grammar", "json"}, 2, nil, []string{"--coverage and --inputs are required"}},
 		{"train with another grammar", "", []string{"train", "--grammar", "ini", "--inputs", corpus, "--coverage", cov, "--out", filepath.Join(dir, "wrong.gz")}, 1, nil,
 			[]string{"of the 286 recorded inputs do not parse with grammar ini: is it the grammar the inputs were written in?"}},
 		{"predict", "", []string{"predict", "--model", model, sample}, 0,
