@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/datasets"
+	"github.com/arbor-fuzz/arbor/internal/testenv"
 )
 
 // bareMachine makes the tools' lookups see a machine with nothing
@@ -164,6 +166,43 @@ func TestSubjectsBareMachine(t *testing.T) {
 		}
 		if !strings.Contains(out, `"available": false`) || !strings.Contains(out, `"missing": [`) {
 			t.Errorf("JSON lacks available or missing:\n%s", out)
+		}
+	})
+	t.Run("functions of what can run", func(t *testing.T) {
+		// Only the Python subjects can run: --functions builds them, and
+		// only them.
+		var python string
+		for _, s := range coverage.CheckTools(context.Background()) {
+			if s.Name == coverage.ToolPython && s.OK {
+				python = s.Found[0]
+			}
+		}
+		if python == "" {
+			testenv.Missing(t, "a Python with coverage.py", "apt-get install python3-coverage")
+		}
+		bareMachine(t)
+		t.Setenv("ARBOR_PYTHON", python)
+		out, errOut, code := runArbor(t, "", "subjects", "--json", "--functions")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		var list subjectList
+		if err := json.Unmarshal([]byte(out), &list); err != nil {
+			t.Fatal(err)
+		}
+		built := 0
+		for _, s := range list.Subjects {
+			switch {
+			case s.Lang == "python" && (!s.Available || s.Functions == nil || *s.Functions == 0 || s.Error != ""):
+				t.Errorf("%s: %+v", s.Name, s)
+			case s.Lang != "python" && (s.Available || s.Functions != nil):
+				t.Errorf("%s: %+v", s.Name, s)
+			case s.Functions != nil:
+				built++
+			}
+		}
+		if built != 5 {
+			t.Errorf("%d subjects built, want the 5 Python ones", built)
 		}
 	})
 	t.Run("failed builds", func(t *testing.T) {
