@@ -214,8 +214,17 @@ func (p *probe) goCmd() ([]string, *Need) {
 	return found, nil
 }
 
-// gcc is the C compiler, looked up as buildC looks it up.
-func (p *probe) gcc() ([]string, *Need) { return p.onPath("gcc", "gcc") }
+// gcc is the C compiler, looked up as buildC looks it up, and missing
+// in its words.
+func (p *probe) gcc() ([]string, *Need) {
+	found, need := p.onPath("gcc", "gcc")
+	if need != nil {
+		n := *need
+		n.Error = "c harness: gcc is not installed (Debian package gcc)"
+		return nil, &n
+	}
+	return found, nil
+}
 
 // gcov is found as record --report gcov|lcov finds it for a program
 // built with gcc --coverage; the program's own compiler version, which

@@ -82,6 +82,9 @@ func TestCheckToolsNothingInstalled(t *testing.T) {
 	if e := got[coverage.ToolJava].Missing[0].Error; !strings.Contains(e, "java not found") {
 		t.Errorf("java: %q", e)
 	}
+	if e := got[coverage.ToolC].Missing[0].Error; e != "c harness: gcc is not installed (Debian package gcc)" {
+		t.Errorf("c: %q", e)
+	}
 	if e := got[coverage.ToolGcov].Missing[1].Error; !strings.Contains(e, "gcov not found on PATH") {
 		t.Errorf("gcov: %q", e)
 	}
