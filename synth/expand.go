@@ -1,6 +1,10 @@
 package synth
 
-import "github.com/arbor-fuzz/arbor/grammar"
+import (
+	"unicode/utf8"
+
+	"github.com/arbor-fuzz/arbor/grammar"
+)
 
 // Defaults of the random generator (docs/algorithms.md).
 const (
@@ -9,7 +13,9 @@ const (
 	// DefaultMaxNodes bounds a tree's size: past it the generator closes
 	// off with the shortest choices. A depth bound alone does not bound
 	// size where repetitions nest (an argument list inside a call inside
-	// an argument list ...).
+	// an argument list ...) or a rule branches (e op e). A terminal
+	// counts as many nodes as it has characters (terminalSize), so that
+	// the bound is one on the input's length too.
 	DefaultMaxNodes = 10000
 	// DefaultSolveMaxNodes bounds the trees the targeting solver builds:
 	// past it every decision takes the shortest choice, so that targeted
@@ -108,8 +114,10 @@ func (x *Generator) Expand(n *grammar.Node, depth int) *grammar.Tree {
 	switch n.Kind {
 	case grammar.KindLit:
 		t.Value = n.Name
+		x.nodes += terminalSize(t.Value) - 1
 	case grammar.KindRegex:
 		t.Value = x.regex(n, depth)
+		x.nodes += terminalSize(t.Value) - 1
 	case grammar.KindRef:
 		t.Children = x.a.children(1)
 		t.Children[0] = x.Expand(n.Children[0], depth+1)
@@ -131,6 +139,14 @@ func (x *Generator) Expand(n *grammar.Node, depth int) *grammar.Tree {
 	}
 	return t
 }
+
+// terminalSize is what a terminal's value counts towards MaxNodes: its
+// characters, at least 1. Counted as one node, a regular expression that
+// draws a run of runs (an imported grammar's hidden-material gap,
+// (?:[ \t\r\n]+)*, up to 25 characters a gap, and one after every
+// token) made inputs several times longer than their node count, as
+// long in bytes as the budget is in nodes.
+func terminalSize(v string) int { return max(1, utf8.RuneCountInString(v)) }
 
 func (x *Generator) choose(p Point) int {
 	p.Stack = x.stack

@@ -261,8 +261,12 @@ func (w *treeWalker) walk(t *grammar.Tree, depth int) error {
 		if t.Value != n.Name {
 			return fmt.Errorf("literal %s holds %q", n, t.Value)
 		}
+		x.nodes += terminalSize(t.Value) - 1
 	case grammar.KindRegex:
-		return w.regex(t)
+		// As Expand counts a terminal's characters, after its draw.
+		err := w.regex(t)
+		x.nodes += terminalSize(t.Value) - 1
+		return err
 	case grammar.KindRef:
 		if err := w.children(t, 1); err != nil {
 			return err

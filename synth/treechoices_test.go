@@ -72,9 +72,11 @@ func generatorShape(t testing.TB, tree *grammar.Tree) {
 func TestChoicesOfBundled(t *testing.T) {
 	// The least share of inputs some tree of which derives, where the
 	// grammar is ambiguous (on these seeds, without and with MaxDistinct
-	// 2: css 0.90 and 0.80, expr 0.78 and 0.90, exprlang 0.88 and 0.75,
-	// markdown 1 and 0.98, toml 0.83 and 0.65, yaml 1 and 0.98).
-	ambiguous := map[string]float64{"css": 0.7, "expr": 0.7, "exprlang": 0.6, "markdown": 0.9, "toml": 0.5, "yaml": 0.9}
+	// 2: css 0.98 and 0.85, expr 0.78 and 0.90, exprlang 0.95 and 0.58,
+	// markdown 1 and 0.98, toml 0.80 and 0.75, yaml 1 and 0.98; exprlang's
+	// second fell from 0.75 when terminals began to count their
+	// characters towards MaxNodes, which changed which inputs are drawn).
+	ambiguous := map[string]float64{"css": 0.7, "expr": 0.7, "exprlang": 0.5, "markdown": 0.9, "toml": 0.5, "yaml": 0.9}
 	const n = 40
 	for _, info := range datasets.Grammars() {
 		for _, distinct := range []int{0, 2} {
