@@ -55,12 +55,18 @@ func newGcovDriver(ctx context.Context, c *Command, format string) (driver, stri
 	}
 	name := filepath.Base(prog)
 	if len(data) == 0 {
-		return nil, fmt.Sprintf("%s names no .gcda file: it is not built with gcc --coverage (build it with --coverage, or have the command write the report into {dir} itself)", name), nil
+		return nil, fmt.Sprintf("%s names no .gcda file: it is not built with gcc --coverage, and arbor runs gcov only for a command whose program is (build it with --coverage, or have the command write the report into {dir} itself)", name), nil
 	}
+	var abs []string
 	for _, gcda := range data {
-		if !filepath.IsAbs(gcda) {
-			return nil, "", fmt.Errorf("--report %s: %s writes its coverage data to the relative path %s, which GCOV_PREFIX does not move; build it without a relative -fprofile-dir, or write the recipe of docs/recording.md", format, name, gcda)
+		if filepath.IsAbs(gcda) {
+			abs = append(abs, gcda)
 		}
+	}
+	if len(abs) == 0 {
+		return nil, "", fmt.Errorf("--report %s: %s writes its coverage data to the relative path %s, which GCOV_PREFIX does not move; build it without a relative -fprofile-dir, or write the recipe of docs/recording.md", format, name, data[0])
+	}
+	for _, gcda := range abs {
 		notes := strings.TrimSuffix(gcda, ".gcda") + ".gcno"
 		if _, err := os.Stat(notes); err != nil {
 			return nil, "", fmt.Errorf("--report %s: %s was built with --coverage, but its notes file %s is missing (gcc writes it beside the object file; was the build folder moved or cleaned?)", format, name, notes)
@@ -120,8 +126,9 @@ func gcovData(path string) (gcda []string, compiler string, isELF bool) {
 			if i < 0 {
 				break
 			}
-			start := bytes.LastIndexByte(rest[:i], 0) + 1
-			gcda = append(gcda, string(rest[start:i+len(".gcda")]))
+			if start := bytes.LastIndexByte(rest[:i], 0) + 1; start < i {
+				gcda = append(gcda, string(rest[start:i+len(".gcda")]))
+			}
 			rest = rest[i+len(".gcda\x00"):]
 		}
 	}
