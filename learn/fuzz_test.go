@@ -27,6 +27,17 @@ func FuzzLoadModel(f *testing.F) {
 	}
 	seed, _ := os.ReadFile(path)
 	f.Add(seed)
+	// Files that are not models: a truncated gzipped model, gzip of text,
+	// an arbor coverage file, JSON of something else (TestLoadModelNotAModel).
+	gzPath := filepath.Join(f.TempDir(), "m.json.gz")
+	if err := learn.NewModel("planted", "planted", g, d, fns, learn.TrainOptions{Seed: 1}).Save(gzPath); err != nil {
+		f.Fatal(err)
+	}
+	zipped, _ := os.ReadFile(gzPath)
+	f.Add(zipped[:len(zipped)/2])
+	f.Add([]byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff, 'x'})
+	f.Add([]byte(`{"arbor":"coverage","version":1,"functions":["a"]}` + "\n"))
+	f.Add([]byte(`[{"arbor":"model"}]`))
 	f.Add([]byte(`{"arbor":"model","version":2,"grammar":{"source":"S := \"a\" ;"},"features":[{"kind":"sibling","ids":[-1,99],"pattern":"x"}],"functions":[]}`))
 	f.Add([]byte(`{"arbor":"model","version":2,"features":[{"kind":"nosuch","pattern":"x"}]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
