@@ -218,6 +218,37 @@ func TestGcovDriven(t *testing.T) {
 	}
 }
 
+// TestGcovDrivenSession: a command target is driven in a Session too,
+// as target --verify, eval and rlcheck run it.
+func TestGcovDrivenSession(t *testing.T) {
+	testenv.NeedTool(t, "gcov", "apt-get install gcc")
+	build := buildDriveCalc(t, true)
+	bin, err := Build(context.Background(), Target{Command: &CommandTarget{Argv: []string{"./calc", "{}"}, Dir: build, Coverage: "gcov", Root: build, Reject: []int{2, 4}}}, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Start(bin, RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	want := []string{"calc.c:expr", "calc.c:factor", "calc.c:fail", "calc.c:main", "calc.c:skip", "calc.c:term", "lib/num.c:is_digit", "lib/num.c:number", "lib/num.c:unused"}
+	if !slices.Equal(s.Funcs.Names, want) {
+		t.Fatalf("functions %q, want %q", s.Funcs.Names, want)
+	}
+	r, err := s.Record([]byte("x"), 20*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, id := range r.Covered {
+		got = append(got, s.Funcs.Names[id])
+	}
+	if r.Outcome != Error || !slices.Equal(got, []string{"calc.c:expr", "calc.c:factor", "calc.c:fail", "calc.c:main", "calc.c:skip", "calc.c:term", "lib/num.c:is_digit"}) {
+		t.Errorf("x: %s %q", r.Outcome, got)
+	}
+}
+
 // TestGcovDrivenErrors: what arbor cannot drive is said at once, naming
 // what is missing.
 func TestGcovDrivenErrors(t *testing.T) {

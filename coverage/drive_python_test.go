@@ -88,6 +88,25 @@ func TestPythonDriven(t *testing.T) {
 			t.Errorf("%q on %q: %s, want %s", tt.argv, tt.in, got, tt.want)
 		}
 	}
+	// A report the program writes into its run's folder itself is the
+	// one read, not coverage.py's (which would add own.real).
+	own := `import os, sys
+def real():
+    pass
+real()
+open(os.path.join(os.environ["ARBOR_RUN_DIR"], "own.json"), "w").write(
+    '{"meta": {"version": "7.5"}, "files": {"own.py": {"executed_lines": [1], "missing_lines": [],'
+    ' "functions": {"mine": {"executed_lines": [1], "missing_lines": []}}}}}')
+`
+	os.WriteFile(filepath.Join(dir, "own.py"), []byte(own), 0o644)
+	rr, _ := NewReportReader("coveragepy", dir)
+	c := &Command{Argv: []string{"python3", "own.py", "{}"}, Dir: dir, Timeout: 30 * time.Second}
+	if err := c.drive(context.Background(), "coveragepy"); err != nil {
+		t.Fatal(err)
+	}
+	if got := driveRun(t, c, rr, "").String(); got != "ok own.mine=1" {
+		t.Errorf("a program writing its own report: %s, want ok own.mine=1", got)
+	}
 	for _, tt := range []struct {
 		argv []string
 		err  string
