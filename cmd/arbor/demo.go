@@ -29,6 +29,9 @@ var demoFunctions = []string{
 	"encoding/json.unquoteBytes",
 }
 
+// demoAim is how many inputs the demo aims at its function.
+const demoAim = 10
+
 func newDemoCmd() *cobra.Command {
 	var out string
 	var subject subjectFlags
@@ -159,11 +162,12 @@ inputs (--go importpath.Func, --c, --java, --python or --cmd, each with
 			say("Generate inputs aimed at %s, without running the program", fn.Name)
 			dir := filepath.Join(out, "targeted")
 			cons := m.Constraints(fn, learn.EveryLeaf)
-			res := synth.Target(contextOf(cmd), s.Grammar, m, fn, 10, learn.EveryLeaf, synth.SolveOptions{Seed: seed})
+			res := synth.Target(contextOf(cmd), s.Grammar, m, fn, demoAim, learn.EveryLeaf, synth.SolveOptions{Seed: seed})
 			if err := writeTargeted(dir, m, cons, res); err != nil {
 				return err
 			}
-			fmt.Fprintf(w, "      %d inputs solved from the tree's constraints in one shot, none of them run yet:\n", len(res.Inputs))
+			fmt.Fprintf(w, "      %s of the %d asked for, solved from the tree's constraints in one shot; none has run yet:\n",
+				plural(len(res.Inputs), "input", "inputs"), demoAim)
 			for _, in := range res.Inputs[:min(5, len(res.Inputs))] {
 				fmt.Fprintf(w, "      %q\n", in.Text)
 			}
