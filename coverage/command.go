@@ -23,6 +23,10 @@ import (
 // folder of its own, named by {dir} in the command line and by
 // ARBOR_RUN_DIR in its environment, where coverage tools are told to
 // leave their reports; the folder is what an adapter reads afterwards.
+// RecordCommand and CommandTarget.NewCommand have arbor run the coverage
+// tool itself around a program it knows (a program built with gcc
+// --coverage, python, java: see drive.go), so that Argv can be the
+// program and its arguments alone.
 type Command struct {
 	Argv []string // the program and its arguments, with {} and {dir}
 	Dir  string   // where it runs; empty: the current directory
