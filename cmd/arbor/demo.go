@@ -72,6 +72,11 @@ inputs (--go importpath.Func, --c, --java, --python or --cmd, each with
 				w = cmd.ErrOrStderr()
 			}
 			var result demoResult
+			if train < 1 || test < 1 {
+				// The story counts what was generated: a zero here would
+				// be E3's default, not what the story says.
+				return usageError{errors.New("--train and --test must be at least 1")}
+			}
 			if !cmd.Flags().Changed("subject") {
 				// json is the default only when no other subject is named.
 				subject.subject = ""

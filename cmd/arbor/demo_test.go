@@ -58,6 +58,13 @@ func TestDemoFolder(t *testing.T) {
 		}
 	}
 
+	runCases(t, []cliCase{
+		{name: "no training inputs", args: []string{"demo", "--out", filepath.Join(dir, "x"), "--train", "0"}, code: exitUsage, stderr: []string{"--train and --test must be at least 1"}},
+	})
+	if _, err := os.Stat(filepath.Join(dir, "x")); err == nil {
+		t.Errorf("a refused demo made its folder")
+	}
+
 	err := prepareDemoFolder(dir, false)
 	if err == nil || !strings.Contains(err.Error(), "already holds 5 entries") || !strings.Contains(err.Error(), "--force") {
 		t.Errorf("a folder with files: %v", err)
