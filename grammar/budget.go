@@ -34,8 +34,8 @@ type ParseOptions struct {
 // expression grammar E := E "+" E | "1" takes 1,000 items a byte at 200
 // bytes, 3,700 at 400, 14,000 at 800 and 55,000 at 1,600. A linear budget
 // 16 times above the bundled grammars lets every parse they need
-// through, and stops an ambiguous one within about 30 ns an input byte
-// (a quarter of a second for 10 KB).
+// through, and stops an ambiguous one after some 25 microseconds an input
+// byte (a quarter of a second for 10 KB).
 const (
 	// BudgetPerByte is the default budget's items per input byte.
 	BudgetPerByte = 1000

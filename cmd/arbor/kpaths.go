@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -42,16 +43,21 @@ func treeLimit(first bool) int {
 }
 
 func newKPathsCmd(stdin io.Reader) *cobra.Command {
-	var k int
+	var k, budget int
 	var asJSON, first bool
 	cmd := &cobra.Command{
 		Use:   "kpaths GRAMMAR FILE...",
 		Short: "List the k-paths of inputs, as node ids and as patterns",
-		Long: `kpaths parses each FILE ('-' for standard input) and lists its distinct
-k-paths: paths of k grammar symbols in its derivation tree, the features
-arbor learns from. Each is shown by node ids (AddExpr_0→"+"_10) and as a
-pattern of grammar text. An ambiguous input's k-paths are the union over
-its trees (the first 16; --first takes only the first tree).
+		Long: `kpaths parses each FILE ('-' for standard input; a folder for every
+input below it) and lists its distinct k-paths: paths of k grammar
+symbols in its derivation tree, the features arbor learns from. Each is
+shown by node ids (AddExpr_0→"+"_10) and as a pattern of grammar text.
+An ambiguous input's k-paths are the union over its trees (the first
+16; --first takes only the first tree). Inputs that need the general
+parser are parsed within a budget of work, as in parse (--parse-budget).
+
+Ctrl-C or SIGTERM stops kpaths at once, also while it reads standard
+input or parses, keeping what it printed; the exit status is then 1.
 
 With --json, one object per input and line:
 {"file":...,"k":K,"kpaths":[{"ids":[0,10],"path":"...","pattern":"..."},...]}.`,
@@ -65,7 +71,12 @@ With --json, one object per input and line:
 			if err != nil {
 				return err
 			}
-			files := args[1:]
+			files, err := listInputs(args[1:])
+			if err != nil {
+				return err
+			}
+			opts := grammar.ParseOptions{Trees: treeLimit(first), Budget: budget}
+			ctx := contextOf(cmd)
 			workers := workerCount()
 			if countOf(files, "-") > 1 {
 				workers = 1 // the first '-' reads standard input, as before
@@ -74,11 +85,15 @@ With --json, one object per input and line:
 			failed := 0
 			// Each input is parsed and printed on its own processor; the
 			// texts go out in order, through one buffer.
-			err = parallel.Ordered(contextOf(cmd), len(files), workers, func(_, i int) predicted {
+			err = parallel.Ordered(ctx, len(files), workers, func(_, i int) predicted {
 				var b bytes.Buffer
-				err := printKPaths(&b, g, files[i], stdin, k, first, asJSON)
+				err := printKPaths(ctx, &b, g, files[i], stdin, k, opts, asJSON)
 				return predicted{b.Bytes(), err}
 			}, func(_ int, r predicted) error {
+				if err := ctx.Err(); err != nil {
+					// Interrupted: the input was not parsed to its end.
+					return err
+				}
 				if r.err == nil {
 					_, err := out.Write(r.text)
 					return err
@@ -95,7 +110,7 @@ With --json, one object per input and line:
 				return err
 			}
 			if failed > 0 {
-				fmt.Fprintf(errOut, "%d of %d inputs did not parse\n", failed, len(args)-1)
+				fmt.Fprintf(errOut, "%d of %d inputs did not parse\n", failed, len(files))
 				return errReported
 			}
 			return nil
@@ -104,12 +119,13 @@ With --json, one object per input and line:
 	cmd.Flags().IntVar(&k, "k", 2, "path length `K` (number of grammar symbols)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON, one line per input")
 	cmd.Flags().BoolVar(&first, "first", false, "use only the first tree of an ambiguous input")
+	budgetFlag(cmd, &budget)
 	return cmd
 }
 
 // printKPaths prints the k-paths of one input.
-func printKPaths(out io.Writer, g *grammar.Graph, file string, stdin io.Reader, k int, first, asJSON bool) error {
-	parsed, err := parseInput(g, file, stdin, treeLimit(first))
+func printKPaths(ctx context.Context, out io.Writer, g *grammar.Graph, file string, stdin io.Reader, k int, opts grammar.ParseOptions, asJSON bool) error {
+	parsed, err := parseInput(ctx, g, file, stdin, opts)
 	if err != nil {
 		return err
 	}
@@ -186,10 +202,14 @@ JSON numbers. Missing k-paths are listed in increasing order of node ids.`,
 				parsed *grammar.Parsed
 				err    error
 			}
-			err = parallel.Ordered(contextOf(cmd), len(files), workerCount(), func(_, i int) parseResult {
-				parsed, err := parseInput(g, files[i], nil, treeLimit(first))
+			ctx := contextOf(cmd)
+			err = parallel.Ordered(ctx, len(files), workerCount(), func(_, i int) parseResult {
+				parsed, err := parseInput(ctx, g, files[i], nil, grammar.ParseOptions{Trees: treeLimit(first)})
 				return parseResult{parsed, err}
 			}, func(_ int, r parseResult) error {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
 				if r.err != nil {
 					rejected++
 					fmt.Fprintln(errOut, r.err)

@@ -2,10 +2,12 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -16,12 +18,13 @@ import (
 
 func newParseCmd(stdin io.Reader) *cobra.Command {
 	var asJSON, asDOT, full bool
-	var all int
+	var all, budget int
 	cmd := &cobra.Command{
 		Use:   "parse GRAMMAR FILE...",
 		Short: "Parse inputs and print their derivation trees",
-		Long: `parse parses each FILE ('-' for standard input) by the grammar and prints
-its derivation tree: an indented outline of grammar symbols by default
+		Long: `parse parses each FILE ('-' for standard input; a folder for every input
+below it, as record and train read one) by the grammar and prints its
+derivation tree: an indented outline of grammar symbols by default
 (--full adds the synthetic Alt, Cat and Quant nodes), JSON with --json
 (one object per input and line: {"file":...,"trees":[...]} or
 {"file":...,"error":...}), or a Graphviz digraph with --dot.
@@ -34,7 +37,19 @@ An ambiguous input has several trees; --trees N prints up to N of them.
 An input outside the language is reported with line:col, byte offset and
 the terminals expected there; the other inputs are still parsed, and the
 exit status is 1. Inputs nested more than 50,000 rule expansions deep are
-refused.`,
+refused. A FILE that does not exist is an error before anything is parsed.
+
+Inputs that need the general parser (see 'arbor grammar check
+--conflicts') are parsed within a budget of work: by default 1,000 Earley
+items per input byte, at least 2^20, some 16 times what the bundled
+grammars' inputs take. An input that needs more - almost always because
+the grammar is ambiguous, where the work grows as the cube of the input -
+is reported as not parsed, naming the ambiguous rule and a part of the
+input it derives in several ways; --parse-budget N allows N items instead
+(-1: no bound).
+
+Ctrl-C or SIGTERM stops parse at once, also while it reads standard input
+or parses, keeping what it printed; the exit status is then 1.`,
 		Example: "  arbor parse expr input.txt\n  echo -n 'x+42' | arbor parse expr - --dot | dot -Tsvg > tree.svg",
 		Args:    minArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -48,6 +63,11 @@ refused.`,
 			if err != nil {
 				return err
 			}
+			files, err := listInputs(args[1:])
+			if err != nil {
+				return err
+			}
+			opts := grammar.ParseOptions{Trees: all, Budget: budget}
 			// Trees are written as they are walked, through one buffer;
 			// a large input's tree is never built where the deterministic
 			// parser takes it (grammar.Parsed).
@@ -63,14 +83,14 @@ refused.`,
 				tw = grammar.NewTextWriter(out, !full)
 			}
 			failed := 0
-			files := args[1:]
 			ctx := contextOf(cmd)
 			for _, file := range files {
-				// Ctrl-C stops between inputs, keeping the trees printed.
-				if err := ctx.Err(); err != nil {
-					return flushed(out, err)
+				// Ctrl-C stops reading and parsing, keeping the trees
+				// printed.
+				parsed, err := parseInput(ctx, g, file, stdin, opts)
+				if ctxErr := ctx.Err(); ctxErr != nil {
+					return flushed(out, ctxErr)
 				}
-				parsed, err := parseInput(g, file, stdin, all)
 				if err != nil {
 					failed++
 					if asJSON {
@@ -118,27 +138,62 @@ refused.`,
 	cmd.Flags().BoolVar(&asDOT, "dot", false, "print trees as Graphviz digraphs")
 	cmd.Flags().BoolVar(&full, "full", false, "show synthetic nodes (Alt, Cat, Quant) in the text outline")
 	cmd.Flags().IntVar(&all, "trees", 1, "print up to `N` trees of an ambiguous input")
+	budgetFlag(cmd, &budget)
 	// --all was this flag's name; in predict --all lists every function.
 	cmd.Flags().IntVar(&all, "all", 1, "")
 	renamedFlag(cmd, "all", "trees", "--all lists every function in predict")
 	return cmd
 }
 
-// parseInput reads and parses one input ('-' for stdin), keeping up to
-// limit trees of an ambiguous input. Its trees are built only where the
-// general parser is needed: the others are read off the input again.
-func parseInput(g *grammar.Graph, file string, stdin io.Reader, limit int) (*grammar.Parsed, error) {
-	var data []byte
-	var err error
-	if file == "-" {
-		data, err = io.ReadAll(stdin)
-	} else {
-		data, err = corpus.Read(file)
+// budgetFlag adds --parse-budget, the general parser's budget of Earley
+// items per input.
+func budgetFlag(cmd *cobra.Command, budget *int) {
+	cmd.Flags().IntVar(budget, "parse-budget", 0, "let the general parser take up to `N` Earley items per input (0: 1,000 per input byte, at least 2^20; -1: no bound)")
+}
+
+// listInputs lists the inputs the arguments name: '-' for standard
+// input, a file, or every input below a folder (corpus.List). A missing
+// file is an error that names it.
+func listInputs(args []string) ([]string, error) {
+	var files []string
+	for _, arg := range args {
+		if arg == "-" {
+			files = append(files, arg)
+			continue
+		}
+		// The error of a missing file names it (os.Stat's *PathError).
+		if _, err := os.Stat(arg); err != nil {
+			return nil, fmt.Errorf("read input: %w", err)
+		}
+		list, err := corpus.List(arg)
+		if err != nil {
+			return nil, err
+		}
+		if len(list) == 0 {
+			return nil, fmt.Errorf("%s: the folder holds no inputs", arg)
+		}
+		files = append(files, list...)
 	}
+	return files, nil
+}
+
+// parseInput reads and parses one input ('-' for stdin) with the
+// options. Its trees are built only where the general parser is needed:
+// the others are read off the input again. When ctx is done it returns
+// at once with ctx's error, from reading as from parsing.
+func parseInput(ctx context.Context, g *grammar.Graph, file string, stdin io.Reader, opts grammar.ParseOptions) (*grammar.Parsed, error) {
+	read := func() ([]byte, error) { return corpus.Read(file) }
+	if file == "-" {
+		read = func() ([]byte, error) { return io.ReadAll(stdin) }
+	}
+	data, err := readContext(ctx, read)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
 		return nil, fmt.Errorf("read input: %w", err)
 	}
-	parsed, err := g.ParseLazy(data, limit)
+	parsed, err := g.ParseLazyContext(ctx, data, opts)
 	if err != nil {
 		var pe *grammar.ParseError
 		if errors.As(err, &pe) {
@@ -148,4 +203,31 @@ func parseInput(g *grammar.Graph, file string, stdin io.Reader, limit int) (*gra
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	return parsed, nil
+}
+
+// readContext returns what read reads, or ctx's error as soon as ctx is
+// done. Reading may block for as long as the other end likes (standard
+// input from a terminal, or a pipe or a FIFO whose writer neither writes
+// nor closes; opening a FIFO blocks until a writer opens it too), so it
+// runs on a goroutine of its own, which is left blocked when ctx ends
+// first: the command is ending then, and the process with it.
+func readContext(ctx context.Context, read func() ([]byte, error)) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	type result struct {
+		data []byte
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		data, err := read()
+		done <- result{data, err}
+	}()
+	select {
+	case res := <-done:
+		return res.data, res.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestParseInputs: parse and kpaths take folders of inputs as record and
+// train do, refuse a missing file by name before parsing anything, and
+// parse an ambiguous grammar's long input within a budget that names
+// the ambiguous rule (issues 29 and 31).
+func TestParseInputs(t *testing.T) {
+	dir := t.TempDir()
+	folder := filepath.Join(dir, "inputs")
+	os.MkdirAll(filepath.Join(folder, "sub"), 0o755)
+	os.WriteFile(filepath.Join(folder, "a.txt"), []byte("x+1"), 0o644)
+	os.WriteFile(filepath.Join(folder, "sub", "b.txt"), []byte("(y)*2"), 0o644)
+	os.WriteFile(filepath.Join(folder, "manifest.jsonl"), []byte("{}\n"), 0o644) // not an input
+	bad := filepath.Join(dir, "bad.txt")
+	os.WriteFile(bad, []byte("x+"), 0o644)
+	empty := filepath.Join(dir, "empty")
+	os.Mkdir(empty, 0o755)
+	missing := filepath.Join(dir, "missing.txt")
+	amb := filepath.Join(dir, "amb.grammar")
+	os.WriteFile(amb, []byte(`E := E "+" E | "1" ;`), 0o644)
+	long := filepath.Join(dir, "long.txt")
+	os.WriteFile(long, []byte("1"+strings.Repeat("+1", 3000)), 0o644)
+	short := filepath.Join(dir, "short.txt")
+	os.WriteFile(short, []byte("1"+strings.Repeat("+1", 40)), 0o644)
+
+	a, b := filepath.Join(folder, "a.txt"), filepath.Join(folder, "sub", "b.txt")
+	runCases(t, []cliCase{
+		{"folder", "", []string{"parse", "expr", folder}, 0, []string{"== " + a + " (tree 1 of 1)", "== " + b + " (tree 1 of 1)"}, nil},
+		{"folder and stdin", "z", []string{"parse", "expr", folder, "-", "--json"}, 0, []string{`{"file":"` + a, `{"file":"` + b, `{"file":"-"`}, nil},
+		{"folder with a bad input", "", []string{"parse", "expr", folder, bad}, 1, []string{"== " + b}, []string{bad + ":1:3", "1 of 3 inputs did not parse"}},
+		{"missing file", "", []string{"parse", "expr", a, missing}, 1, nil, []string{"read input: stat " + missing + ": no such file or directory"}},
+		{"empty folder", "", []string{"parse", "expr", empty}, 1, nil, []string{empty + ": the folder holds no inputs"}},
+		{"kpaths of a folder", "", []string{"kpaths", "expr", folder, "--k", "1"}, 0, []string{"== " + a + ":", "== " + b + ":"}, nil},
+		{"kpaths of a missing file", "", []string{"kpaths", "expr", missing}, 1, nil, []string{"read input: stat " + missing}},
+		{"ambiguous, over the budget", "", []string{"parse", amb, short, long}, 1, []string{"== " + short},
+			[]string{long + ": parse budget of 6,001,000 items exceeded", `rule E is ambiguous ("1+1+1" at byte 0 has several trees)`, "1 of 2 inputs did not parse"}},
+		{"ambiguous, a small budget", "", []string{"kpaths", amb, short, "--parse-budget", "1000"}, 1, nil, []string{"parse budget of 1,000 items exceeded", "rule E is ambiguous"}},
+		{"ambiguous, no budget", "", []string{"parse", amb, short, "--parse-budget", "-1", "--trees", "3"}, 0, []string{"(tree 3 of 3)"}, nil},
+	})
+}
