@@ -42,9 +42,13 @@ packages to record, by default the function's own; --dir names the
 module directory if it is not the current one). arbor builds a
 harness around it once with coverage instrumentation and caches it.
 Or it is any program, given as a command line (--cmd; {} is the input's
-file, else the input goes to stdin) run once per input, that leaves a
-coverage report in its run's folder ({dir}, $ARBOR_RUN_DIR) in the
-format --report names; exit status 0 is ok, a nonzero one a rejection
+file, else the input goes to stdin) run once per input, with the coverage
+tool that --report names: arbor runs gcov itself for a program built with
+gcc --coverage (--report gcov or lcov), coverage.py for a python3 command
+line (--report coveragepy) and the JaCoCo agent for a java one (--report
+jacoco), so the command line is just the program and its arguments; any
+other command must leave the report in its run's folder ({dir},
+$ARBOR_RUN_DIR). Exit status 0 is ok, a nonzero one a rejection
 (or, with --reject, only the statuses listed), a signal or --crash on
 stderr a crash (docs/recording.md).
 

@@ -44,7 +44,7 @@ func (f *subjectFlags) register(fl *pflag.FlagSet, withGrammar bool) {
 	fl.StringVar(&f.python, "python", "", "or a Python function taking bytes, as `module:function` (coverage.py records it)")
 	fl.StringSliceVar(&f.pythonPath, "pythonpath", nil, "with --python: `folders` added to the module search path")
 	fl.StringVar(&f.command, "cmd", "", "or any program, as a command `line` run once per input: {} is the input's file (else the input goes to stdin), {dir} the run's folder for coverage reports; no shell")
-	fl.StringVar(&f.reportFormat, "report", "", "with --cmd: the report `format` the run leaves in {dir}: "+formatList())
+	fl.StringVar(&f.reportFormat, "report", "", "with --cmd: the coverage report `format` (arbor runs gcov, coverage.py or JaCoCo itself for a program built with gcc --coverage, a python3 or a java command line; any other command leaves the report in {dir}): "+formatList())
 	fl.StringVar(&f.reject, "reject", "", "what means the input was rejected (outcome error) rather than a crash: with --cmd exit `statuses` like 1,2 (default: every nonzero status); with --java or --python exception classes (default java.lang.Exception, ValueError)")
 	fl.StringVar(&f.crash, "crash", "", "with --cmd: a `regexp` that, found on stderr, makes a run a crash")
 	fl.StringVar(&f.root, "source-root", ".", "with --cmd or --c: source paths below this folder are named relative to it")
@@ -121,7 +121,7 @@ func (f *subjectFlags) check() error {
 		}
 	case "--cmd":
 		if f.reportFormat == "" {
-			return usageError{errors.New("--cmd needs --report FORMAT: the coverage report the run leaves in {dir}: " + formatList())}
+			return usageError{errors.New("--cmd needs --report FORMAT: the coverage report arbor reads (and, for a gcc --coverage, python3 or java program, makes itself): " + formatList())}
 		}
 	case "--java":
 		if i := strings.LastIndex(f.java, "."); i <= 0 || i == len(f.java)-1 {
