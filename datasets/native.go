@@ -177,3 +177,16 @@ func nativeSubjects() []Subject {
 		py("pyhtml", "html.parser (Python)", "html_run", "html", []string{"html", "_markupbase"}, nil, "parse collecting every event, with and without converting character references"),
 	}
 }
+
+// Program is the subject's program as named, for telling whether a
+// target is this subject's (eval.SameProgram): a Go subject's import path
+// and function, without the folder the subjects module is written to;
+// another language's harness with its paths' placeholders as they are.
+// Nothing is written or fetched, and it is not meant to be run.
+func (s Subject) Program() coverage.Target {
+	if s.native != nil {
+		h := s.native.harness
+		return coverage.Target{Harness: &h}
+	}
+	return coverage.Target{ImportPath: s.Package, Func: s.Func, CoverPkgs: s.CoverPkgs}
+}

@@ -230,7 +230,7 @@ func TestCmdEverywhere(t *testing.T) {
 		t.Errorf("E3 on the command: %s", stdout)
 	}
 	out := filepath.Join(dir, "targeted")
-	stdout, errOut, code = runArbor(t, "", "target", "--model", e3.Model, "--function", "prog.c:word", "-n", "3", "--out", out, "--json")
+	stdout, errOut, code = runArbor(t, "", append([]string{"target", "--model", e3.Model, "--function", "prog.c:word", "-n", "3", "--out", out, "--json"}, subject[:6]...)...)
 	if code != 0 {
 		t.Fatalf("target: exit %d\n%s", code, errOut)
 	}

@@ -181,7 +181,7 @@ inputs (--go importpath.Func, --c, --java, --python or --cmd, each with
 			}
 
 			say("Run them to verify")
-			ran, total, err := verifyTargeted(cmd, m, fn, dir)
+			ran, total, err := verifyTargeted(cmd, s.Target, m, fn, dir)
 			if err != nil {
 				return err
 			}

@@ -733,6 +733,7 @@ type experimentFlags struct {
 	limit             time.Duration
 	offline, noLearn  bool
 	model             string
+	trust             bool         // --trust-model: run the program --model records
 	loaded            *learn.Model // the --model file, read once by config
 	maxRepeat         int
 	seed              uint64
@@ -759,17 +760,28 @@ func (f *experimentFlags) register(cmd *cobra.Command, train int) {
 	learnFlags(cmd, &f.opts)
 }
 
-// modelSubject is the subject a model was trained on, with the model's grammar.
-func modelSubject(p *learn.Predictor) (eval.SubjectSetup, error) {
-	t, err := eval.ModelTarget(p.Model)
+// modelSubject is the program E4 and E5 run for a --model: the one the
+// subject flags name, which must be the model's, or with --trust-model
+// the model's own (modelProgram); with the model's grammar unless
+// --grammar gives one.
+func (f *experimentFlags) modelSubject(cmd *cobra.Command, p *learn.Predictor) (eval.SubjectSetup, error) {
+	t, name, err := modelProgram(cmd, p.Model, &f.subjectFlags, f.trust, "")
 	if err != nil {
 		return eval.SubjectSetup{}, err
 	}
-	return eval.SubjectSetup{Name: p.Model.Subject, GrammarName: p.Model.Grammar.Name, Grammar: p.Graph, Target: t}, nil
+	s := eval.SubjectSetup{Name: name, GrammarName: p.Model.Grammar.Name, Grammar: p.Graph, Target: t}
+	if f.grammar != "" {
+		if s.Grammar, err = datasets.LoadGrammar(f.grammar); err != nil {
+			return eval.SubjectSetup{}, err
+		}
+		s.GrammarName = eval.GrammarName(f.grammar)
+	}
+	return s, nil
 }
 
 func (f *experimentFlags) registerTargeted(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.model, "model", "", "use this trained model (and, without --subject or --go, its subject and grammar) instead of training one")
+	cmd.Flags().StringVar(&f.model, "model", "", "use this trained model and its grammar instead of training one; the program to run is named with the subject flags (it must be the model's) or, with --trust-model, the one the model records")
+	trustModelFlag(cmd.Flags(), &f.trust)
 	cmd.Flags().IntVarP(&f.inputs, "n", "n", 10, "inputs asked for per function (verified ones, with the loop)")
 	cmd.Flags().IntVar(&f.budget, "budget", 100, "executions the targeting loop may spend per function")
 	cmd.Flags().DurationVar(&f.limit, "time", 0, "time the targeting loop may spend per function (0: no limit)")
@@ -792,6 +804,9 @@ func (f *experimentFlags) config(cmd *cobra.Command) (eval.E3Config, func(), err
 	if err != nil {
 		return eval.E3Config{}, nothing, err
 	}
+	if f.trust && f.model == "" {
+		return eval.E3Config{}, nothing, usageError{errors.New("--trust-model goes with --model")}
+	}
 	var s eval.SubjectSetup
 	f.loaded = nil
 	if f.model != "" {
@@ -800,11 +815,7 @@ func (f *experimentFlags) config(cmd *cobra.Command) (eval.E3Config, func(), err
 			return eval.E3Config{}, nothing, err
 		}
 		f.loaded = p.Model
-		if !f.hasSubject() {
-			s, err = modelSubject(p)
-		} else {
-			s, err = f.setup()
-		}
+		s, err = f.modelSubject(cmd, p)
 	} else {
 		s, err = f.setup()
 	}
@@ -914,7 +925,7 @@ if unset).
 		}
 	}
 	e4 := &cobra.Command{
-		Use:   "E4 (--subject S | --go PKG.Func --grammar G | --model M)",
+		Use:   "E4 (--subject S | --go PKG.Func --grammar G) [--model M] | --model M --trust-model",
 		Short: "Targeted generation: coverage fractions of targeted against random inputs",
 		Long: `E4 trains a model as E3 does (or reads --model), then asks targeting
 for -n inputs aimed at every trainable function. The targeting loop
@@ -934,6 +945,12 @@ executions per verified input. --offline measures targeting as it was
 before the loop (the first tree's constraints, verified afterwards, one
 execution charged per input); --no-learn runs the loop without refits or
 mutation.
+
+--model reads a trained model (and its grammar) instead of training one.
+A model file does not decide what runs: E4 runs the program the subject
+flags name, which must be the one the model was trained on, or, with
+--trust-model and no program named, the one the model records, shown in
+full on stderr first.
 
 --json prints {"mode":..,"absolute":{"targeted":..,"random":..},
 "expected_random_absolute":..,"rare":{...},"hit_rate_median":..,
@@ -963,12 +980,12 @@ mutation.
 	f4.register(e4, learn.DefaultTrainInputs)
 	f4.registerTargeted(e4)
 	e5 := &cobra.Command{
-		Use:   "E5 (--subject S | --go PKG.Func --grammar G | --model M)",
+		Use:   "E5 (--subject S | --go PKG.Func --grammar G) [--model M] | --model M --trust-model",
 		Short: "Targeted generation: functions covered per input and calls of the target",
 		Long: `E5 runs the same inputs as E4 and compares targeted with random inputs by
 the number of functions each input covers (median, mean) and by how often
 the targeted function is called, each with a Wilcoxon signed-rank test
-paired by function and Cohen's d.`,
+paired by function and Cohen's d. --model and --trust-model are as in E4.`,
 		Args: exactArgs(0),
 		RunE: targeted(&f5, func(w io.Writer, r *eval.TargetResult) error {
 			fmt.Fprintf(w, "E5 %s: %d functions\n", r.Subject, r.Functions)

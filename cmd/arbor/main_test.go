@@ -364,10 +364,10 @@ func TestLearnCommands(t *testing.T) {
 		{"target both", "", []string{"target", "--model", model, "--out", dir, "--rare", "--function", "x"}, 2, nil, []string{"either --function or --rare"}},
 		{"target bad gini", "", []string{"target", "--model", model, "--out", dir, "--rare", "--max-gini", "0.7"}, 2, nil, []string{"--max-gini must lie in [0, 0.5]"}},
 		{"target rare offline", "", []string{"target", "--model", model, "--out", dir, "--rare", "--no-run"}, 2, nil, []string{"--rare runs the subject"}},
-		{"target falls short", "", []string{"target", "--model", model, "--out", filepath.Join(dir, "t1"), "--function", "encoding/json.intEncoder", "-n", "2", "--budget", "5"}, 1,
+		{"target falls short", "", []string{"target", "--model", model, "--subject", "json", "--out", filepath.Join(dir, "t1"), "--function", "encoding/json.intEncoder", "-n", "2", "--budget", "5"}, 1,
 			[]string{"encoding/json.intEncoder: asked for 2, produced ", "verified 0 ", "5 executions", "fell short by 2: the budget of executions ran out"},
 			[]string{"no input ran encoding/json.intEncoder within 5 executions"}},
-		{"target unknown function", "", []string{"target", "--model", model, "--out", filepath.Join(dir, "t0"), "--function", "nosuch"}, 1, nil, []string{`no function "nosuch"`}},
+		{"target unknown function", "", []string{"target", "--model", model, "--subject", "json", "--out", filepath.Join(dir, "t0"), "--function", "nosuch"}, 1, nil, []string{`no function "nosuch"`}},
 	})
 	// Every feature kind: the model keeps them, predict and explain read
 	// them, cross-validation marks weak trees, the curve is printed.
@@ -389,9 +389,9 @@ func TestLearnCommands(t *testing.T) {
 			[]string{`"why":["has `}, nil},
 		{"predict why text", "", []string{"predict", "--model", kinds, "--why", "--function", "encoding/json.stateInString", sample}, 0,
 			[]string{"runs     ", "\n                 has "}, nil},
-		{"target kinds", "", []string{"target", "--model", kinds, "--function", "encoding/json.(*decodeState).array", "-n", "3", "--out", targeted}, 0,
+		{"target kinds", "", []string{"target", "--model", kinds, "--subject", "json", "--function", "encoding/json.(*decodeState).array", "-n", "3", "--out", targeted}, 0,
 			[]string{"encoding/json.(*decodeState).array: asked for 3, produced ", "verified 3 "}, []string{"target: round 1:"}},
-		{"target kinds offline", "", []string{"target", "--model", kinds, "--function", "encoding/json.(*decodeState).array", "-n", "3", "--out", targeted + "-offline", "--no-run", "--verify"}, 0,
+		{"target kinds offline", "", []string{"target", "--model", kinds, "--subject", "json", "--function", "encoding/json.(*decodeState).array", "-n", "3", "--out", targeted + "-offline", "--no-run", "--verify"}, 0,
 			[]string{"constraints", "not run", "verified:"}, nil},
 		{"eval E3 kinds", "", []string{"eval", "E3", "--subject", "url", "--train", "150", "--test", "100", "--features", "sibling,value", "--json"}, 0,
 			[]string{`"functions_trainable":`}, nil},
@@ -403,7 +403,7 @@ func TestLearnCommands(t *testing.T) {
 	// --rare: every rare function gets a folder and a line of the summary,
 	// never-covered ones included; the refined model keeps the new rows.
 	rare, refined := filepath.Join(dir, "rare"), filepath.Join(dir, "refined.model.gz")
-	out, errOut, code := runArbor(t, "", "target", "--model", model, "--rare", "--below", "0.05", "-n", "2", "--budget", "15", "--out", rare, "--save-model", refined)
+	out, errOut, code := runArbor(t, "", "target", "--model", model, "--subject", "json", "--rare", "--below", "0.05", "-n", "2", "--budget", "15", "--out", rare, "--save-model", refined)
 	if code != 0 {
 		t.Fatalf("target --rare: exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -711,17 +711,19 @@ func TestUserSubject(t *testing.T) {
 	if res.Accuracy < res.Baseline || res.Balanced <= 0.5 {
 		t.Errorf("accuracy %.3f against baseline %.3f, balanced %.3f: trees on this subject's plain conditions should beat the majority class", res.Accuracy, res.Baseline, res.Balanced)
 	}
-	// The model remembers its subject: target --verify runs it again.
+	// The model remembers its subject: target runs it again, once
+	// trusted, having shown it.
 	tdir := filepath.Join(t.TempDir(), "targeted")
-	out, errOut, code = runArbor(t, "", "target", "--model", filepath.Join(work, "model.json.gz"), "--function", "example.com/w.onX", "-n", "3", "--out", tdir)
+	out, errOut, code = runArbor(t, "", "target", "--model", filepath.Join(work, "model.json.gz"), "--trust-model", "--function", "example.com/w.onX", "-n", "3", "--out", tdir)
 	if code != 0 {
 		t.Fatalf("target --verify: exit %d\n%s\n%s", code, out, errOut)
 	}
 	if !regexp.MustCompile(`example.com/w.onX: asked for 3, produced \d+, verified 3 `).MatchString(out) {
 		t.Errorf("target output:\n%s", out)
 	}
-	// And a later E4 runs on the model alone, at an equal budget.
-	out, errOut, code = runArbor(t, "", "eval", "E4", "--model", filepath.Join(work, "model.json.gz"), "-n", "3", "--budget", "30", "--base-inputs", "60", "--json")
+	// And a later E4 runs on the model and the program named, at an
+	// equal budget.
+	out, errOut, code = runArbor(t, "", "eval", "E4", "--model", filepath.Join(work, "model.json.gz"), "--go", "example.com/w.Run", "--dir", mod, "-n", "3", "--budget", "30", "--base-inputs", "60", "--json")
 	if code != 0 {
 		t.Fatalf("eval E4 --model: exit %d\n%s", code, errOut)
 	}
@@ -750,7 +752,7 @@ func TestUserSubject(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer os.Rename(mod+".moved", mod)
-	_, errOut, code = runArbor(t, "", "target", "--model", filepath.Join(work, "model.json.gz"), "--function", "example.com/w.onX", "-n", "1",
+	_, errOut, code = runArbor(t, "", "target", "--model", filepath.Join(work, "model.json.gz"), "--trust-model", "--function", "example.com/w.onX", "-n", "1",
 		"--out", filepath.Join(t.TempDir(), "t2"), "--verify")
 	if code != 1 || !strings.Contains(errOut, "--verify: the model's subject example.com/w.Run cannot be built here") {
 		t.Errorf("verify with the module gone: exit %d\n%s", code, errOut)

@@ -10,10 +10,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/eval"
+	"github.com/arbor-fuzz/arbor/learn"
 )
 
 // subjectFlags name a program under test. Every command that runs one
@@ -311,4 +313,100 @@ func (m *memoryFlag) runOptions() (coverage.RunOptions, error) {
 		return coverage.RunOptions{Memory: -1}, nil
 	}
 	return coverage.RunOptions{Memory: n}, nil
+}
+
+// trustModelFlag is --trust-model, which lets a command run the program
+// a model records when the user names none.
+func trustModelFlag(fl *pflag.FlagSet, trust *bool) {
+	fl.BoolVar(trust, "trust-model", false, "run the program the model records (shown on stderr first) when no program is named; without it, name the program with the subject flags")
+}
+
+// modelProgram resolves the program a command runs for model m: the
+// one the subject flags name, which must be the model's, or with trust
+// the model's own, shown on stderr before anything is built
+// (eval.ModelProgram decides). Refusals are usage errors that say what
+// the model would run and the ways forward; extra is added to them.
+func modelProgram(cmd *cobra.Command, m *learn.Model, f *subjectFlags, trust bool, extra string) (coverage.Target, string, error) {
+	var named *coverage.Target
+	name := m.Subject
+	if f.hasSubject() {
+		t, n, err := f.target()
+		if err != nil {
+			return coverage.Target{}, "", err
+		}
+		named, name = &t, n
+	}
+	t, fromModel, err := eval.ModelProgram(m, named, trust)
+	var untrusted *eval.UntrustedModelError
+	var mismatch *eval.ProgramMismatchError
+	switch {
+	case errors.As(err, &untrusted):
+		msg := fmt.Sprintf("%s runs the program the model was trained on, and a model file does not decide what runs. The model records:\n%s"+
+			"Name the program, as when recording it (another program is refused):\n  %s\n"+
+			"or, having read the above, add --trust-model to run what the model records.", cmd.CommandPath(), eval.DescribeTarget(untrusted.Recorded),
+			subjectFlagsFor(untrusted.Recorded, untrusted.Bundled))
+		return coverage.Target{}, "", usageError{errors.New(msg + extra)}
+	case errors.As(err, &mismatch):
+		return coverage.Target{}, "", usageError{err}
+	case err != nil:
+		return coverage.Target{}, "", err
+	}
+	if fromModel {
+		fmt.Fprintf(cmd.ErrOrStderr(), "%s: --trust-model: running the program the model records:\n%s", cmd.CommandPath(), eval.DescribeTarget(t))
+	}
+	return t, name, nil
+}
+
+// subjectFlagsFor is how the subject flags name target t (or, with
+// bundled, that bundled subject): what a user adds to run a model's
+// program, having checked it.
+func subjectFlagsFor(t coverage.Target, bundled string) string {
+	q := eval.ShellQuote
+	if bundled != "" {
+		return "--subject " + q(bundled)
+	}
+	var w []string
+	dir := func(d string) {
+		if d != "" {
+			w = append(w, "--dir", q(d))
+		}
+	}
+	switch {
+	case t.Harness != nil:
+		h := t.Harness
+		switch h.Lang {
+		case "c":
+			w = append(w, "--c", q(strings.Join(h.Sources, ",")))
+			if len(h.Flags) > 0 {
+				flags := make([]string, len(h.Flags))
+				for i, s := range h.Flags {
+					flags[i] = q(s)
+				}
+				w = append(w, "--cflags", q(strings.Join(flags, " ")))
+			}
+		case "java":
+			w = append(w, "--java", q(h.Entry))
+			if len(h.Sources) > 0 {
+				w = append(w, "--classpath", q(strings.Join(h.Sources, ",")))
+			}
+		default:
+			w = append(w, "--"+q(h.Lang), q(h.Entry))
+			if len(h.Sources) > 0 {
+				w = append(w, "--pythonpath", q(strings.Join(h.Sources, ",")))
+			}
+		}
+		dir(h.Dir)
+	case t.Command != nil:
+		c := t.Command
+		argv := make([]string, len(c.Argv))
+		for i, s := range c.Argv {
+			argv[i] = q(s)
+		}
+		w = append(w, "--cmd", q(strings.Join(argv, " ")), "--report", q(c.Coverage))
+		dir(c.Dir)
+	default:
+		w = append(w, "--go", q(t.ImportPath+"."+t.Func))
+		dir(t.Dir)
+	}
+	return strings.Join(w, " ")
 }

@@ -25,6 +25,9 @@ import (
 type targetFlags struct {
 	memoryFlag
 	outputFormat
+	subject                         subjectFlags    // the program to run, which must be the model's
+	trust                           bool            // or run the model's own (--trust-model)
+	target                          coverage.Target // what runs, once resolved
 	model, function, out, saveModel string
 	n, budget, maxDepth, maxNodes   int
 	seed                            uint64
@@ -56,7 +59,7 @@ func checkMaxGini(v float64) (float64, error) {
 func newTargetCmd() *cobra.Command {
 	var f targetFlags
 	cmd := &cobra.Command{
-		Use:   "target --model M (--function F | --rare) [-n N] [--budget E] --out DIR",
+		Use:   "target --model M (--function F | --rare) (--subject S | --go F | ... | --trust-model | --no-run) [-n N] [--budget E] --out DIR",
 		Short: "Generate inputs aimed at a function, learning from running them",
 		Long: `target generates inputs aimed at a function of a model. Its constraints are
 the root-to-leaf paths of the function's tree that end in a leaf with
@@ -67,8 +70,18 @@ positives. Each is solved by a greedy completion steered towards the
 required features inside a best-first search over partial trees, bounded
 by --max-depth and --max-nodes so that inputs stay small.
 
-When the model's subject can be built here (a bundled subject, or the Go
-function the coverage was recorded from), target runs a loop, as Alhazen
+A model file records the program it was trained on (a Go function and
+its module's folder, a command line, a harness's sources), but it does
+not decide what runs: anyone may have written it. target runs the
+program named with the subject flags, as record takes them (--subject,
+--go, --c, --java, --python, --cmd), which must be the one the model
+was trained on; or, with --trust-model and no program named, the
+program the model records, shown in full on stderr before it is built.
+Without either it stops with a usage error that shows what the model
+records and how to name it. --no-run alone runs nothing and needs
+neither.
+
+When the program can be built here, target runs a loop, as Alhazen
 does: solve the constraints, run the inputs, add what each covered to the
 model's training data, refit the function's tree and solve its new
 constraints; inputs that ran the function are mutated too (Zest-style
@@ -85,9 +98,9 @@ refitted trees and the grown training data.
 training input ran; each gets a folder under --out, and summary.json and
 a table report function, base rate, requested, verified and executions.
 
---no-run (or a subject that cannot be built) generates -n inputs from the
+--no-run (or a program that cannot be built) generates -n inputs from the
 first tree's constraints without running anything; --verify then runs
-the subject on them afterwards.
+the program on them afterwards.
 
 The inputs go to --out, one file each, with manifest.jsonl: one line per
 input, {"file":..,"source":..,"round":..,"execution":..} with the loop,
@@ -98,10 +111,12 @@ With gofuzz, manifest lines name the function too ("function"), --rare
 puts every function's inputs into the one seed corpus and writes no
 summary.json, and --verify runs the inputs just written and records
 them to FuzzX.verify.cov.jsonl.`,
-		Example: `  arbor target --model json.model.gz --function 'encoding/json.(*decodeState).object' -n 10 --out objects/
-  arbor target --model url.model.gz --rare --below 0.05 --budget 200 --out rare/
+		Example: `  arbor target --model json.model.gz --subject json --function 'encoding/json.(*decodeState).object' -n 10 --out objects/
+  arbor target --model url.model.gz --subject url --rare --below 0.05 --budget 200 --out rare/
+  arbor target --model w.model.gz --go example.com/w.Run --dir ./w --function example.com/w.onX --out w-inputs/
+  arbor target --model shared.model.gz --trust-model --function 'encoding/json.unquote' --out unquote/
   arbor target --model json.model.gz --function 'encoding/json.unquote' --no-run --out offline/
-  arbor target --model json.model.gz --function 'encoding/json.unquote' --format gofuzz --fuzz-target FuzzUnquote --out ./decoder`,
+  arbor target --model json.model.gz --subject json --function 'encoding/json.unquote' --format gofuzz --fuzz-target FuzzUnquote --out ./decoder`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.model == "" || f.out == "" || (f.function == "") == !f.rare {
@@ -131,9 +146,18 @@ them to FuzzX.verify.cov.jsonl.`,
 			if err != nil {
 				return err
 			}
+			// What runs is decided before anything is built, and only
+			// when something is to run: --no-run alone never needs it.
+			var target coverage.Target
+			if !f.noRun || f.verify {
+				if target, _, err = modelProgram(cmd, p.Model, &f.subject, f.trust, "\n(Or --no-run generates from the model's constraints without running anything.)"); err != nil {
+					return err
+				}
+			}
+			f.target = target
 			var runner *synth.SessionRunner
 			if !f.noRun {
-				runner, err = modelRunner(cmd, p.Model, f.memoryFlag)
+				runner, err = modelRunner(cmd, target, f.memoryFlag)
 				if err != nil {
 					if f.rare {
 						return err
@@ -188,6 +212,8 @@ them to FuzzX.verify.cov.jsonl.`,
 	targetingFlags(cmd, &f.maxGini, &f.maxNodes)
 	f.memoryFlag.register(cmd.Flags())
 	f.outputFormat.register(cmd.Flags())
+	f.subject.register(cmd.Flags(), false)
+	trustModelFlag(cmd.Flags(), &f.trust)
 	return cmd
 }
 
@@ -199,13 +225,10 @@ func (f targetFlags) pursueOptions(progress func(*synth.Pursuit)) synth.PursueOp
 	return synth.PursueOptions{Want: f.n, Budget: f.budget, Time: f.limit, MaxGini: f.maxGini, Solve: f.solveOptions(), Seed: f.seed, Progress: progress}
 }
 
-// modelRunner builds the model's subject and starts a recording session.
-func modelRunner(cmd *cobra.Command, m *learn.Model, memory memoryFlag) (*synth.SessionRunner, error) {
+// modelRunner builds the program the model's inputs run on (modelProgram
+// chose it) and starts a recording session.
+func modelRunner(cmd *cobra.Command, target coverage.Target, memory memoryFlag) (*synth.SessionRunner, error) {
 	run, err := memory.runOptions()
-	if err != nil {
-		return nil, err
-	}
-	target, err := eval.ModelTarget(m)
 	if err != nil {
 		return nil, err
 	}
@@ -521,7 +544,7 @@ func targetOffline(cmd *cobra.Command, p *learn.Predictor, f targetFlags) error 
 		return fmt.Errorf("no input satisfies any constraint of %s", fn.Name)
 	}
 	if f.verify {
-		ran, total, err := verifyFiles(cmd, m, fn, files, f.sideFile(f.out, "verify.cov.jsonl"))
+		ran, total, err := verifyFiles(cmd, f.target, m, fn, files, f.sideFile(f.out, "verify.cov.jsonl"))
 		if err != nil {
 			return err
 		}
@@ -554,25 +577,22 @@ func writeTargetedAs(o outputFormat, out string, m *learn.Model, function string
 		})
 }
 
-// verifyTargeted runs the model's subject on the inputs in dir, records
-// their coverage to dir/verify.cov.jsonl, and counts the inputs that ran
-// the function.
-func verifyTargeted(cmd *cobra.Command, m *learn.Model, fn *learn.FunctionModel, dir string) (ran, total int, err error) {
+// verifyTargeted runs target, the model's subject, on the inputs in dir,
+// records their coverage to dir/verify.cov.jsonl, and counts the inputs
+// that ran the function.
+func verifyTargeted(cmd *cobra.Command, target coverage.Target, m *learn.Model, fn *learn.FunctionModel, dir string) (ran, total int, err error) {
 	files, err := corpus.List(dir)
 	if err != nil {
 		return 0, 0, err
 	}
 	files = slices.DeleteFunc(files, func(f string) bool { return strings.HasSuffix(f, ".jsonl") })
-	return verifyFiles(cmd, m, fn, files, filepath.Join(dir, "verify.cov.jsonl"))
+	return verifyFiles(cmd, target, m, fn, files, filepath.Join(dir, "verify.cov.jsonl"))
 }
 
-// verifyFiles runs the model's subject on files, records their coverage
-// to out, and counts the inputs that ran the function.
-func verifyFiles(cmd *cobra.Command, m *learn.Model, fn *learn.FunctionModel, files []string, out string) (ran, total int, err error) {
-	target, err := eval.ModelTarget(m)
-	if err != nil {
-		return 0, 0, fmt.Errorf("--verify: %w", err)
-	}
+// verifyFiles runs target, the model's subject (modelProgram chose it),
+// on files, records their coverage to out, and counts the inputs that
+// ran the function.
+func verifyFiles(cmd *cobra.Command, target coverage.Target, m *learn.Model, fn *learn.FunctionModel, files []string, out string) (ran, total int, err error) {
 	bin, err := coverage.Build(contextOf(cmd), target, coverage.DefaultCacheDir())
 	if err != nil {
 		return 0, 0, fmt.Errorf("--verify: the model's subject %s cannot be built here: %w", target, err)
