@@ -224,7 +224,7 @@ func TestNames(t *testing.T) {
 	g, _ := load(t, "Calc.g4")
 	// expr's alternatives keep their labels' rules, each followed by its
 	// variants, then come expr's precedence levels (leftrec.go).
-	want := "prog stat Assign Print Bare expr Pow Pow' Mul Mul' Add Add' Neg Num Var Str Parens expr' expr'' expr''' expr_1 expr_2 expr_2' ID NUMBER STRING ESC HEX LETTER DIGIT _ _w"
+	want := "prog stat Assign Print Bare expr Pow Pow' Mul Mul' Add Add' Neg Num Var Str Parens expr' expr_1 expr_1' expr_2 expr_2' expr_3 expr_3' ID NUMBER STRING ESC HEX LETTER DIGIT _ _w"
 	if got := strings.Join(g.Rules, " "); got != want {
 		t.Errorf("rules\n%s\nwant\n%s", got, want)
 	}

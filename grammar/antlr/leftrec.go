@@ -21,33 +21,45 @@ import (
 // input is the tree ANTLR builds.
 //
 // The binary and suffix alternatives are levels, 0 the loosest (listed
-// last). An expression is described by two things: j, the loosest level
-// its loop may apply (the operators along its left edge are at j or
-// tighter: expr[p]'s bound), and f, the level of an operator that
-// follows it, which nothing at its right edge may take (the greedy
-// loop would have given the operator to the right operand, or to a
-// prefix's operand: -a*b is -(a*b) where * binds tighter than -, never
-// (-a)*b). The expressions of (j, f) are
+// last), and the rule becomes a chain of level rules, as a grammar
+// written by hand has them: expr := Add | expr_1 ; expr_1 := Mul |
+// expr_2 ; ... down to the level of the other alternatives. (A rule
+// that listed every alternative of its level or tighter would be a
+// level shallower, but all of its alternatives but one would start
+// with the same rule, and the deterministic parser's look-ahead across
+// them grows exponentially with nested parentheses.) A level rule is
+// described by three things: s, the loosest level its loop may apply
+// (the operators along its left edge are at s or tighter: expr[p]'s
+// bound); j, its place in the chain (the operators between s and j are
+// the other rules'); and f, the level of an operator that follows it,
+// which nothing at its right edge may take (the greedy loop would have
+// given the operator to the right operand, or to a prefix's operand:
+// -a*b is -(a*b) where * binds tighter than -, never (-a)*b). The rule
+// of (s, j, f) holds
 //
-//	binary b at level j or tighter, that does not take an operator at f:
-//	    (j, b) op (b+1, f)        ((j, b) op (b, f) with <assoc=right>)
-//	suffix s at level j or tighter:
-//	    (j, s) op
-//	prefix whose operand does not take an operator at f:
-//	    op (its level, f)
-//	every other alternative, its references to the rule (0, none).
+//	the binary operator b at level j, unless it would take an operator
+//	at f:   (s, s, b) op (b+1, b+1, f)   ((s, s, b) op (b, b, f) with
+//	        <assoc=right>)
+//	the suffix at level j:
+//	        (s, s, j) op
+//	and the next level, (s, j+1, f);
+//	at the last level, the prefix alternatives whose operand would not
+//	take an operator at f, op (their level, their level, f), and every
+//	other alternative, their references to the rule (0, 0, none).
 //
-// Many pairs have the same expressions: the pairs are merged where
-// their rules are the same (partition refinement, as a DFA is
-// minimized). The rule itself is (0, none); the others are named after
-// it and their j, expr_2, with primes for more rules of one j (expr_2',
-// an expr_2 that may not end in a prefix operator's operand). A level
-// rule lists the alternatives themselves, not the next level, so that a
-// number is one rule deep, as in ANTLR's own parse tree. An alternative
-// label keeps its rule (Add := expr '+' expr_1); where the alternative
-// stands with different operands in different levels, each gets a rule,
-// the label's name with primes (Add'). Two alternatives at different
-// levels that share a label get rules Label and Label2.
+// A left operand is (s, s, b): a suffix looser than b may stand there
+// (a.b[c] where [ ] binds tighter than .), as ANTLR's loop applies a
+// suffix to whatever it has built. Levels whose operator (s, j, f)
+// leaves out are skipped, and many triples have the same rules: they
+// are merged where their rules are the same (partition refinement, as a
+// DFA is minimized). The rule itself is (0, 0, none); the others are
+// named after it and their j, expr_2, with primes for more rules of one
+// j (expr_2', an expr_2 that may not end in a prefix operator's
+// operand). An alternative label keeps its rule (Add := expr '+'
+// expr_1); where the alternative stands with different operands in
+// different levels, each gets a rule, the label's name with primes
+// (Add'). Two alternatives at different levels that share a label get
+// rules Label and Label2.
 //
 // An alternative that ends in the rule only inside a group ('if' e
 // 'then' (e | 'skip')) is taken as closed: its inner expression and an
@@ -83,20 +95,23 @@ type leftRec struct {
 	cv    *converter
 	r     *Rule
 	alts  []*lrAlt
-	m     int // binary and suffix alternatives: the levels
+	m     int      // binary and suffix alternatives: the levels
+	opAt  []*lrAlt // the alternative of each level
 	extra []*grammar.Rule
 	order map[string]int // label rule name -> its alternative's index
-	// The (j, f) pairs reached from (0, none), their merged classes, and
-	// each class's rule name.
+	// The (s, j, f) triples reached from (0, 0, none), their merged
+	// classes, and each class's rule name.
 	keys    []lrKey
 	classOf map[lrKey]int
 	names   []string
 	labelV  map[string]string // alternative and operand classes -> label rule
 }
 
-// lrKey is a pair (j, f): the loosest level the loop applies, and the
-// level of the operator after the expression (-1: none).
-type lrKey struct{ j, f int }
+// lrKey is a triple (s, j, f): the loosest level the loop applies (s),
+// the level of the rule in the chain of levels (j, at least s: the
+// operators between s and j are those of the levels before), and the
+// level of the operator after the expression (f, -1: none).
+type lrKey struct{ s, j, f int }
 
 // leftRecursive converts r if it is directly left-recursive in a form
 // ANTLR rewrites (every left-recursive alternative e ... with something
@@ -142,12 +157,14 @@ func (cv *converter) leftRecursive(r *Rule) (body grammar.Expr, extra []*grammar
 			lr.m++
 		}
 	}
+	lr.opAt = make([]*lrAlt, lr.m)
 	seen := 0
 	for _, x := range lr.alts {
 		switch x.kind {
 		case lrBinary, lrSuffix:
 			seen++
 			x.level = lr.m - seen
+			lr.opAt[x.level] = x
 			x.open = lr.m
 		case lrPrefix:
 			x.open = lr.m - seen
@@ -229,16 +246,36 @@ func (lr *leftRec) included(x *lrAlt, k lrKey) bool {
 		if x.a.Assoc == "right" {
 			taken = x.level
 		}
-		return x.level >= k.j && (k.f < 0 || k.f < taken)
+		return x.level == k.j && (k.f < 0 || k.f < taken)
 	case lrSuffix:
-		return x.level >= k.j
+		return x.level == k.j
 	case lrPrefix:
-		return k.f < 0 || k.f < x.open
+		return k.j == lr.m && (k.f < 0 || k.f < x.open)
 	}
-	return true
+	return k.j == lr.m
 }
 
-// operands are the pairs of alternative x's left and right operands in
+// resolve skips the levels from j on whose operator (j, f) leaves out:
+// their rule would only refer to the next.
+func (lr *leftRec) resolve(k lrKey) lrKey {
+	for ; k.j < lr.m; k.j++ {
+		if lr.included(lr.opAt[k.j], k) {
+			break
+		}
+	}
+	return k
+}
+
+// next is the triple of the level after k's, which k's rule refers to
+// besides its operator; none for the primaries' level.
+func (lr *leftRec) next(k lrKey) (lrKey, bool) {
+	if k.j >= lr.m {
+		return k, false
+	}
+	return lr.resolve(lrKey{k.s, k.j + 1, k.f}), true
+}
+
+// operands are the triples of alternative x's left and right operands in
 // (j, f) (one for a suffix or a prefix, none for the others).
 func (lr *leftRec) operands(x *lrAlt, k lrKey) []lrKey {
 	switch x.kind {
@@ -247,19 +284,19 @@ func (lr *leftRec) operands(x *lrAlt, k lrKey) []lrKey {
 		if x.a.Assoc == "right" {
 			right = x.level
 		}
-		return []lrKey{{k.j, x.level}, {right, k.f}}
+		return []lrKey{lr.resolve(lrKey{k.s, k.s, x.level}), lr.resolve(lrKey{right, right, k.f})}
 	case lrSuffix:
-		return []lrKey{{k.j, x.level}}
+		return []lrKey{lr.resolve(lrKey{k.s, k.s, x.level})}
 	case lrPrefix:
-		return []lrKey{{x.open, k.f}}
+		return []lrKey{lr.resolve(lrKey{x.open, x.open, k.f})}
 	}
 	return nil
 }
 
-// reach lists the pairs reached from (0, none), breadth first.
+// reach lists the triples reached from (0, 0, none), breadth first.
 func (lr *leftRec) reach() {
-	seen := map[lrKey]bool{{0, -1}: true}
-	lr.keys = []lrKey{{0, -1}}
+	seen := map[lrKey]bool{{0, 0, -1}: true}
+	lr.keys = []lrKey{{0, 0, -1}}
 	for i := 0; i < len(lr.keys); i++ {
 		k := lr.keys[i]
 		for _, x := range lr.alts {
@@ -273,10 +310,14 @@ func (lr *leftRec) reach() {
 				}
 			}
 		}
+		if o, ok := lr.next(k); ok && !seen[o] {
+			seen[o] = true
+			lr.keys = append(lr.keys, o)
+		}
 	}
 }
 
-// merge puts the pairs whose rules are the same in one class: first by
+// merge puts the triples whose rules are the same in one class: first by
 // the alternatives they hold, then, until nothing changes, by the
 // classes of their operands. Class 0 holds (0, none).
 func (lr *leftRec) merge() {
@@ -293,6 +334,12 @@ func (lr *leftRec) merge() {
 				}
 			}
 			b.WriteByte(';')
+		}
+		if o, ok := lr.next(k); ok {
+			b.WriteString("next")
+			if class != nil {
+				fmt.Fprintf(&b, ",%d", class[o])
+			}
 		}
 		return b.String()
 	}
@@ -326,9 +373,9 @@ func (lr *leftRec) merge() {
 	lr.names = make([]string, n)
 }
 
-// nameLevels names the classes: class 0 is the rule; a class with a pair
-// (j, none) is r_j for its least such j, the others r_j with primes for
-// their least j, in the order they were reached.
+// nameLevels names the classes: class 0 is the rule; a class with a
+// triple (s, j, none) is r_j for its least such j, the others r_j with
+// primes for their least j, in the order they were reached.
 func (lr *leftRec) nameLevels() {
 	type info struct{ free, j, first int }
 	infos := make([]info, len(lr.names))
@@ -351,7 +398,7 @@ func (lr *leftRec) nameLevels() {
 	for c := 1; c < len(infos); c++ {
 		order = append(order, c)
 	}
-	// Those with a (j, none) pair take the plain names first.
+	// Those with an (s, j, none) triple take the plain names first.
 	slices.SortStableFunc(order, func(a, b int) int {
 		fa, fb := infos[a].free < 0, infos[b].free < 0
 		switch {
@@ -389,7 +436,7 @@ func (lr *leftRec) nameLevels() {
 
 func primes(c int) string { return strings.Repeat("'", c) }
 
-// rep is the first pair of class c.
+// rep is the first triple of class c.
 func (lr *leftRec) rep(c int) lrKey {
 	for _, k := range lr.keys {
 		if lr.classOf[k] == c {
@@ -399,7 +446,7 @@ func (lr *leftRec) rep(c int) lrKey {
 	return lrKey{}
 }
 
-// levelBody is the body of class c's rule: the alternatives its pairs
+// levelBody is the body of class c's rule: the alternatives its triples
 // hold, in the order the rule has them.
 func (lr *leftRec) levelBody(c int) grammar.Expr {
 	k := lr.rep(c)
@@ -412,13 +459,16 @@ func (lr *leftRec) levelBody(c int) grammar.Expr {
 		labelled[x.label] = x.label != ""
 		out.Alts = append(out.Alts, lr.alt(x, k))
 	}
+	if o, ok := lr.next(k); ok {
+		out.Alts = append(out.Alts, &grammar.Ref{At: lr.r.Body.Pos, Name: lr.names[lr.classOf[o]]})
+	}
 	if len(out.Alts) == 1 {
 		return out.Alts[0]
 	}
 	return out
 }
 
-// alt is alternative x in pair k: a reference to its label's rule, or
+// alt is alternative x in triple k: a reference to its label's rule, or
 // its body where it has no label.
 func (lr *leftRec) alt(x *lrAlt, k lrKey) grammar.Expr {
 	var ops []string
