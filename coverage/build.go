@@ -123,12 +123,19 @@ func Cached(ctx context.Context, t Target, cacheDir string) (*Binary, error) {
 }
 
 func build(ctx context.Context, t Target, cacheDir string, doBuild bool) (*Binary, error) {
-	switch {
-	case t.Harness != nil:
-		return buildHarness(ctx, t, cacheDir, doBuild)
-	case t.Command != nil:
+	if err := t.checkKinds(); err != nil {
+		return nil, err
+	}
+	if t.Command != nil {
 		// Nothing to build: a session runs the command once per input.
 		return &Binary{Target: t, Cached: true}, nil
+	}
+	cacheDir, err := openCache(cacheDir)
+	if err != nil {
+		return nil, err
+	}
+	if t.Harness != nil {
+		return buildHarness(ctx, t, cacheDir, doBuild)
 	}
 	src, err := harnessFiles(t.ImportPath, t.Func)
 	if err != nil {
@@ -162,11 +169,15 @@ func build(ctx context.Context, t Target, cacheDir string, doBuild bool) (*Binar
 	if err != nil {
 		return nil, err
 	}
-	bin := filepath.Join(cacheDir, key, "harness")
+	entry := filepath.Join(cacheDir, key)
+	name := "harness"
 	if runtime.GOOS == "windows" {
-		bin += ".exe"
+		name += ".exe"
 	}
-	if _, err := os.Stat(bin); err == nil {
+	bin := filepath.Join(entry, name)
+	if ok, err := cachedEntry(entry); err != nil {
+		return nil, err
+	} else if ok {
 		return &Binary{Path: bin, Target: t, Cached: true}, nil
 	}
 	if !doBuild {
@@ -181,7 +192,6 @@ func build(ctx context.Context, t Target, cacheDir string, doBuild bool) (*Binar
 	// build. Names carry this process's id, so that a later build can
 	// tell the leftovers of a killed build from a build under way.
 	sweep(os.TempDir(), scratchPrefix)
-	sweep(filepath.Dir(bin), tmpPrefix)
 	if modDir != "" {
 		sweep(modDir, harnessPrefix)
 	}
@@ -191,7 +201,7 @@ func build(ctx context.Context, t Target, cacheDir string, doBuild bool) (*Binar
 	}
 	defer os.RemoveAll(scratch)
 	tag := filepath.Base(scratch)[len(scratchPrefix):]
-	hdir, buildDir, pkg := filepath.Join(scratch, "harness"), filepath.Join(scratch, "harness"), harnessModule
+	hdir, goDir, pkg := filepath.Join(scratch, "harness"), filepath.Join(scratch, "harness"), harnessModule
 	env := os.Environ()
 	vendored := false
 	if modDir != "" {
@@ -199,7 +209,7 @@ func build(ctx context.Context, t Target, cacheDir string, doBuild bool) (*Binar
 		vendored = err == nil
 	}
 	if vendored {
-		hdir, buildDir = filepath.Join(modDir, harnessPrefix+tag), modDir
+		hdir, goDir = filepath.Join(modDir, harnessPrefix+tag), modDir
 		pkg = "./" + filepath.Base(hdir)
 		defer os.RemoveAll(hdir)
 	}
@@ -226,10 +236,6 @@ func build(ctx context.Context, t Target, cacheDir string, doBuild bool) (*Binar
 		}
 		env = append(env, "GOWORK="+work)
 	}
-	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
-		return nil, err
-	}
-	tmp := filepath.Join(filepath.Dir(bin), tmpPrefix+tag)
 	// The harness's main package must be instrumented too: without it the
 	// runtime registers no coverage meta-data at all.
 	mainPkg := pkg
@@ -237,30 +243,48 @@ func build(ctx context.Context, t Target, cacheDir string, doBuild bool) (*Binar
 		mainPkg = modPath + "/" + filepath.Base(hdir)
 	}
 	coverpkg := strings.Join(append(slices.Clone(t.coverPkgs()), mainPkg), ",")
-	cmd := exec.CommandContext(ctx, "go", "build", "-cover", "-covermode=atomic", "-coverpkg="+coverpkg, "-o", tmp, pkg)
-	cmd.Dir = buildDir
-	cmd.Env = env
-	// The go command and the compilers it starts go when arbor does.
-	isolate(cmd)
-	cmd.Cancel = func() error { killGroup(cmd); return nil }
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		os.Remove(tmp)
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("build harness for %s: %w", t, ctx.Err())
+	err = buildDir(cacheDir, entry, func(tmp string) error {
+		cmd := exec.CommandContext(ctx, "go", "build", "-cover", "-covermode=atomic", "-coverpkg="+coverpkg, "-o", filepath.Join(tmp, name), pkg)
+		cmd.Dir = goDir
+		cmd.Env = env
+		// The go command and the compilers it starts go when arbor does.
+		isolate(cmd)
+		cmd.Cancel = func() error { killGroup(cmd); return nil }
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Run(); err != nil {
+			if ctx.Err() != nil {
+				return fmt.Errorf("build harness for %s: %w", t, ctx.Err())
+			}
+			if strings.Contains(out.String(), "undefined: subject."+t.Func) {
+				// The compiler's words name a temporary file; say it in the
+				// user's terms, with the functions that would do.
+				return noSuchFunc(ctx, dir, t)
+			}
+			return fmt.Errorf("build harness for %s: %w\n%s", t, err, strings.TrimSpace(out.String()))
 		}
-		if strings.Contains(out.String(), "undefined: subject."+t.Func) {
-			// The compiler's words name a temporary file; say it in the
-			// user's terms, with the functions that would do.
-			return nil, noSuchFunc(ctx, dir, t)
-		}
-		return nil, fmt.Errorf("build harness for %s: %w\n%s", t, err, strings.TrimSpace(out.String()))
-	}
-	if err := os.Rename(tmp, bin); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	return &Binary{Path: bin, Target: t}, nil
+}
+
+// checkKinds refuses a target that names more than one kind of program
+// (a Go function, a harness, a command): the build and the session
+// would each take a different one.
+func (t Target) checkKinds() error {
+	n := 0
+	for _, set := range []bool{t.ImportPath != "" || t.Func != "", t.Harness != nil, t.Command != nil} {
+		if set {
+			n++
+		}
+	}
+	if n > 1 {
+		return fmt.Errorf("the target %s names %d kinds of program (a Go function, a harness, a command), not one", t, n)
+	}
+	return nil
 }
 
 // DefaultCoverPkgs is what a harness records when the target names no
@@ -403,14 +427,6 @@ func buildKey(ctx context.Context, dir string, t Target, src map[string][]byte, 
 	return hex.EncodeToString(h.Sum(nil))[:32], nil
 }
 
-// DefaultCacheDir is where harness binaries are kept between runs.
-func DefaultCacheDir() string {
-	if d, err := os.UserCacheDir(); err == nil {
-		return filepath.Join(d, "arbor", "harness")
-	}
-	return filepath.Join(os.TempDir(), "arbor-harness")
-}
-
 // Names of what a build writes while it runs: the harness package inside
 // the module, and the binary in the cache before it is renamed into place.
 const (
@@ -418,18 +434,21 @@ const (
 	tmpPrefix     = "harness.tmp"
 	scratchPrefix = "arbor-harness-"
 	// buildRecipe changes whenever the way a harness is built changes
-	// without its sources changing, so that no older build is reused.
-	buildRecipe   = 2
+	// without its sources changing, so that no older build is reused
+	// (3: the binary is in a sealed folder, cache.go).
+	buildRecipe   = 3
 	harnessModule = "arborharness"
 )
 
 // buildDir builds a cached folder: build fills a temporary folder in
-// cacheDir, which is then renamed to dir, so that a build killed half-way
-// leaves no folder that looks finished (and the next build sweeps it
-// away). A build that ran alongside and renamed its folder first wins:
-// ready reports whether dir holds a finished build then.
-func buildDir(cacheDir, dir string, ready func() bool, build func(tmp string) error) error {
-	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
+// cacheDir (private to the user, 0700), whose manifest is then written
+// (seal) and which is then renamed to dir, so that a build killed
+// half-way leaves no folder that looks finished (and the next build
+// sweeps it away), and a finished one can be checked before use
+// (cachedEntry). A build that ran alongside and renamed its folder first
+// wins, if its folder passes the check.
+func buildDir(cacheDir, dir string, build func(tmp string) error) error {
+	if err := PrivateDir(cacheDir); err != nil {
 		return err
 	}
 	sweep(cacheDir, tmpPrefix)
@@ -441,8 +460,13 @@ func buildDir(cacheDir, dir string, ready func() bool, build func(tmp string) er
 	if err := build(tmp); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, dir); err != nil && !ready() {
+	if err := seal(tmp); err != nil {
 		return err
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		if ok, cerr := cachedEntry(dir); !ok {
+			return errors.Join(err, cerr)
+		}
 	}
 	return nil
 }

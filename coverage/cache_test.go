@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -86,13 +87,13 @@ func TestSweepLeftovers(t *testing.T) {
 	const dead = "2147483646" // no such process
 	live := fmt.Sprint(os.Getpid())
 	leftovers := map[string]bool{ // name -> should survive
-		filepath.Join(mod, harnessPrefix+dead+"_0a0b"):                false,
-		filepath.Join(mod, harnessPrefix+live+"_0c0d"):                true,
-		filepath.Join(mod, harnessPrefix+"0e0f"):                      true,  // an older arbor's, recent
-		filepath.Join(mod, harnessPrefix+"1a1b"):                      false, // an older arbor's, hours old
-		filepath.Join(filepath.Dir(bin.Path), tmpPrefix+dead+"_2a2b"): false,
-		filepath.Join(filepath.Dir(bin.Path), tmpPrefix+live+"_2c2d"): true,
-		filepath.Join(mod, "_arbor_harnessless"):                      true, // not ours
+		filepath.Join(mod, harnessPrefix+dead+"_0a0b"): false,
+		filepath.Join(mod, harnessPrefix+live+"_0c0d"): true,
+		filepath.Join(mod, harnessPrefix+"0e0f"):       true,  // an older arbor's, recent
+		filepath.Join(mod, harnessPrefix+"1a1b"):       false, // an older arbor's, hours old
+		filepath.Join(cache, tmpPrefix+dead+"_2a2b"):   false,
+		filepath.Join(cache, tmpPrefix+live+"_2c2d"):   true,
+		filepath.Join(mod, "_arbor_harnessless"):       true, // not ours
 	}
 	for p := range leftovers {
 		if err := os.MkdirAll(p, 0o755); err != nil {
@@ -101,8 +102,8 @@ func TestSweepLeftovers(t *testing.T) {
 	}
 	old := time.Now().Add(-3 * time.Hour)
 	os.Chtimes(filepath.Join(mod, harnessPrefix+"1a1b"), old, old)
-	// A rebuild (the cached binary gone) sweeps both places.
-	os.Remove(bin.Path)
+	// A rebuild (the cached build gone) sweeps both places.
+	os.RemoveAll(filepath.Dir(bin.Path))
 	if _, err := Build(context.Background(), target, cache); err != nil {
 		t.Fatal(err)
 	}
@@ -229,5 +230,183 @@ func TestNoSuchFunction(t *testing.T) {
 	want := "package example.com/hostile has no exported function Runn; of type func([]byte) error or func([]byte) it has: Run"
 	if err == nil || err.Error() != want {
 		t.Errorf("got %v\nwant %s", err, want)
+	}
+}
+
+// plantedHarness is a harness binary's stand-in that, run, writes marker.
+func plantedHarness(t *testing.T, path, marker string) {
+	t.Helper()
+	os.Remove(path)
+	if err := os.WriteFile(path, []byte("#!/bin/sh\ntouch '"+marker+"'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// buildOrRun builds the target from cacheDir and, if Build hands back a
+// binary, starts it, as every command does next: what the cache holds
+// runs, or Build's error says why not.
+func buildOrRun(t *testing.T, target Target, cacheDir string) error {
+	t.Helper()
+	bin, err := Build(context.Background(), target, cacheDir)
+	if err != nil {
+		return err
+	}
+	if s, err := Start(bin, RunOptions{}); err == nil {
+		s.Close()
+	}
+	return nil
+}
+
+// TestCachePlanted (issue 29): nothing in the harness cache runs unless
+// the folders are the user's alone and the build's files are those that
+// were built. A binary put in place of the harness (another sha256, or
+// no manifest at all), a cache folder or a build folder of another
+// user's, one others can write to, or a folder above it others can write
+// to without the sticky bit: each is refused with an error that says
+// which folder and why, and the planted binary does not run. Before the
+// fix, any file at the harness's path ran.
+func TestCachePlanted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a harness")
+	}
+	if runtime.GOOS == "windows" {
+		t.Skip("unix owners and modes")
+	}
+	mod := t.TempDir()
+	if err := os.CopyFS(mod, os.DirFS("testdata/mod")); err != nil {
+		t.Fatal(err)
+	}
+	target := Target{ImportPath: "example.com/covtest/lib", Func: "Parse", Dir: mod}
+	good := t.TempDir()
+	bin, err := Build(context.Background(), target, good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := filepath.Base(filepath.Dir(bin.Path))
+	if again, err := Build(context.Background(), target, good); err != nil || !again.Cached {
+		t.Fatalf("an intact build is not reused: %v", err)
+	}
+	root := os.Getuid() == 0
+	tests := []struct {
+		name     string
+		rootOnly bool
+		// plant changes the cache folder cache, whose build folder is
+		// entry, and may return the folder to build from instead.
+		plant func(cache, entry, marker string) string
+		want  string // in the error; "" for a build that may be used
+	}{
+		{"intact", false, func(cache, entry, marker string) string { return cache }, ""},
+		{"binary replaced", false, func(cache, entry, marker string) string {
+			plantedHarness(t, filepath.Join(entry, "harness"), marker)
+			return cache
+		}, "harness has changed since it was built"},
+		{"no manifest", false, func(cache, entry, marker string) string {
+			plantedHarness(t, filepath.Join(entry, "harness"), marker)
+			os.Remove(filepath.Join(entry, sealName))
+			return cache
+		}, "no manifest"},
+		{"file added", false, func(cache, entry, marker string) string {
+			os.WriteFile(filepath.Join(entry, "extra"), nil, 0o644)
+			return cache
+		}, "extra is not in its manifest"},
+		{"build folder of another user", true, func(cache, entry, marker string) string {
+			os.Chown(entry, 65534, 65534)
+			return cache
+		}, "belongs to uid 65534"},
+		{"cache folder of another user", true, func(cache, entry, marker string) string {
+			os.Chown(cache, 65534, 65534)
+			return cache
+		}, "belongs to uid 65534"},
+		{"cache folder writable by all", false, func(cache, entry, marker string) string {
+			plantedHarness(t, filepath.Join(entry, "harness"), marker)
+			os.Chmod(cache, 0o777)
+			return cache
+		}, "can be written by others (mode 0777)"},
+		{"build folder writable by the group", false, func(cache, entry, marker string) string {
+			os.Chmod(entry, 0o770)
+			return cache
+		}, "can be written by others (mode 0770)"},
+		{"folder above writable by all", false, func(cache, entry, marker string) string {
+			os.Chmod(filepath.Dir(cache), 0o777)
+			return cache
+		}, "can be written by others (mode 0777)"},
+		{"folder above writable by all, sticky", false, func(cache, entry, marker string) string {
+			os.Chmod(filepath.Dir(cache), 0o777|fs.ModeSticky)
+			return cache
+		}, ""},
+		{"link owned by another user", true, func(cache, entry, marker string) string {
+			link := filepath.Join(t.TempDir(), "link")
+			os.Symlink(cache, link)
+			os.Lchown(link, 65534, 65534)
+			return link
+		}, "belongs to uid 65534"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.rootOnly && !root {
+				t.Skip("giving a folder to another user needs root")
+			}
+			cache := filepath.Join(t.TempDir(), "cache")
+			if err := os.CopyFS(cache, os.DirFS(good)); err != nil {
+				t.Fatal(err)
+			}
+			marker := filepath.Join(t.TempDir(), "MARKER")
+			dir := tt.plant(cache, filepath.Join(cache, key), marker)
+			err := buildOrRun(t, target, dir)
+			if _, statErr := os.Stat(marker); statErr == nil {
+				t.Error("the planted binary ran")
+			}
+			switch {
+			case tt.want == "" && err != nil:
+				t.Errorf("refused: %v", err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+				t.Errorf("err = %v, want one saying %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestCacheNoHome (issue 29): with neither XDG_CACHE_HOME nor HOME set,
+// as under cron, arbor has no cache folder and says so; it no longer
+// falls back to the shared temporary folder, where, before the fix, a
+// binary another user planted at arbor-harness/KEY/harness ran.
+func TestCacheNoHome(t *testing.T) {
+	if runtime.GOOS == "windows" || runtime.GOOS == "darwin" || runtime.GOOS == "ios" || runtime.GOOS == "plan9" {
+		t.Skip("the cache folder comes from XDG_CACHE_HOME and HOME only on unix systems other than macOS")
+	}
+	if testing.Short() {
+		t.Skip("builds a harness")
+	}
+	mod := t.TempDir()
+	if err := os.CopyFS(mod, os.DirFS("testdata/mod")); err != nil {
+		t.Fatal(err)
+	}
+	target := Target{ImportPath: "example.com/covtest/lib", Func: "Parse", Dir: mod}
+	// The harness's key, to plant a binary where the old fallback
+	// looked: TMPDIR/arbor-harness/KEY/harness.
+	bin, err := Build(context.Background(), target, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	planted := filepath.Join(tmp, "arbor-harness", filepath.Base(filepath.Dir(bin.Path)))
+	os.MkdirAll(planted, 0o777)
+	marker := filepath.Join(t.TempDir(), "MARKER")
+	plantedHarness(t, filepath.Join(planted, "harness"), marker)
+	t.Setenv("TMPDIR", tmp)
+	t.Setenv("XDG_CACHE_HOME", "")
+	t.Setenv("HOME", "")
+	err = buildOrRun(t, target, DefaultCacheDir())
+	if _, statErr := os.Stat(marker); statErr == nil {
+		t.Error("a planted binary ran")
+	}
+	if err == nil || !strings.Contains(err.Error(), "set XDG_CACHE_HOME or HOME") {
+		t.Errorf("Build with no home: %v, want an error saying to set XDG_CACHE_HOME or HOME", err)
+	}
+	if d := DefaultCacheDir(); d != "" {
+		t.Errorf("DefaultCacheDir() = %q with no home, want none", d)
+	}
+	if _, err := CacheRoot(); err == nil {
+		t.Error("CacheRoot has a folder with no home")
 	}
 }

@@ -21,7 +21,7 @@ var javaReportSource []byte
 
 // jacocoReportRecipe changes whenever the way the reporter is built
 // changes without its inputs changing.
-const jacocoReportRecipe = 1
+const jacocoReportRecipe = 2
 
 // jacocoExec is the exec file a driven run's agent writes.
 const jacocoExec = "jacoco.exec"
@@ -78,9 +78,9 @@ func newJaCoCoDriver(ctx context.Context, c *Command) (driver, string, error) {
 	if jars["org.jacoco.report.jar"] == "" {
 		return fail(fmt.Errorf("org.jacoco.report.jar not found in %s (install Debian's libjacoco-java, or set ARBOR_JACOCO_DIR to a folder of JaCoCo's and ASM's jars)", strings.Join(dirs, string(os.PathListSeparator))))
 	}
-	cacheDir := c.CacheDir
-	if cacheDir == "" {
-		cacheDir = DefaultCacheDir()
+	cacheDir, err := openCache(c.CacheDir)
+	if err != nil {
+		return fail(err)
 	}
 	built, err := buildJaCoCoReport(ctx, javac, jars, cacheDir)
 	if err != nil {
@@ -119,11 +119,12 @@ func buildJaCoCoReport(ctx context.Context, javac string, jars map[string]string
 		}
 	}
 	dir := filepath.Join(cacheDir, "jacoco-report-"+hex.EncodeToString(h.Sum(nil))[:32])
-	ready := func() bool { _, err := os.Stat(filepath.Join(dir, "done")); return err == nil }
-	if ready() {
+	if ok, err := cachedEntry(dir); err != nil {
+		return "", err
+	} else if ok {
 		return dir, nil
 	}
-	err = buildDir(cacheDir, dir, ready, func(tmp string) error {
+	err = buildDir(cacheDir, dir, func(tmp string) error {
 		src := filepath.Join(tmp, "ArborReport.java")
 		if err := os.WriteFile(src, javaReportSource, 0o644); err != nil {
 			return err

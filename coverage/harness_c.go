@@ -28,7 +28,7 @@ var cHarness []byte
 
 // cRecipe changes whenever the way a C harness is built changes without
 // its sources changing, so that no older build is reused.
-const cRecipe = 1
+const cRecipe = 2
 
 // cDefaultFlags come before the target's flags, which may override them.
 // -g is not optional: the function table is read from the debug
@@ -62,21 +62,18 @@ func buildC(ctx context.Context, h HarnessTarget, cacheDir string, doBuild bool)
 	if err != nil {
 		return nil, err
 	}
-	cacheDir, err = filepath.Abs(cacheDir)
-	if err != nil {
-		return nil, err
-	}
 	dir := filepath.Join(cacheDir, "c-"+key)
 	bin := &Binary{Path: filepath.Join(dir, "harness"), Args: []string{filepath.Join(dir, "harness.funcs")}}
-	ready := func() bool { _, err := os.Stat(bin.Args[0]); return err == nil }
-	if ready() {
+	if ok, err := cachedEntry(dir); err != nil {
+		return nil, err
+	} else if ok {
 		bin.Cached = true
 		return bin, nil
 	}
 	if !doBuild {
 		return nil, nil
 	}
-	if err := buildDir(cacheDir, dir, ready, func(tmp string) error { return p.build(ctx, tmp) }); err != nil {
+	if err := buildDir(cacheDir, dir, func(tmp string) error { return p.build(ctx, tmp) }); err != nil {
 		return nil, err
 	}
 	return bin, nil

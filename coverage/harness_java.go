@@ -28,7 +28,7 @@ var javaHarnessSource []byte
 
 // javaRecipe changes whenever the way a Java harness is built changes
 // without its inputs changing, so that no older build is reused.
-const javaRecipe = 1
+const javaRecipe = 2
 
 // javaDebianDir is where Debian installs library jars (its Java policy),
 // searched after the folders of ARBOR_JAVA_LIBS.
@@ -96,14 +96,15 @@ func buildJava(ctx context.Context, h HarnessTarget, cacheDir string, doBuild bo
 		// crash.
 		MemoryArg: func(bytes int64) string { return fmt.Sprintf("-Xmx%dk", bytes>>10) },
 	}
-	ready := func() bool { _, err := os.Stat(filepath.Join(dir, "done")); return err == nil }
-	if ready() {
+	if ok, err := cachedEntry(dir); err != nil {
+		return nil, err
+	} else if ok {
 		return bin, nil
 	}
 	if !doBuild {
 		return nil, nil
 	}
-	err = buildDir(cacheDir, dir, ready, func(tmp string) error {
+	err = buildDir(cacheDir, dir, func(tmp string) error {
 		if err := javaBuild(ctx, javac, tmp, jars, sources, compile); err != nil {
 			return err
 		}

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -50,11 +51,20 @@ func buildPython(ctx context.Context, h HarnessTarget, cacheDir string, doBuild 
 	sum := sha256.Sum256(pythonHarness)
 	path := filepath.Join(cacheDir, "python-"+hex.EncodeToString(sum[:])[:24], "arbor_harness.py")
 	cached := true
+	// The harness is checked against arbor's own copy each time, and its
+	// folder must be the user's alone (checkPrivate), so that no one
+	// else can change it between the check and the interpreter's read.
+	if err := checkPrivate(filepath.Dir(path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("python harness: %w", err)
+	}
 	if b, err := os.ReadFile(path); err != nil || !bytes.Equal(b, pythonHarness) {
 		if !doBuild {
 			return nil, nil
 		}
 		if err := pythonWrite(path); err != nil {
+			return nil, fmt.Errorf("python harness: %w", err)
+		}
+		if err := checkPrivate(filepath.Dir(path)); err != nil {
 			return nil, fmt.Errorf("python harness: %w", err)
 		}
 		cached = false
@@ -73,7 +83,7 @@ func buildPython(ctx context.Context, h HarnessTarget, cacheDir string, doBuild 
 // pythonWrite writes the harness to path by renaming a complete copy
 // into place, so that a harness started meanwhile never reads half of it.
 func pythonWrite(path string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := PrivateDir(filepath.Dir(path)); err != nil {
 		return err
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), tmpPrefix)

@@ -19,6 +19,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/arbor-fuzz/arbor/coverage"
 )
 
 // DebianSource fetches the source package pkg of the system's Debian
@@ -36,11 +38,16 @@ func DebianSource(ctx context.Context, pkg string) (string, error) {
 	if !debName.MatchString(pkg) {
 		return "", fmt.Errorf("%q is not a Debian source package name", pkg)
 	}
-	cache, err := os.UserCacheDir()
+	cache, err := coverage.CacheRoot()
 	if err != nil {
 		return "", fmt.Errorf("debian source %s: %w", pkg, err)
 	}
-	root := filepath.Join(cache, "arbor", "sources")
+	// The sources are compiled into a harness and run: their folder must
+	// be the user's alone.
+	root := filepath.Join(cache, "sources")
+	if err := coverage.PrivateDir(root); err != nil {
+		return "", fmt.Errorf("debian source %s: %w", pkg, err)
+	}
 	if _, err := exec.LookPath("apt-get"); err != nil {
 		if dir, ok := cachedSource(root, pkg); ok {
 			return dir, nil
@@ -70,9 +77,6 @@ func DebianSource(ctx context.Context, pkg string) (string, error) {
 	final := filepath.Join(root, pkg+"_"+strings.ReplaceAll(version, ":", "%3a"))
 	if dir, err := sourceTop(final); err == nil {
 		return dir, nil
-	}
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		return "", err
 	}
 	tmp, err := os.MkdirTemp(root, ".tmp-"+pkg+"-")
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -77,8 +76,8 @@ func debianSourceNeed(pkg string) *coverage.Need {
 	if _, err := exec.LookPath("apt-get"); err == nil {
 		return nil
 	}
-	if cache, err := os.UserCacheDir(); err == nil {
-		if _, ok := cachedSource(filepath.Join(cache, "arbor", "sources"), pkg); ok {
+	if root, err := coverage.CacheRoot(); err == nil {
+		if _, ok := cachedSource(filepath.Join(root, "sources"), pkg); ok {
 			return nil
 		}
 	}

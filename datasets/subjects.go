@@ -8,6 +8,7 @@ import (
 	_ "embed"
 	"encoding/hex"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -219,17 +220,28 @@ func SubjectsModule() (string, error) {
 // writeCached writes files into the user's cache, in a folder of kind
 // named by sum (the files' content), unless it is there already. The
 // folder is written under another name and renamed, so that it is whole
-// or absent, whatever processes write it at once.
+// or absent, whatever processes write it at once. Since what is in it is
+// built and run, the user's cache folder is the only place for it
+// (coverage.CacheRoot), the folder of kind must be the user's alone
+// (coverage.PrivateDir), and a folder found there is used only if it
+// holds exactly these files.
 func writeCached(kind string, sum []byte, files []archiveFile) (string, error) {
-	base, err := os.UserCacheDir()
+	root, err := coverage.CacheRoot()
 	if err != nil {
-		base = os.TempDir()
+		return "", fmt.Errorf("%s: %w", kind, err)
 	}
-	dir := filepath.Join(base, "arbor", kind, hex.EncodeToString(sum[:8]))
-	if _, err := os.Stat(dir); err == nil {
+	if err := coverage.PrivateDir(filepath.Join(root, kind)); err != nil {
+		return "", fmt.Errorf("%s: %w", kind, err)
+	}
+	dir := filepath.Join(root, kind, hex.EncodeToString(sum[:8]))
+	if _, err := os.Lstat(dir); err == nil {
+		if err := sameFiles(dir, files); err != nil {
+			return "", fmt.Errorf("%s: the cached copy %s was not used: %w; remove it to have it written again", kind, dir, err)
+		}
 		return dir, nil
 	}
 	tmp := dir + ".tmp" + fmt.Sprint(os.Getpid())
+	os.RemoveAll(tmp) // what a killed process of the same id left
 	for _, f := range files {
 		p := filepath.Join(tmp, filepath.FromSlash(f.name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -241,10 +253,48 @@ func writeCached(kind string, sum []byte, files []archiveFile) (string, error) {
 	}
 	if err := os.Rename(tmp, dir); err != nil {
 		os.RemoveAll(tmp)
-		if _, statErr := os.Stat(dir); statErr == nil {
+		if sameFiles(dir, files) == nil {
 			return dir, nil // another process wrote it first
 		}
 		return "", fmt.Errorf("%s: %w", kind, err)
 	}
 	return dir, nil
+}
+
+// sameFiles checks that dir holds exactly files, with their contents,
+// and nothing else but folders: a file changed or added (a .go file in
+// a package is compiled in) would run.
+func sameFiles(dir string, files []archiveFile) error {
+	want := make(map[string][]byte, len(files))
+	for _, f := range files {
+		want[f.name] = f.data
+	}
+	seen := 0
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		data, ok := want[rel]
+		if !ok || !d.Type().IsRegular() {
+			return fmt.Errorf("%s is not one of arbor's files", rel)
+		}
+		got, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if !bytes.Equal(got, data) {
+			return fmt.Errorf("%s differs from arbor's copy", rel)
+		}
+		seen++
+		return nil
+	})
+	if err == nil && seen != len(want) {
+		err = fmt.Errorf("%d of arbor's %d files are missing", len(want)-seen, len(want))
+	}
+	return err
 }
