@@ -235,7 +235,7 @@ func (lr *leftRec) labels() {
 	}
 }
 
-// included reports whether alternative x is an expression of (j, f).
+// included reports whether alternative x is an expression of (s, j, f).
 func (lr *leftRec) included(x *lrAlt, k lrKey) bool {
 	switch x.kind {
 	case lrBinary:
@@ -255,7 +255,7 @@ func (lr *leftRec) included(x *lrAlt, k lrKey) bool {
 	return k.j == lr.m
 }
 
-// resolve skips the levels from j on whose operator (j, f) leaves out:
+// resolve skips the levels from j on whose operator (s, j, f) leaves out:
 // their rule would only refer to the next.
 func (lr *leftRec) resolve(k lrKey) lrKey {
 	for ; k.j < lr.m; k.j++ {
@@ -276,7 +276,7 @@ func (lr *leftRec) next(k lrKey) (lrKey, bool) {
 }
 
 // operands are the triples of alternative x's left and right operands in
-// (j, f) (one for a suffix or a prefix, none for the others).
+// (s, j, f) (one for a suffix or a prefix, none for the others).
 func (lr *leftRec) operands(x *lrAlt, k lrKey) []lrKey {
 	switch x.kind {
 	case lrBinary:
