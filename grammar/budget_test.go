@@ -2,6 +2,7 @@ package grammar
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -280,7 +281,7 @@ func TestMeasureBudget(t *testing.T) {
 		t.Fatalf("no .jsonl files in %s: %v", dir, err)
 	}
 	graphs := map[string]*Graph{}
-	t.Logf("%-24s %6s %9s %12s %12s %10s %12s", "file", "inputs", "max bytes", "max items", "max steps", "items/B", "small inputs")
+	t.Logf("%-24s %6s %9s %12s %12s %10s %12s %11s %11s", "file", "inputs", "max bytes", "max items", "max steps", "items/B", "small inputs", "spec/B det", "spec/B bail")
 	for _, file := range files {
 		name, _, _ := strings.Cut(filepath.Base(file), ".")
 		g := graphs[name]
@@ -295,7 +296,7 @@ func TestMeasureBudget(t *testing.T) {
 		sc := bufio.NewScanner(f)
 		sc.Buffer(nil, 1<<26)
 		n, longest, items, steps, small := 0, 0, 0, 0, 0
-		perByte := 0.0
+		perByte, specDet, specBail := 0.0, 0.0, 0.0
 		for sc.Scan() {
 			var line struct{ Input string }
 			if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
@@ -306,6 +307,17 @@ func TestMeasureBudget(t *testing.T) {
 			if _, err := g.earleyWork(context.Background(), in, ParseOptions{Trees: DefaultTreeLimit, Budget: -1}, false, &w); err != nil {
 				t.Errorf("%s: %v", file, err)
 			}
+			// The speculation of the deterministic parser, unbounded.
+			p := g.getDet(detCheck, in)
+			out := p.run(g.Root)
+			switch {
+			case len(in) < 100:
+			case out == detOK:
+				specDet = max(specDet, float64(p.work)/float64(len(in)))
+			default:
+				specBail = max(specBail, float64(p.work)/float64(len(in)))
+			}
+			g.putDet(p)
 			n++
 			longest = max(longest, len(in))
 			items, steps = max(items, w.items), max(steps, w.steps)
@@ -316,6 +328,137 @@ func TestMeasureBudget(t *testing.T) {
 			}
 		}
 		f.Close()
-		t.Logf("%-24s %6d %9d %12d %12d %10.1f %12d", filepath.Base(file), n, longest, items, steps, perByte, small)
+		t.Logf("%-24s %6d %9d %12d %12d %10.1f %12d %11.1f %11.1f", filepath.Base(file), n, longest, items, steps, perByte, small, specDet, specBail)
 	}
+}
+
+// arithmetic is the expression grammar of ANTLR's grammars-v4
+// arithmetic.g4 as arbor converts it: one rule per level of precedence,
+// and whitespace between tokens. Deciding its conflicts by speculation
+// took time exponential in the nesting of parentheses.
+const arithmetic = `file_ := _ equation* ;
+equation := expression relop expression ;
+expression := expression_2 POW _ expression_3 | expression_1 (TIMES _ | DIV _) expression_2 | expression (PLUS _ | MINUS _) expression_1 | LPAREN _ expression RPAREN _ | (PLUS _ | MINUS _)* atom ;
+expression_1 := expression_2 POW _ expression_3 | expression_1 (TIMES _ | DIV _) expression_2 | LPAREN _ expression RPAREN _ | (PLUS _ | MINUS _)* atom ;
+expression_2 := expression_2 POW _ expression_3 | LPAREN _ expression RPAREN _ | (PLUS _ | MINUS _)* atom ;
+expression_3 := LPAREN _ expression RPAREN _ | (PLUS _ | MINUS _)* atom ;
+atom := scientific | variable ;
+scientific := SCIENTIFIC_NUMBER _ ;
+variable := VARIABLE _w ;
+relop := EQ _ | GT _ | LT _ ;
+VARIABLE := VALID_ID_START VALID_ID_CHAR* ;
+VALID_ID_START := /[a-z]|[A-Z]|_/ ;
+VALID_ID_CHAR := VALID_ID_START | /[0-9]/ ;
+SCIENTIFIC_NUMBER := NUMBER (E SIGN? UNSIGNED_INTEGER)? ;
+NUMBER := /[0-9]+(?:\.[0-9]+)?/ ;
+UNSIGNED_INTEGER := /[0-9]+/ ;
+E := "E" | "e" ;
+SIGN := "+" | "-" ;
+LPAREN := "(" ;
+RPAREN := ")" ;
+PLUS := "+" ;
+MINUS := "-" ;
+TIMES := "*" ;
+DIV := "/" ;
+GT := ">" ;
+LT := "<" ;
+EQ := "=" ;
+POW := "^" ;
+_ := /(?:[\t\n\r ]+)*/ ;
+_w := /(?:[\t\n\r ]+)*(?:[\t\n\r ]+|\B)/ ;
+`
+
+// nestedArithmetic is an equation whose left side nests k parentheses.
+func nestedArithmetic(k int) []byte {
+	return []byte("-+K766K ^" + strings.Repeat(" ( ", k) + "- - x" + strings.Repeat(" )", k) + " = y")
+}
+
+// TestSpeculationBounded: the deterministic parser's speculation, which
+// took two minutes for 48 bytes of the arithmetic grammar (nesting six
+// deep), gives up within its bound and leaves the input to the general
+// parser, which gives the tree the deterministic parser would have (the
+// tree is the same either way: speculation only decides where one tree
+// is possible). A context done while it speculates stops the parse.
+func TestSpeculationBounded(t *testing.T) {
+	g := mustBuild(t, "arithmetic.grammar", arithmetic)
+	tests := []struct {
+		name string
+		in   []byte
+		quit bool // the bound is reached
+	}{
+		{"shallow", nestedArithmetic(1), false},
+		{"six deep", nestedArithmetic(6), true},
+		{"forty deep", nestedArithmetic(40), true},
+		{"six deep, then long", append(nestedArithmetic(6), bytes.Repeat([]byte(" a = b"), 500)...), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := g.getDet(detCheck, tt.in)
+			p.bound(context.Background())
+			p.run(g.Root)
+			quit, work := p.quit, p.work
+			g.putDet(p)
+			if quit != tt.quit {
+				t.Errorf("gave up %v, want %v (work %d)", quit, tt.quit, work)
+			}
+			if most := specBudget(len(tt.in)) + specCheckEvery + len(tt.in) + 1; work > most {
+				t.Errorf("speculation did %d, more than its bound of %d", work, most)
+			}
+			want, err := g.parseGeneral(tt.in, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for name, parse := range map[string]func() (*Tree, error){
+				"Graph.Parse":  func() (*Tree, error) { return g.Parse(tt.in) },
+				"Parser.Parse": func() (*Tree, error) { return g.NewParser().Parse(tt.in) },
+				"Graph.ParseLazy": func() (*Tree, error) {
+					p, err := g.ParseLazy(tt.in, 1)
+					if err != nil {
+						return nil, err
+					}
+					trees, err := p.Trees()
+					if err != nil {
+						return nil, err
+					}
+					return trees[0], nil
+				},
+			} {
+				got, err := parse()
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				if dump(got) != dump(want[0]) {
+					t.Errorf("%s: the tree differs from the general parser's", name)
+				}
+			}
+		})
+	}
+	t.Run("cancelled while speculating", func(t *testing.T) {
+		done, cancel := context.WithCancel(context.Background())
+		cancel()
+		p := g.getDet(detCheck, nestedArithmetic(40))
+		p.bound(done)
+		p.run(g.Root)
+		if !p.quit || p.work > specCheckEvery {
+			t.Errorf("a cancelled speculation went on: gave up %v after %d", p.quit, p.work)
+		}
+		g.putDet(p)
+		// One look passes (the parse's start); the speculation's is
+		// the second, and the general parser's the third.
+		for name, parse := range map[string]func(ctx context.Context) error{
+			"Graph.ParseContext": func(ctx context.Context) error {
+				_, err := g.ParseContext(ctx, nestedArithmetic(40), ParseOptions{Budget: -1})
+				return err
+			},
+			"Parser.ParseLazyContext": func(ctx context.Context) error {
+				_, err := g.NewParser().ParseLazyContext(ctx, nestedArithmetic(40), ParseOptions{Budget: -1})
+				return err
+			},
+		} {
+			ctx := &cancelAfter{Context: context.Background(), looks: 1}
+			if err := parse(ctx); !errors.Is(err, context.Canceled) {
+				t.Errorf("%s: error %v, want one wrapping context.Canceled", name, err)
+			}
+		}
+	})
 }

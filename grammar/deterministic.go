@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"context"
 	"math"
 	"slices"
 )
@@ -58,22 +59,45 @@ type detParser struct {
 	// parseRegexAmong); ends is parseRegexAmong's buffer.
 	before *Node
 	ends   []int
+
+	// Bounding the speculation (bound): its work so far, in bytes read
+	// plus one a speculation; the most it may do (0: no bound); when to
+	// look at the context next; and whether the parser gave up deciding
+	// conflicts, which leaves the input to the general parser.
+	ctx       context.Context
+	work      int
+	workMax   int
+	nextCheck int
+	quit      bool
 }
 
 // parseDeterministic returns the input's tree, or nil if the input is not
 // in the language or needs the general parser. It returns errTooDeep for
-// input that nests deeper than MaxDepth.
+// input that nests deeper than MaxDepth. Its speculation is not bounded
+// (the tests compare it with the general parser).
 func (g *Graph) parseDeterministic(in []byte) (*Tree, error) {
 	return g.buildDeterministic(in, string(in))
 }
 
-// buildDeterministic is parseDeterministic with the input also as a
-// string, which the tree's leaves share. It records the parse and builds
-// the tree from the record in two allocations, one of its nodes and one
-// of their child lists: building it as it parses, in an arena of blocks,
-// took about twice as long for a large input.
-func (g *Graph) buildDeterministic(in []byte, s string) (*Tree, error) {
+// parseDeterministicContext is parseDeterministic with its speculation
+// bounded, and stopped when ctx is done (see detParser.bound).
+func (g *Graph) parseDeterministicContext(ctx context.Context, in []byte) (*Tree, error) {
 	p := g.getDet(detRecord, in)
+	p.bound(ctx)
+	return g.buildWith(p, string(in))
+}
+
+// buildDeterministic is parseDeterministic with the input also as a
+// string, which the tree's leaves share.
+func (g *Graph) buildDeterministic(in []byte, s string) (*Tree, error) {
+	return g.buildWith(g.getDet(detRecord, in), s)
+}
+
+// buildWith runs p, ready to record, and builds the tree. It records the
+// parse and builds the tree from the record in two allocations, one of
+// its nodes and one of their child lists: building it as it parses, in
+// an arena of blocks, took about twice as long for a large input.
+func (g *Graph) buildWith(p *detParser, s string) (*Tree, error) {
 	out := p.run(g.Root)
 	var t *Tree
 	switch {
@@ -89,9 +113,20 @@ func (g *Graph) buildDeterministic(in []byte, s string) (*Tree, error) {
 
 // checkDeterministic reports whether the deterministic parser parses the
 // input, without building anything. It returns errTooDeep for input that
-// nests deeper than MaxDepth.
+// nests deeper than MaxDepth. Its speculation is not bounded.
 func (g *Graph) checkDeterministic(in []byte) (bool, error) {
+	return g.checkWith(g.getDet(detCheck, in))
+}
+
+// checkDeterministicContext is checkDeterministic with its speculation
+// bounded, and stopped when ctx is done.
+func (g *Graph) checkDeterministicContext(ctx context.Context, in []byte) (bool, error) {
 	p := g.getDet(detCheck, in)
+	p.bound(ctx)
+	return g.checkWith(p)
+}
+
+func (g *Graph) checkWith(p *detParser) (bool, error) {
 	out := p.run(g.Root)
 	g.putDet(p)
 	return out == detOK, outcomeErr(out)
@@ -144,6 +179,55 @@ const memoKeep = 1024
 
 // reset readies p for an input, keeping the storage of its previous
 // parse but none of its state.
+// bound bounds the parser's speculation on its input (see specBudget),
+// and makes it look at ctx as it speculates: past the bound, or once ctx
+// is done, it stops deciding conflicts, and the input goes to the general
+// parser, which has a budget of its own and stops when ctx is done. The
+// rest of the deterministic parser is linear in the input.
+func (p *detParser) bound(ctx context.Context) {
+	p.ctx, p.workMax = ctx, specBudget(len(p.in))
+}
+
+// The bound of speculation. Deciding a conflict may read ahead up to
+// restBudget bytes, at every level of nesting where the grammar has
+// one, and a choice speculated inside a continuation is not kept: the
+// expression grammar of a converted ANTLR grammar (one rule per level
+// of precedence, whitespace between tokens) read 44,000 bytes per input
+// byte of a 6 KB input (21 s, where the general parser then took 21 ms),
+// and 18 times more for each parenthesis nested in a short one (48
+// bytes, six deep: 830 million, two minutes). Inputs of the bundled
+// grammars read at most 17 bytes per input byte where the deterministic
+// parser took them, and 375 where it gave them to the general parser
+// (docs/limits.md, "Parse budget").
+const (
+	specPerByte = 256
+	specMin     = 1 << 16
+	// specCheckEvery is the work between looks at the bound and the
+	// context: about a millisecond.
+	specCheckEvery = 1 << 14
+)
+
+// specBudget is the most speculation a parse of an n-byte input may do.
+func specBudget(n int) int {
+	if n > (1<<62)/specPerByte {
+		return 1 << 62
+	}
+	return specMin + specPerByte*n
+}
+
+// speculated counts a speculation that read n bytes, and gives up
+// speculating once the bound is reached or the context is done.
+func (p *detParser) speculated(n int) {
+	p.work += n + 1
+	if p.work < p.nextCheck {
+		return
+	}
+	p.nextCheck = p.work + specCheckEvery
+	if p.workMax > 0 && p.work >= p.workMax || p.ctx != nil && p.ctx.Err() != nil {
+		p.quit = true
+	}
+}
+
 func (p *detParser) reset(ll *ll1, mode detMode, in []byte) {
 	memo := p.memo
 	if len(memo) > memoKeep {

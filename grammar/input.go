@@ -50,7 +50,7 @@ func (g *Graph) ParseContext(ctx context.Context, input []byte, opts ParseOption
 	if err := checkStart(ctx, input); err != nil {
 		return nil, err
 	}
-	if t, err := g.parseDeterministic(input); t != nil || err != nil {
+	if t, err := g.parseDeterministicContext(ctx, input); t != nil || err != nil {
 		return t, err
 	}
 	trees, err := g.parseGeneralContext(ctx, input, ParseOptions{Budget: opts.Budget})
@@ -75,7 +75,7 @@ func (g *Graph) ParseAllContext(ctx context.Context, input []byte, opts ParseOpt
 	if err := checkStart(ctx, input); err != nil {
 		return nil, err
 	}
-	if t, err := g.parseDeterministic(input); t != nil || err != nil {
+	if t, err := g.parseDeterministicContext(ctx, input); t != nil || err != nil {
 		// The deterministic parser only succeeds when every decision had a
 		// single viable choice, so the tree is the only one.
 		if err != nil {
@@ -117,7 +117,7 @@ func (g *Graph) ParseLazyContext(ctx context.Context, input []byte, opts ParseOp
 	if err := checkStart(ctx, input); err != nil {
 		return nil, err
 	}
-	ok, err := g.checkDeterministic(input)
+	ok, err := g.checkDeterministicContext(ctx, input)
 	if err != nil {
 		return nil, err
 	}
@@ -180,8 +180,7 @@ func (p *Parsed) Trees() ([]*Tree, error) {
 }
 
 // checkStart refuses an input too large to parse, and a parse whose
-// context is already done. (The deterministic parser, linear in the
-// input, does not look at the context while it runs.)
+// context is already done.
 func checkStart(ctx context.Context, input []byte) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("parse not started: %w", err)

@@ -49,9 +49,11 @@ func (g *Graph) NewParser() *Parser {
 }
 
 // start readies the deterministic parser for an input, to record at
-// most recMax nodes unless p.recMax says otherwise.
-func (p *Parser) start(in []byte, mode detMode, recMax int) *detParser {
+// most recMax nodes unless p.recMax says otherwise, with its speculation
+// bounded and stopped when ctx is done.
+func (p *Parser) start(ctx context.Context, in []byte, mode detMode, recMax int) *detParser {
 	p.det.reset(p.g.ll, mode, in)
+	p.det.bound(ctx)
 	p.det.recMax = recMax
 	if p.recMax > 0 {
 		p.det.recMax = p.recMax
@@ -72,7 +74,7 @@ func (p *Parser) ParseContext(ctx context.Context, input []byte, opts ParseOptio
 	if err := checkStart(ctx, input); err != nil {
 		return nil, err
 	}
-	d := p.start(input, detRecord, math.MaxInt32)
+	d := p.start(ctx, input, detRecord, math.MaxInt32)
 	out := d.run(p.g.Root)
 	switch {
 	case out == detOK && !d.recFull:
@@ -114,7 +116,7 @@ func (p *Parser) ParseLazyContext(ctx context.Context, input []byte, opts ParseO
 	if err := checkStart(ctx, input); err != nil {
 		return nil, err
 	}
-	d := p.start(input, detRecord, lazyRecordMax)
+	d := p.start(ctx, input, detRecord, lazyRecordMax)
 	out := d.run(p.g.Root)
 	stack := p.parsed.stack[:0]
 	switch {

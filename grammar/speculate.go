@@ -116,6 +116,9 @@ func (p *detParser) decideQuant(n *Node, f int) (again bool, end int, out detOut
 // spec parses node c from the current position, only checking, and
 // returns where it ends; the position is left unchanged.
 func (p *detParser) spec(c *Node) (int, detOutcome) {
+	if p.quit {
+		return -1, detBail
+	}
 	if pre := p.ll.prefix[c.ID]; pre != "" && !hasPrefix(p.in[p.pos:], pre) {
 		return -1, detFail
 	}
@@ -146,6 +149,7 @@ func (p *detParser) spec(c *Node) (int, detOutcome) {
 	p.mode, p.specBase, p.before = detCheck, len(p.frames), nil
 	out := p.parse(c)
 	end := p.pos
+	p.speculated(end - pos)
 	p.pos, p.mode, p.specBase, p.frames, p.before = pos, mode, base, p.frames[:nframes], before
 	p.active = p.active[:len(p.active)-1]
 	// Inside a continuation conflicts are decided less far: that is not
@@ -184,7 +188,7 @@ const memoSpan = 64
 // parse under way is not a speculation, the continuation ends with the
 // input's end.
 func (p *detParser) restImpossibleAt(top, pos int) bool {
-	if p.inRest {
+	if p.inRest || p.quit {
 		return false
 	}
 	savedPos, mode, nframes, before := p.pos, p.mode, len(p.frames), p.before
@@ -218,6 +222,7 @@ walk:
 	if k < low && p.specBase < 0 {
 		impossible = p.pos != len(p.in)
 	}
+	p.speculated(p.pos - pos)
 	p.pos, p.inRest, p.mode, p.frames, p.before = savedPos, false, mode, p.frames[:nframes], before
 	return impossible
 }
