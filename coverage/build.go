@@ -117,7 +117,8 @@ func Build(ctx context.Context, t Target, cacheDir string) (*Binary, error) {
 }
 
 // Cached returns the target's harness if it is already built in cacheDir,
-// and nil otherwise; it never builds.
+// and nil otherwise; it never builds (but makes cacheDir, empty, if it is
+// missing). A build found there that fails its checks is an error.
 func Cached(ctx context.Context, t Target, cacheDir string) (*Binary, error) {
 	return build(ctx, t, cacheDir, false)
 }
