@@ -150,7 +150,11 @@ them to FuzzX.verify.cov.jsonl.`,
 			// when something is to run: --no-run alone never needs it.
 			var target coverage.Target
 			if !f.noRun || f.verify {
-				if target, _, err = modelProgram(cmd, p.Model, &f.subject, f.trust, "\n(Or --no-run generates from the model's constraints without running anything.)"); err != nil {
+				offline := "\n(Or --no-run generates from the model's constraints without running anything.)"
+				if f.noRun {
+					offline = "\n(Or leave out --verify: --no-run alone runs nothing.)"
+				}
+				if target, _, err = modelProgram(cmd, p.Model, &f.subject, f.trust, offline); err != nil {
 					return err
 				}
 			}
