@@ -173,7 +173,10 @@ func (cv *converter) leftRecursive(r *Rule) (body grammar.Expr, extra []*grammar
 		}
 	}
 	lr.labels()
-	lr.reach()
+	if !lr.reach() {
+		cv.warnf(r.Pos, "rule %s has too many precedence levels (%d) to stratify; it is converted as written, without its precedence", r.Name, lr.m)
+		return nil, nil, false
+	}
 	lr.merge()
 	lr.nameLevels()
 	var levels []*grammar.Rule
@@ -293,8 +296,15 @@ func (lr *leftRec) operands(x *lrAlt, k lrKey) []lrKey {
 	return nil
 }
 
-// reach lists the triples reached from (0, 0, none), breadth first.
-func (lr *leftRec) reach() {
+// reach lists the triples reached from (0, 0, none), breadth first; it
+// reports false if there are more than maxLevelRules.
+// maxLevelRules bounds the triples reach lists: they grow as the cube of
+// the levels, and a rule with hundreds of operator alternatives is
+// more likely a fuzzer's than a grammar's (Java's expression has some
+// 25 and makes a few thousand).
+const maxLevelRules = 50000
+
+func (lr *leftRec) reach() bool {
 	seen := map[lrKey]bool{{0, 0, -1}: true}
 	lr.keys = []lrKey{{0, 0, -1}}
 	for i := 0; i < len(lr.keys); i++ {
@@ -314,7 +324,11 @@ func (lr *leftRec) reach() {
 			seen[o] = true
 			lr.keys = append(lr.keys, o)
 		}
+		if len(lr.keys) > maxLevelRules {
+			return false
+		}
 	}
+	return true
 }
 
 // merge puts the triples whose rules are the same in one class: first by
