@@ -16,24 +16,26 @@ type ParseOptions struct {
 	// ParseAll's limit; below 1, one.
 	Trees int
 	// Budget is the most work the general parser may do, in Earley
-	// items: every item it adds to a set of the chart or finds there
-	// already counts, for both cost the same. Reading the trees off the
-	// chart gets as much again, in steps of the search. 0 means
-	// DefaultBudget(len(input)); a negative budget is no bound (a
-	// context can still stop the parse). Inputs the deterministic
-	// parser takes do not count against it: that parser is linear.
+	// items: every item it adds to a set of the chart, finds there
+	// already or keeps waiting for a later set counts, for all cost
+	// about the same. Reading the trees off the chart gets as much
+	// again, in steps of the search. 0 means DefaultBudget(len(input));
+	// a negative budget is no bound (a context can still stop the
+	// parse). The deterministic parser does not count against it: it is
+	// linear, and its speculation has a bound of its own, past which
+	// the input goes to the general parser.
 	Budget int
 }
 
 // The default budget, decided from measurements (docs/limits.md, "Parse
 // budget"): over 2,000 inputs of each bundled grammar that arbor
 // generate made (at depths 30 and 60), parsed by the general parser with
-// 16 trees, the most an input of 100 bytes or more took was 63 items a
-// byte (exprlang), and the most a shorter one took 4,545 items. An
+// 16 trees, the most an input of 100 bytes or more took was 72 items a
+// byte (exprlang), and the most a shorter one took 5,465 items. An
 // ambiguous grammar's parse grows as the cube of the input: the
-// expression grammar E := E "+" E | "1" takes 1,000 items a byte at 200
-// bytes, 3,700 at 400, 14,000 at 800 and 55,000 at 1,600. A linear budget
-// 16 times above the bundled grammars lets every parse they need
+// expression grammar E := E "+" E | "1" takes 1,060 items a byte at 200
+// bytes, 3,800 at 400, 14,000 at 800 and 55,000 at 1,600. A linear budget
+// 14 times above the bundled grammars lets every parse they need
 // through, and stops an ambiguous one after some 25 microseconds an input
 // byte (a quarter of a second for 10 KB).
 const (
@@ -41,15 +43,19 @@ const (
 	BudgetPerByte = 1000
 	// BudgetMin is the default budget of small inputs.
 	BudgetMin = 1 << 20
+	// BudgetMax is the most the default budget grows to, which bounds
+	// what one parse may take whatever the input: 3 to 30 s, and up to a
+	// few gigabytes (an item takes 20 to 200 ns, and 8 to 50 bytes while
+	// the parse lasts). It lets the general parser take the inputs of
+	// the bundled grammars up to 2 MB (exprlang) or 12 MB (xml).
+	BudgetMax = 1 << 27
 )
 
 // DefaultBudget is the budget of a parse of an n-byte input whose
-// options leave it 0: BudgetPerByte items a byte, and at least BudgetMin.
+// options leave it 0: BudgetPerByte items a byte, at least BudgetMin and
+// at most BudgetMax.
 func DefaultBudget(n int) int {
-	if n > (1<<62)/BudgetPerByte {
-		return 1 << 62
-	}
-	return max(BudgetMin, BudgetPerByte*n)
+	return min(max(BudgetMin, BudgetPerByte*min(n, BudgetMax)), BudgetMax)
 }
 
 // budget returns the budget of an n-byte input: a number of items, or
@@ -96,8 +102,12 @@ func (e *BudgetError) Error() string {
 	switch {
 	case e.Example != "":
 		fmt.Fprintf(&b, ": rule %s is ambiguous (%s at byte %s has several trees)", e.Rules[0], quoteExample(e.Example), commas(e.ExampleAt))
-	case len(e.Rules) > 0:
-		fmt.Fprintf(&b, ": rule %s derived the most parts of the input", strings.Join(e.Rules, ", "))
+	case len(e.Rules) == 1:
+		fmt.Fprintf(&b, ": rule %s derived the most parts of the input", e.Rules[0])
+	case len(e.Rules) > 1:
+		last := len(e.Rules) - 1
+		fmt.Fprintf(&b, ": rules %s and %s derived the most parts of the input, %s the most",
+			strings.Join(e.Rules[:last], ", "), e.Rules[last], e.Rules[0])
 	}
 	b.WriteString("; see arbor grammar check --conflicts")
 	return b.String()
@@ -203,6 +213,16 @@ func (e *earley) blame(budget, at int, trees bool) *BudgetError {
 				count[node]++
 			}
 		})
+	}
+	// And the derivations of terminals that end further on, waiting: a
+	// regex that matches at every length can spend the budget on them
+	// before a set is done.
+	if !trees {
+		for _, p := range e.pend {
+			if p.it.dot == doneDot && e.g.Nodes[p.it.node].Parent == nil {
+				count[p.it.node]++
+			}
+		}
 	}
 	var roots []int32
 	for id, c := range count {

@@ -31,6 +31,9 @@ func TestBudgetNamesAmbiguousRule(t *testing.T) {
 	g := mustBuild(t, "amb.grammar", ambiguous)
 	// A grammar whose ambiguity is one rule down, beside an unambiguous one.
 	nested := mustBuild(t, "nested.grammar", `S := "(" L ")" ; L := X+ ; X := "a" | "a" "a" | "b" ;`)
+	// A regex that matches at every length from every position: each
+	// position adds a match for each later one.
+	runs := mustBuild(t, "runs.grammar", `S := X* ; X := /a+/ ;`)
 	long := sums(3000)
 	tests := []struct {
 		name    string
@@ -44,6 +47,9 @@ func TestBudgetNamesAmbiguousRule(t *testing.T) {
 		{"3000 operators, 16 trees", g, long, ParseOptions{Trees: 16}, "E", "1+1+1"},
 		{"small budget", g, sums(40), ParseOptions{Budget: 2000}, "E", "1+1+1"},
 		{"ambiguity inside a repetition", nested, []byte("(" + strings.Repeat("a", 4000) + ")"), ParseOptions{Budget: 20000}, "L", "aa"},
+		{"a regex matching at every length", runs, bytes.Repeat([]byte("a"), 2000), ParseOptions{Budget: 200000}, "S", "aa"},
+		// The budget is spent on the matches from the first position.
+		{"a regex matching at every length, long", runs, bytes.Repeat([]byte("a"), 300000), ParseOptions{Budget: 200000}, "X", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -79,7 +85,11 @@ func TestBudgetNamesAmbiguousRule(t *testing.T) {
 					t.Errorf("%s: rules %q, example %q; want rule %s first and example %q", name, be.Rules, be.Example, tt.rule, tt.example)
 				}
 				msg := err.Error()
-				for _, want := range []string{"parse budget of", "rule " + tt.rule + " is ambiguous", fmt.Sprintf("%q", tt.example), "arbor grammar check --conflicts"} {
+				wants := []string{"parse budget of", "rule " + tt.rule + " is ambiguous", fmt.Sprintf("%q", tt.example), "arbor grammar check --conflicts"}
+				if tt.example == "" {
+					wants = []string{"parse budget of", "derived the most parts of the input", "arbor grammar check --conflicts"}
+				}
+				for _, want := range wants {
 					if !strings.Contains(msg, want) {
 						t.Errorf("%s: %q does not say %q", name, msg, want)
 					}

@@ -85,8 +85,9 @@ type earley struct {
 	nsets int    // sets frozen so far
 	buf   []item // decoded items of a packed set
 
-	// m counts the items added (or found already there) against the
-	// budget, and looks at the context between them; lastPend is the
+	// m counts the items added (or found already there, or waiting in
+	// pend) against the budget, and looks at the context between them;
+	// lastPend is the
 	// furthest position that an item waits in pend for.
 	m        meter
 	lastPend int32
@@ -301,8 +302,12 @@ func (e *earley) add(it item) {
 	}
 }
 
-// addLater adds an item (or, with doneDot, a completion fact) to a later set.
+// addLater adds an item (or, with doneDot, a completion fact) to a later
+// set. It counts against the budget as an item: a regex that matches at
+// every length from every position (/a+/ over a run of a's) adds a
+// quadratic number of them before any is an item of a set.
 func (e *earley) addLater(pos int32, it item) {
+	e.m.used++
 	e.pend = append(e.pend, entry{it, e.pendHead[pos]})
 	e.pendHead[pos] = int32(len(e.pend) - 1)
 	e.lastPend = max(e.lastPend, pos)

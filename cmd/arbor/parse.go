@@ -41,8 +41,8 @@ refused. A FILE that does not exist is an error before anything is parsed.
 
 Inputs that need the general parser (see 'arbor grammar check
 --conflicts') are parsed within a budget of work: by default 1,000 Earley
-items per input byte, at least 2^20, some 16 times what the bundled
-grammars' inputs take. An input that needs more - almost always because
+items per input byte, at least 2^20 and at most 2^27, some 14 times what
+the bundled grammars' inputs take. An input that needs more - almost always because
 the grammar is ambiguous, where the work grows as the cube of the input -
 is reported as not parsed, naming the ambiguous rule and a part of the
 input it derives in several ways; --parse-budget N allows N items instead
@@ -148,7 +148,7 @@ or parses, keeping what it printed; the exit status is then 1.`,
 // budgetFlag adds --parse-budget, the general parser's budget of Earley
 // items per input.
 func budgetFlag(cmd *cobra.Command, budget *int) {
-	cmd.Flags().IntVar(budget, "parse-budget", 0, "let the general parser take up to `N` Earley items per input (0: 1,000 per input byte, at least 2^20; -1: no bound)")
+	cmd.Flags().IntVar(budget, "parse-budget", 0, "let the general parser take up to `N` Earley items per input (0: 1,000 per input byte, at least 2^20, at most 2^27; -1: no bound)")
 }
 
 // listInputs lists the inputs the arguments name: '-' for standard
