@@ -3,6 +3,7 @@ package antlr
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/arbor-fuzz/arbor/grammar"
@@ -105,6 +106,8 @@ type leftRec struct {
 	classOf map[lrKey]int
 	names   []string
 	labelV  map[string]string // alternative and operand classes -> label rule
+	labelN  map[string]int    // label rule -> its variants so far
+	rank    map[string]int    // level rule name -> its place: by level, then primes
 }
 
 // lrKey is a triple (s, j, f): the loosest level the loop applies (s),
@@ -117,7 +120,7 @@ type lrKey struct{ s, j, f int }
 // ANTLR rewrites (every left-recursive alternative e ... with something
 // after the e); ok is false otherwise.
 func (cv *converter) leftRecursive(r *Rule) (body grammar.Expr, extra []*grammar.Rule, ok bool) {
-	lr := &leftRec{cv: cv, r: r, order: map[string]int{}, labelV: map[string]string{}}
+	lr := &leftRec{cv: cv, r: r, order: map[string]int{}, labelV: map[string]string{}, labelN: map[string]int{}, rank: map[string]int{}}
 	self := func(e Elem) bool {
 		ref, ok := e.(*Ref)
 		return ok && ref.Name == r.Name
@@ -172,11 +175,11 @@ func (cv *converter) leftRecursive(r *Rule) (body grammar.Expr, extra []*grammar
 			x.open = lr.m
 		}
 	}
-	lr.labels()
 	if !lr.reach() {
 		cv.warnf(r.Pos, "rule %s has too many precedence levels (%d) to stratify; it is converted as written, without its precedence", r.Name, lr.m)
 		return nil, nil, false
 	}
+	lr.labels() // only now: the rule as written names its labels itself
 	lr.merge()
 	lr.nameLevels()
 	var levels []*grammar.Rule
@@ -191,7 +194,7 @@ func (cv *converter) leftRecursive(r *Rule) (body grammar.Expr, extra []*grammar
 	// The rule's own extra rules: the labels' in the order of their
 	// alternatives, each followed by its variants, then the levels.
 	slices.SortStableFunc(lr.extra, func(a, b *grammar.Rule) int { return lr.order[a.Name] - lr.order[b.Name] })
-	slices.SortStableFunc(levels, func(a, b *grammar.Rule) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortStableFunc(levels, func(a, b *grammar.Rule) int { return lr.rank[a.Name] - lr.rank[b.Name] })
 	return body, append(lr.extra, levels...), true
 }
 
@@ -439,6 +442,7 @@ func (lr *leftRec) nameLevels() {
 			used[base] = max(used[base], 1) // the rule itself has the plain name
 		}
 		name := base + primes(used[base])
+		lr.rank[name] = j*len(lr.names) + used[base]
 		used[base]++
 		if lr.cv.labels[name] {
 			name = lr.cv.freshName(name)
@@ -448,7 +452,15 @@ func (lr *leftRec) nameLevels() {
 	}
 }
 
-func primes(c int) string { return strings.Repeat("'", c) }
+// primes marks the c-th variant of a rule: expr', expr”, expr”', then
+// expr'4, expr'5, ... (a rule with prefix operators at many levels has
+// many).
+func primes(c int) string {
+	if c <= 3 {
+		return strings.Repeat("'", c)
+	}
+	return "'" + strconv.Itoa(c)
+}
 
 // rep is the first triple of class c.
 func (lr *leftRec) rep(c int) lrKey {
@@ -495,12 +507,8 @@ func (lr *leftRec) alt(x *lrAlt, k lrKey) grammar.Expr {
 	key := x.label + " " + strings.Join(ops, " ")
 	name, ok := lr.labelV[key]
 	if !ok {
-		n := 0
-		for _, v := range lr.labelV {
-			if strings.TrimRight(v, "'") == x.label {
-				n++
-			}
-		}
+		n := lr.labelN[x.label]
+		lr.labelN[x.label]++
 		name = x.label + primes(n)
 		if n > 0 {
 			if lr.cv.labels[name] {

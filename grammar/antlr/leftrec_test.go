@@ -160,7 +160,7 @@ func grouping(t *grammar.Tree, group map[string]bool) string {
 	var b strings.Builder
 	var walk func(t *grammar.Tree)
 	walk = func(t *grammar.Tree) {
-		name := strings.TrimRight(t.Node.Name, "'")
+		name, _, _ := strings.Cut(t.Node.Name, "'")
 		switch {
 		case t.Node.Kind == grammar.KindRef && (name == antlr.Gap || name == antlr.WordGap || name == antlr.SpaceGap):
 			return
