@@ -2,6 +2,7 @@ package antlr
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -57,6 +58,7 @@ func (c *Config) Convert(files ...*File) (*grammar.Grammar, []grammar.Warning, e
 		nullable:    map[string]int{},
 		labels:      map[string]bool{},
 		extras:      map[string][]string{},
+		stratified:  map[string]bool{},
 	}
 	g := cv.convert(c.Start, files)
 	if err := cv.errs.err(); err != nil {
@@ -80,15 +82,16 @@ type converter struct {
 	caseInsens  bool
 	tokenOrder  []string // tokens a parser wildcard or ~set stands for
 
-	lexerExpr map[string]grammar.Expr  // converted lexer rule bodies
-	ext       map[string]runeSet       // memo of tokenExt
-	gapExt    map[*grammar.Ref]runeSet // gaps to decide: what could extend the token before them
-	nullable  map[string]int           // memo: 0 unknown, 1 in progress, 2 no, 3 yes
-	labels    map[string]bool          // names taken by alternative labels
-	extras    map[string][]string      // parser rule -> the rules of its labelled alternatives
-	gaps      bool                     // the grammar has hidden tokens
-	wordLoop  int                      // memo of hasWordLoop
-	inHidden  bool                     // a hidden token's rule is being converted
+	lexerExpr  map[string]grammar.Expr  // converted lexer rule bodies
+	ext        map[string]runeSet       // memo of tokenExt
+	gapExt     map[*grammar.Ref]runeSet // gaps to decide: what could extend the token before them
+	nullable   map[string]int           // memo: 0 unknown, 1 in progress, 2 no, 3 yes
+	labels     map[string]bool          // names taken by alternative labels
+	extras     map[string][]string      // parser rule -> the rules of its labelled alternatives
+	stratified map[string]bool          // left-recursive rules converted by levels
+	gaps       bool                     // the grammar has hidden tokens
+	wordLoop   int                      // memo of hasWordLoop
+	inHidden   bool                     // a hidden token's rule is being converted
 
 	out []*grammar.Rule
 }
@@ -234,9 +237,6 @@ func (cv *converter) convert(start string, files []*File) *grammar.Grammar {
 		} else {
 			var extra []*grammar.Rule
 			body, extra = cv.parserRule(r)
-			if r == startRule && cv.gaps {
-				body = &grammar.Seq{At: r.Pos, Items: []grammar.Expr{&grammar.Ref{At: r.Pos, Name: Gap}, body}}
-			}
 			cv.out = append(cv.out, &grammar.Rule{Name: r.Name, Pos: r.Pos, Body: body})
 			cv.out = append(cv.out, extra...)
 			for _, x := range extra {
@@ -253,6 +253,7 @@ func (cv *converter) convert(start string, files []*File) *grammar.Grammar {
 	}
 	cv.out = cv.sourceOrder(startRule)
 	if cv.gaps {
+		cv.leadingGap(startRule)
 		refineGaps(cv.out, cv.gapExt)
 	}
 	used := map[string]bool{}
@@ -268,6 +269,67 @@ func (cv *converter) convert(start string, files []*File) *grammar.Grammar {
 		r.Body = mapRegex(r.Body, printable)
 	}
 	return &grammar.Grammar{Filename: cv.filename, Rules: cv.out}
+}
+
+// leadingGap lets hidden material start the input: the start rule
+// begins with a gap. Where rules refer to the start rule, the gap comes
+// again before each such reference, after the gap of the token before
+// it, and white space there splits two ways. A left-recursive start rule
+// refers to itself at every operator, which would undo the one tree per
+// input its levels give (leftrec.go): its body becomes a rule of its
+// own, Start_0, which the references use. (Other start rules keep the
+// gap in their body.)
+func (cv *converter) leadingGap(start *Rule) {
+	at := -1
+	referenced := false
+	for i, r := range cv.out {
+		if r.Name == start.Name {
+			at = i
+		}
+		eachRef(r.Body, func(ref *grammar.Ref) { referenced = referenced || ref.Name == start.Name })
+	}
+	if at < 0 {
+		return
+	}
+	top := cv.out[at]
+	gap := &grammar.Ref{At: start.Pos, Name: Gap}
+	if !referenced || !cv.stratified[start.Name] {
+		top.Body = &grammar.Seq{At: start.Pos, Items: []grammar.Expr{gap, top.Body}}
+		return
+	}
+	name := start.Name + "_0"
+	if cv.labels[name] {
+		name = cv.freshName(name)
+	}
+	cv.labels[name] = true
+	for _, r := range cv.out {
+		eachRef(r.Body, func(ref *grammar.Ref) {
+			if ref.Name == start.Name {
+				ref.Name = name
+			}
+		})
+	}
+	body := &grammar.Rule{Name: name, Pos: start.Pos, Body: top.Body}
+	top.Body = &grammar.Seq{At: start.Pos, Items: []grammar.Expr{gap, &grammar.Ref{At: start.Pos, Name: name}}}
+	cv.out = slices.Insert(cv.out, at+1, body)
+}
+
+// eachRef calls f with every reference in e.
+func eachRef(e grammar.Expr, f func(*grammar.Ref)) {
+	switch e := e.(type) {
+	case *grammar.Ref:
+		f(e)
+	case *grammar.Seq:
+		for _, x := range e.Items {
+			eachRef(x, f)
+		}
+	case *grammar.Alt:
+		for _, x := range e.Alts {
+			eachRef(x, f)
+		}
+	case *grammar.Repeat:
+		eachRef(e.X, f)
+	}
 }
 
 // define adds a rule to rules and order, unless its name is taken.
@@ -427,6 +489,7 @@ func forEachRef(e grammar.Expr, f func(string)) {
 // grammar's author gave; the extra rules are returned after the body.
 func (cv *converter) parserRule(r *Rule) (grammar.Expr, []*grammar.Rule) {
 	if body, extra, ok := cv.leftRecursive(r); ok {
+		cv.stratified[r.Name] = true
 		return body, extra
 	}
 	var extra []*grammar.Rule

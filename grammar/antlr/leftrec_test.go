@@ -253,3 +253,38 @@ func TestIndirectLeftRecursion(t *testing.T) {
 		t.Errorf("1+2+3 has %d trees, want the 2 of the rule as written", len(trees))
 	}
 }
+
+// TestLeftRecursiveStart checks that a left-recursive start rule keeps
+// one tree per input: its leading gap is not repeated before its
+// references to itself, which use its body's rule, e_0.
+func TestLeftRecursiveStart(t *testing.T) {
+	src := "grammar T;\ne : e '*' e # Mul | e '+' e # Add | '(' e ')' # Par | INT # Int ;\nINT : [0-9]+ ;\nWS : ' '+ -> skip ;\n"
+	f, err := antlr.Parse("T.g4", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ast, _, err := antlr.Convert(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := grammar.Build(ast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Start != "e" {
+		t.Errorf("start %s, want e", g.Start)
+	}
+	for in, want := range map[string]string{" 1 + 2 * 3 ": "[1+[2*3]]", "( 1 +2)* 3": "[([1+2])*3]"} {
+		trees, err := g.ParseAll([]byte(in), 10)
+		if err != nil {
+			t.Fatalf("%q: %v", in, err)
+		}
+		if len(trees) != 1 {
+			t.Fatalf("%q has %d trees, want 1\n%s", in, len(trees), grammar.Format(ast))
+		}
+		if got := grouping(trees[0], map[string]bool{"Mul": true, "Add": true}); got != want {
+			t.Errorf("%q groups as %s, want %s", in, got, want)
+		}
+	}
+	checkGenerated(t, g, 50, 100)
+}
