@@ -183,7 +183,9 @@ Approximations, as arbor parses without a lexer:
     where ANTLR's lexer would read the keyword, arbor accepts either;
   - a non-greedy loop followed by fixed text ('/*' .*? '*/') stops at
     the first such text; other non-greedy loops become greedy;
-  - left-recursive rules keep no precedence: inputs parse, ambiguously.
+  - directly left-recursive rules keep ANTLR's precedence and
+    associativity (one rule per level); indirect left recursion is
+    converted as written and parses ambiguously.
 Refused, with file:line:col: unsupported ...: lexer modes, pushMode,
 popMode, more, semantic predicates, import, tokens made only by actions.
 Actions {...} are dropped with a warning. docs/importing.md has the rest.
