@@ -343,8 +343,10 @@ func TestMeasureBudget(t *testing.T) {
 }
 
 // arithmetic is the expression grammar of ANTLR's grammars-v4
-// arithmetic.g4 as arbor converts it: one rule per level of precedence,
-// and whitespace between tokens. Deciding its conflicts by speculation
+// arithmetic.g4 as a first version of arbor's left-recursion conversion
+// wrote it (each level rule listing every tighter alternative; the
+// converter now writes a chain of levels), with whitespace between
+// tokens: a fair stress test of speculation still. Deciding its conflicts by speculation
 // took time exponential in the nesting of parentheses.
 const arithmetic = `file_ := _ equation* ;
 equation := expression relop expression ;
