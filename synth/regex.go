@@ -134,11 +134,15 @@ func (x *Generator) draw(b *strings.Builder, r *regexGen, re *syntax.Regexp, n *
 		x.opts = x.opts[:0]
 		best := -1
 		for i, s := range re.Sub {
-			// \B holds or not by the character that comes next, which the
-			// generator has not drawn yet: drawing it as nothing glues
-			// words together (an imported grammar's gap between tokens is
-			// H+|\B). It is drawn only when nothing else can be.
-			if s.Op == syntax.OpNoWordBoundary && drawable(re.Sub) {
+			// \b, \B, ^ and $ hold or not by the characters around,
+			// which the generator cannot see (the next is not drawn yet):
+			// drawing \B as nothing glues words together (an imported
+			// grammar's gap between tokens is H+|\B), drawing $ as the
+			// end of a line comment ('--' ~[\n]* (\n|$)) comments out
+			// what follows. An assertion is drawn only when nothing else
+			// can be, which also lets a grammar say "the parser accepts
+			// nothing here, the generator draws H" with H|\b|\B.
+			if assertion(s) && drawable(re.Sub) {
 				continue
 			}
 			if !x.shortest() {
@@ -171,10 +175,21 @@ func (x *Generator) draw(b *strings.Builder, r *regexGen, re *syntax.Regexp, n *
 	// Empty matches and assertions (^, $, \b) add nothing.
 }
 
-// drawable reports whether some alternative is not \B.
+// assertion reports whether re is a zero-width assertion: \b, \B, ^, $
+// and their multi-line forms.
+func assertion(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpWordBoundary, syntax.OpNoWordBoundary,
+		syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText:
+		return true
+	}
+	return false
+}
+
+// drawable reports whether some alternative is not an assertion.
 func drawable(alts []*syntax.Regexp) bool {
 	for _, a := range alts {
-		if a.Op != syntax.OpNoWordBoundary {
+		if !assertion(a) {
 			return true
 		}
 	}

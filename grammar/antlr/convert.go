@@ -25,6 +25,12 @@ const (
 	// comes next may start with one or not: hidden material, or none if
 	// the next character is not a word character.
 	WordGap = "_w"
+	// GlueGap follows a token whose last character and the first
+	// character of what may come next begin a hidden token together ('-'
+	// before '-1' where -- starts a comment): hidden material, or none.
+	// The parser accepts none, as for Gap, but the generator always draws
+	// some, so that what it generates is read as it was built.
+	GlueGap = "_g"
 )
 
 // Config says how to convert. The zero Config converts with the
@@ -55,6 +61,7 @@ func (c *Config) Convert(files ...*File) (*grammar.Grammar, []grammar.Warning, e
 		lexerExpr:   map[string]grammar.Expr{},
 		ext:         map[string]runeSet{},
 		gapExt:      map[*grammar.Ref]runeSet{},
+		gapTok:      map[*grammar.Ref]grammar.Expr{},
 		nullable:    map[string]int{},
 		labels:      map[string]bool{},
 		extras:      map[string][]string{},
@@ -82,16 +89,18 @@ type converter struct {
 	caseInsens  bool
 	tokenOrder  []string // tokens a parser wildcard or ~set stands for
 
-	lexerExpr  map[string]grammar.Expr  // converted lexer rule bodies
-	ext        map[string]runeSet       // memo of tokenExt
-	gapExt     map[*grammar.Ref]runeSet // gaps to decide: what could extend the token before them
-	nullable   map[string]int           // memo: 0 unknown, 1 in progress, 2 no, 3 yes
-	labels     map[string]bool          // names taken by alternative labels
-	extras     map[string][]string      // parser rule -> the rules of its labelled alternatives
-	stratified map[string]bool          // left-recursive rules converted by levels
-	gaps       bool                     // the grammar has hidden tokens
-	wordLoop   int                      // memo of hasWordLoop
-	inHidden   bool                     // a hidden token's rule is being converted
+	lexerExpr  map[string]grammar.Expr       // converted lexer rule bodies
+	ext        map[string]runeSet            // memo of tokenExt
+	gapExt     map[*grammar.Ref]runeSet      // gaps to decide: what could extend the token before them
+	gapTok     map[*grammar.Ref]grammar.Expr // every gap: the token before it
+	glue       [][2]rune                     // the first two characters of hidden tokens
+	nullable   map[string]int                // memo: 0 unknown, 1 in progress, 2 no, 3 yes
+	labels     map[string]bool               // names taken by alternative labels
+	extras     map[string][]string           // parser rule -> the rules of its labelled alternatives
+	stratified map[string]bool               // left-recursive rules converted by levels
+	gaps       bool                          // the grammar has hidden tokens
+	wordLoop   int                           // memo of hasWordLoop
+	inHidden   bool                          // a hidden token's rule is being converted
 
 	out []*grammar.Rule
 }
@@ -254,7 +263,7 @@ func (cv *converter) convert(start string, files []*File) *grammar.Grammar {
 	cv.out = cv.sourceOrder(startRule)
 	if cv.gaps {
 		cv.leadingGap(startRule)
-		refineGaps(cv.out, cv.gapExt)
+		refineGaps(cv.out, cv.gapExt, cv.gapTok, cv.glue)
 	}
 	used := map[string]bool{}
 	for _, r := range cv.out {
@@ -587,6 +596,7 @@ func (cv *converter) token(x grammar.Expr, ext runeSet) grammar.Expr {
 		return x
 	}
 	gap := &grammar.Ref{At: x.Pos(), Name: Gap}
+	cv.gapTok[gap] = x
 	if !ext.empty() {
 		gap.Name = WordGap
 		cv.gapExt[gap] = ext

@@ -34,16 +34,30 @@ var anyChar = runeSet{0, unicode.MaxRune}
 //   - else Gap, accepting two tokens glued together that ANTLR's lexer
 //     would read as one (an approximation).
 //
-// It needs FIRST and FOLLOW sets of the converted grammar, computed to a
-// fixed point.
-func refineGaps(rules []*grammar.Rule, ext map[*grammar.Ref]runeSet) {
-	ff := &firstFollow{first: map[string]next{}, follow: map[string]next{}}
+// A gap left Gap becomes GlueGap where the token before it (tok) can end
+// in the first character of a hidden token and what follows can start
+// with its second (glue): the generator then never glues them.
+//
+// It needs FIRST, LAST and FOLLOW sets of the converted grammar, computed
+// to a fixed point.
+func refineGaps(rules []*grammar.Rule, ext map[*grammar.Ref]runeSet, tok map[*grammar.Ref]grammar.Expr, glue [][2]rune) {
+	ff := &firstFollow{first: map[string]next{}, last: map[string]next{}, follow: map[string]next{}}
 	for changed := true; changed; {
 		changed = false
 		for _, r := range rules {
 			f := ff.firstOf(r.Body)
 			if u := f.union(ff.first[r.Name]); !u.equal(ff.first[r.Name]) {
 				ff.first[r.Name] = u
+				changed = true
+			}
+		}
+	}
+	for changed := len(glue) > 0; changed; {
+		changed = false
+		for _, r := range rules {
+			l := ff.lastOf(r.Body)
+			if u := l.union(ff.last[r.Name]); !u.equal(ff.last[r.Name]) {
+				ff.last[r.Name] = u
 				changed = true
 			}
 		}
@@ -62,6 +76,11 @@ func refineGaps(rules []*grammar.Rule, ext map[*grammar.Ref]runeSet) {
 	}
 	for _, r := range rules {
 		ff.walk(r.Body, ff.follow[r.Name], func(ref *grammar.Ref, n next) {
+			defer func() {
+				if ref.Name == Gap && tok[ref] != nil && glues(ff.lastOf(tok[ref]).chars, n.chars, glue) {
+					ref.Name = GlueGap
+				}
+			}()
 			e, ok := ext[ref]
 			if !ok {
 				return
@@ -81,8 +100,20 @@ func refineGaps(rules []*grammar.Rule, ext map[*grammar.Ref]runeSet) {
 	}
 }
 
+// glues reports whether a character of last followed by one of first
+// begins a hidden token.
+func glues(last, first runeSet, glue [][2]rune) bool {
+	for _, g := range glue {
+		if last.has(g[0]) && first.has(g[1]) {
+			return true
+		}
+	}
+	return false
+}
+
 type firstFollow struct {
 	first  map[string]next // end set: the rule can match nothing
+	last   map[string]next // what the rule's matches can end with
 	follow map[string]next
 }
 
@@ -133,6 +164,52 @@ func (ff *firstFollow) firstOf(e grammar.Expr) next {
 	return next{end: true}
 }
 
+// lastOf returns what an expression's matches can end with; end set
+// means it can match nothing.
+func (ff *firstFollow) lastOf(e grammar.Expr) next {
+	switch e := e.(type) {
+	case *grammar.Lit:
+		if e.Text == "" {
+			return next{end: true}
+		}
+		c, _ := utf8.DecodeLastRuneInString(e.Text)
+		return next{chars: runeSet{c, c}}
+	case *grammar.Regex:
+		re, err := syntax.Parse(e.Src, syntax.Perl)
+		if err != nil {
+			return next{chars: anyChar, end: true}
+		}
+		return reLast(re)
+	case *grammar.Ref:
+		if isGap(e.Name) {
+			return next{end: true}
+		}
+		return ff.last[e.Name]
+	case *grammar.Seq:
+		var f next
+		for i := len(e.Items) - 1; i >= 0; i-- {
+			xf := ff.lastOf(e.Items[i])
+			f.chars = f.chars.union(xf.chars)
+			if !xf.end {
+				return f
+			}
+		}
+		f.end = true
+		return f
+	case *grammar.Alt:
+		var f next
+		for _, x := range e.Alts {
+			f = f.union(ff.lastOf(x))
+		}
+		return f
+	case *grammar.Repeat:
+		f := ff.lastOf(e.X)
+		f.end = f.end || e.Min == 0
+		return f
+	}
+	return next{end: true}
+}
+
 // walk calls fn for every reference in e with what can follow it, given
 // what follows e.
 func (ff *firstFollow) walk(e grammar.Expr, after next, fn func(*grammar.Ref, next)) {
@@ -161,7 +238,53 @@ func (ff *firstFollow) walk(e grammar.Expr, after next, fn func(*grammar.Ref, ne
 	}
 }
 
-func isGap(name string) bool { return name == Gap || name == WordGap || name == SpaceGap }
+func isGap(name string) bool {
+	return name == Gap || name == WordGap || name == SpaceGap || name == GlueGap
+}
+
+// reLast returns what a regular expression's matches can end with.
+func reLast(re *syntax.Regexp) next {
+	switch re.Op {
+	case syntax.OpLiteral:
+		if len(re.Rune) == 0 {
+			return next{end: true}
+		}
+		c := re.Rune[len(re.Rune)-1]
+		s := runeSet{c, c}
+		if re.Flags&syntax.FoldCase != 0 {
+			s = s.fold()
+		}
+		return next{chars: s}
+	case syntax.OpCapture, syntax.OpPlus:
+		return reLast(re.Sub[0])
+	case syntax.OpStar, syntax.OpQuest:
+		f := reLast(re.Sub[0])
+		f.end = true
+		return f
+	case syntax.OpRepeat:
+		f := reLast(re.Sub[0])
+		f.end = f.end || re.Min == 0
+		return f
+	case syntax.OpConcat:
+		var f next
+		for i := len(re.Sub) - 1; i >= 0; i-- {
+			sf := reLast(re.Sub[i])
+			f.chars = f.chars.union(sf.chars)
+			if !sf.end {
+				return f
+			}
+		}
+		f.end = true
+		return f
+	case syntax.OpAlternate:
+		var f next
+		for _, s := range re.Sub {
+			f = f.union(reLast(s))
+		}
+		return f
+	}
+	return reFirst(re) // one character, or nothing
+}
 
 // reFirst returns what a regular expression's matches can start with.
 func reFirst(re *syntax.Regexp) next {

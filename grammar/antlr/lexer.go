@@ -621,8 +621,20 @@ func (cv *converter) gapRules() []*grammar.Rule {
 	// alternative exists (it cannot see the next character), so the gaps
 	// it generates are never empty and never glue two words together.
 	word := "(?:" + h + ")*(?:" + h + "|\\B)"
-	if !fits(word) {
-		cv.errorf(cv.hidden[0].Pos, "unsupported: the hidden tokens make a regular expression of %d bytes (arbor takes up to %d)", len(word), maxRegex)
+	// \b|\B always holds, so the parser reads (H)*(H|\b|\B) as (H)*; the
+	// generator draws no assertion where another alternative exists, so
+	// it draws H+.
+	glue := "(?:" + h + ")*(?:" + h + "|\\b|\\B)"
+	for _, h := range hs {
+		if re, err := regexp.Compile(h.src); err == nil {
+			if p, _ := re.LiteralPrefix(); utf8.RuneCountInString(p) >= 2 {
+				r := []rune(p)
+				cv.glue = append(cv.glue, [2]rune{r[0], r[1]})
+			}
+		}
+	}
+	if !fits(glue) {
+		cv.errorf(cv.hidden[0].Pos, "unsupported: the hidden tokens make a regular expression of %d bytes (arbor takes up to %d)", len(glue), maxRegex)
 		return nil
 	}
 	at := cv.hidden[0].Pos
@@ -630,6 +642,7 @@ func (cv *converter) gapRules() []*grammar.Rule {
 		{Name: Gap, Pos: at, Body: &grammar.Regex{At: at, Src: gap}},
 		{Name: SpaceGap, Pos: at, Body: &grammar.Regex{At: at, Src: space}},
 		{Name: WordGap, Pos: at, Body: &grammar.Regex{At: at, Src: word}},
+		{Name: GlueGap, Pos: at, Body: &grammar.Regex{At: at, Src: glue}},
 	}
 }
 
