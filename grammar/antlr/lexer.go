@@ -26,12 +26,64 @@ func (cv *converter) lexerRule(r *Rule) grammar.Expr {
 	cv.inHidden = cv.isHidden(r.Name)
 	var body grammar.Expr = cv.lexerBlock(r.Body, fold, true)
 	cv.inHidden = false
+	if set, ok := cv.firstRuleWins(r, fold); ok {
+		body = &grammar.Regex{At: r.Pos, Src: set.regex()}
+	}
 	if alts := cv.typeAlts[r.Name]; len(alts) > 0 {
 		body = cv.typeAltsExpr(r.Name, body)
 	}
 	body = collapse(body)
 	cv.lexerExpr[r.Name] = body
 	return body
+}
+
+// firstRuleWins models ANTLR's rule order for a token that matches
+// exactly one character: where an earlier token also matches one
+// character alone, ANTLR's lexer makes that character the earlier token
+// (same length: the first rule wins; a longer match wins anyway), so the
+// later token never stands for it. A catch-all OTHER : . ; after
+// single-character tokens is then only the characters no other token
+// takes, rather than a second reading of every one of them (an
+// ambiguity at every character). It returns the token's characters
+// without those, if any were taken.
+func (cv *converter) firstRuleWins(r *Rule, fold bool) (runeSet, bool) {
+	if r.Fragment || len(cv.typeAlts[r.Name]) > 0 || hasCommand(r, "more") {
+		return nil, false
+	}
+	set, ok := cv.charSet(r.Body, fold, 0)
+	if !ok {
+		return nil, false
+	}
+	var taken runeSet
+	for _, q := range cv.lexerOrder {
+		if q == r {
+			break
+		}
+		if q.Fragment || hasCommand(q, "more") {
+			continue
+		}
+		if qs, ok := cv.charSet(q.Body, cv.fold(q), 0); ok {
+			taken = taken.union(qs)
+		}
+	}
+	left := set.minus(taken)
+	if left.empty() || slices.Equal(left, set) {
+		return nil, false
+	}
+	return left, true
+}
+
+// hasCommand reports whether an alternative of r ends in the lexer
+// command name.
+func hasCommand(r *Rule, name string) bool {
+	for _, a := range r.Body.Alts {
+		for _, c := range a.Commands {
+			if c.Name == name {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (cv *converter) fold(r *Rule) bool {
