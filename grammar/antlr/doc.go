@@ -17,7 +17,13 @@
 // Where characters could extend the token before it into a longer one
 // (an identifier after a keyword), the gap is SpaceGap, which requires
 // hidden material, or WordGap, which allows none only before a character
-// that is not a word character, so that ifx is not read as 'if' x. Lexer rules keep their names, fragments included; what
+// that is not a word character, so that ifx is not read as 'if' x.
+// Where two tokens glued together would begin a hidden token ('-' '-1'
+// a line comment), the gap is GlueGap, which the parser reads as Gap but
+// from which a generator always draws hidden material. A token matching
+// one character loses those that earlier one-character tokens match, as
+// the first rule wins in ANTLR's lexer. Lexer rules keep their names,
+// fragments included; what
 // in them refers to no other rule becomes one regular expression, and a
 // non-greedy loop followed by fixed text ('/*' .*? '*/') one that stops
 // at the first such text. A keyword is not taken out of an identifier's
