@@ -473,21 +473,9 @@ func (cv *converter) isHidden(name string) bool {
 	return false
 }
 
+// forEachRef calls f with the name of every reference in e.
 func forEachRef(e grammar.Expr, f func(string)) {
-	switch e := e.(type) {
-	case *grammar.Ref:
-		f(e.Name)
-	case *grammar.Seq:
-		for _, x := range e.Items {
-			forEachRef(x, f)
-		}
-	case *grammar.Alt:
-		for _, x := range e.Alts {
-			forEachRef(x, f)
-		}
-	case *grammar.Repeat:
-		forEachRef(e.X, f)
-	}
+	eachRef(e, func(r *grammar.Ref) { f(r.Name) })
 }
 
 // ---- parser rules ----
