@@ -42,25 +42,9 @@ var anyChar = runeSet{0, unicode.MaxRune}
 // to a fixed point.
 func refineGaps(rules []*grammar.Rule, ext map[*grammar.Ref]runeSet, tok map[*grammar.Ref]grammar.Expr, glue [][2]rune) {
 	ff := &firstFollow{first: map[string]next{}, last: map[string]next{}, follow: map[string]next{}}
-	for changed := true; changed; {
-		changed = false
-		for _, r := range rules {
-			f := ff.firstOf(r.Body)
-			if u := f.union(ff.first[r.Name]); !u.equal(ff.first[r.Name]) {
-				ff.first[r.Name] = u
-				changed = true
-			}
-		}
-	}
-	for changed := len(glue) > 0; changed; {
-		changed = false
-		for _, r := range rules {
-			l := ff.lastOf(r.Body)
-			if u := l.union(ff.last[r.Name]); !u.equal(ff.last[r.Name]) {
-				ff.last[r.Name] = u
-				changed = true
-			}
-		}
+	ff.fix(rules, ff.first, false)
+	if len(glue) > 0 {
+		ff.fix(rules, ff.last, true)
 	}
 	ff.follow[rules[0].Name] = next{end: true}
 	for changed := true; changed; {
@@ -117,32 +101,62 @@ type firstFollow struct {
 	follow map[string]next
 }
 
+// fix computes each rule's FIRST (fromEnd false) or LAST set into m, to
+// a fixed point.
+func (ff *firstFollow) fix(rules []*grammar.Rule, m map[string]next, fromEnd bool) {
+	for changed := true; changed; {
+		changed = false
+		for _, r := range rules {
+			if u := ff.edgeOf(r.Body, fromEnd).union(m[r.Name]); !u.equal(m[r.Name]) {
+				m[r.Name] = u
+				changed = true
+			}
+		}
+	}
+}
+
 // firstOf returns what an expression's matches can start with; end set
 // means it can match nothing. Gaps count as nothing: they stand between
 // the tokens whose characters decide.
-func (ff *firstFollow) firstOf(e grammar.Expr) next {
+func (ff *firstFollow) firstOf(e grammar.Expr) next { return ff.edgeOf(e, false) }
+
+// lastOf returns what an expression's matches can end with.
+func (ff *firstFollow) lastOf(e grammar.Expr) next { return ff.edgeOf(e, true) }
+
+// edgeOf is firstOf, or with fromEnd lastOf: the two differ only in
+// which end of a literal and of a sequence they look at.
+func (ff *firstFollow) edgeOf(e grammar.Expr, fromEnd bool) next {
 	switch e := e.(type) {
 	case *grammar.Lit:
 		if e.Text == "" {
 			return next{end: true}
 		}
 		c, _ := utf8.DecodeRuneInString(e.Text)
+		if fromEnd {
+			c, _ = utf8.DecodeLastRuneInString(e.Text)
+		}
 		return next{chars: runeSet{c, c}}
 	case *grammar.Regex:
 		re, err := syntax.Parse(e.Src, syntax.Perl)
 		if err != nil {
 			return next{chars: anyChar, end: true}
 		}
-		return reFirst(re)
+		return reEdge(re, fromEnd)
 	case *grammar.Ref:
 		if isGap(e.Name) {
 			return next{end: true}
+		}
+		if fromEnd {
+			return ff.last[e.Name]
 		}
 		return ff.first[e.Name]
 	case *grammar.Seq:
 		var f next
-		for _, x := range e.Items {
-			xf := ff.firstOf(x)
+		for i := range e.Items {
+			if fromEnd {
+				i = len(e.Items) - 1 - i
+			}
+			xf := ff.edgeOf(e.Items[i], fromEnd)
 			f.chars = f.chars.union(xf.chars)
 			if !xf.end {
 				return f
@@ -153,57 +167,11 @@ func (ff *firstFollow) firstOf(e grammar.Expr) next {
 	case *grammar.Alt:
 		var f next
 		for _, x := range e.Alts {
-			f = f.union(ff.firstOf(x))
+			f = f.union(ff.edgeOf(x, fromEnd))
 		}
 		return f
 	case *grammar.Repeat:
-		f := ff.firstOf(e.X)
-		f.end = f.end || e.Min == 0
-		return f
-	}
-	return next{end: true}
-}
-
-// lastOf returns what an expression's matches can end with; end set
-// means it can match nothing.
-func (ff *firstFollow) lastOf(e grammar.Expr) next {
-	switch e := e.(type) {
-	case *grammar.Lit:
-		if e.Text == "" {
-			return next{end: true}
-		}
-		c, _ := utf8.DecodeLastRuneInString(e.Text)
-		return next{chars: runeSet{c, c}}
-	case *grammar.Regex:
-		re, err := syntax.Parse(e.Src, syntax.Perl)
-		if err != nil {
-			return next{chars: anyChar, end: true}
-		}
-		return reLast(re)
-	case *grammar.Ref:
-		if isGap(e.Name) {
-			return next{end: true}
-		}
-		return ff.last[e.Name]
-	case *grammar.Seq:
-		var f next
-		for i := len(e.Items) - 1; i >= 0; i-- {
-			xf := ff.lastOf(e.Items[i])
-			f.chars = f.chars.union(xf.chars)
-			if !xf.end {
-				return f
-			}
-		}
-		f.end = true
-		return f
-	case *grammar.Alt:
-		var f next
-		for _, x := range e.Alts {
-			f = f.union(ff.lastOf(x))
-		}
-		return f
-	case *grammar.Repeat:
-		f := ff.lastOf(e.X)
+		f := ff.edgeOf(e.X, fromEnd)
 		f.end = f.end || e.Min == 0
 		return f
 	}
@@ -242,58 +210,19 @@ func isGap(name string) bool {
 	return name == Gap || name == WordGap || name == SpaceGap || name == GlueGap
 }
 
-// reLast returns what a regular expression's matches can end with.
-func reLast(re *syntax.Regexp) next {
+// reEdge returns what a regular expression's matches can start with, or
+// with fromEnd end with.
+func reEdge(re *syntax.Regexp, fromEnd bool) next {
 	switch re.Op {
 	case syntax.OpLiteral:
 		if len(re.Rune) == 0 {
 			return next{end: true}
 		}
-		c := re.Rune[len(re.Rune)-1]
+		c := re.Rune[0]
+		if fromEnd {
+			c = re.Rune[len(re.Rune)-1]
+		}
 		s := runeSet{c, c}
-		if re.Flags&syntax.FoldCase != 0 {
-			s = s.fold()
-		}
-		return next{chars: s}
-	case syntax.OpCapture, syntax.OpPlus:
-		return reLast(re.Sub[0])
-	case syntax.OpStar, syntax.OpQuest:
-		f := reLast(re.Sub[0])
-		f.end = true
-		return f
-	case syntax.OpRepeat:
-		f := reLast(re.Sub[0])
-		f.end = f.end || re.Min == 0
-		return f
-	case syntax.OpConcat:
-		var f next
-		for i := len(re.Sub) - 1; i >= 0; i-- {
-			sf := reLast(re.Sub[i])
-			f.chars = f.chars.union(sf.chars)
-			if !sf.end {
-				return f
-			}
-		}
-		f.end = true
-		return f
-	case syntax.OpAlternate:
-		var f next
-		for _, s := range re.Sub {
-			f = f.union(reLast(s))
-		}
-		return f
-	}
-	return reFirst(re) // one character, or nothing
-}
-
-// reFirst returns what a regular expression's matches can start with.
-func reFirst(re *syntax.Regexp) next {
-	switch re.Op {
-	case syntax.OpLiteral:
-		if len(re.Rune) == 0 {
-			return next{end: true}
-		}
-		s := runeSet{re.Rune[0], re.Rune[0]}
 		if re.Flags&syntax.FoldCase != 0 {
 			s = s.fold()
 		}
@@ -303,19 +232,22 @@ func reFirst(re *syntax.Regexp) next {
 	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
 		return next{chars: anyChar}
 	case syntax.OpCapture, syntax.OpPlus:
-		return reFirst(re.Sub[0])
+		return reEdge(re.Sub[0], fromEnd)
 	case syntax.OpStar, syntax.OpQuest:
-		f := reFirst(re.Sub[0])
+		f := reEdge(re.Sub[0], fromEnd)
 		f.end = true
 		return f
 	case syntax.OpRepeat:
-		f := reFirst(re.Sub[0])
+		f := reEdge(re.Sub[0], fromEnd)
 		f.end = f.end || re.Min == 0
 		return f
 	case syntax.OpConcat:
 		var f next
-		for _, s := range re.Sub {
-			sf := reFirst(s)
+		for i := range re.Sub {
+			if fromEnd {
+				i = len(re.Sub) - 1 - i
+			}
+			sf := reEdge(re.Sub[i], fromEnd)
 			f.chars = f.chars.union(sf.chars)
 			if !sf.end {
 				return f
@@ -326,7 +258,7 @@ func reFirst(re *syntax.Regexp) next {
 	case syntax.OpAlternate:
 		var f next
 		for _, s := range re.Sub {
-			f = f.union(reFirst(s))
+			f = f.union(reEdge(s, fromEnd))
 		}
 		return f
 	case syntax.OpNoMatch:
