@@ -61,14 +61,7 @@ WS : [ \n]+ -> skip ;
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f, err := antlr.Parse("G.g4", []byte(tt.g4))
-			if err != nil {
-				t.Fatal(err)
-			}
-			ast, _, err := antlr.Convert(f)
-			if err != nil {
-				t.Fatal(err)
-			}
+			ast := convertG4(t, "G.g4", tt.g4)
 			text := grammar.Format(ast)
 			for _, s := range tt.glue {
 				if !strings.Contains(text, s) {

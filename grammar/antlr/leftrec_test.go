@@ -114,14 +114,7 @@ func TestLeftRecursion(t *testing.T) {
 			// s, not e, starts: the start rule begins with the gap, which
 			// e's references to itself would repeat.
 			src := "grammar T;\ns : e ;\n" + tt.g4 + "\nINT : [0-9]+ ;\nID : [a-z]+ ;\nWS : ' '+ -> skip ;\n"
-			f, err := antlr.Parse("T.g4", []byte(src))
-			if err != nil {
-				t.Fatal(err)
-			}
-			ast, _, err := antlr.Convert(f)
-			if err != nil {
-				t.Fatal(err)
-			}
+			ast := convertG4(t, "T.g4", src)
 			g, err := grammar.Build(ast)
 			if err != nil {
 				t.Fatalf("%v\n%s", err, grammar.Format(ast))
@@ -188,14 +181,7 @@ func grouping(t *grammar.Tree, group map[string]bool) string {
 // operator after it (ANTLR's greedy loop gives it the operator).
 func TestOpenEnd(t *testing.T) {
 	src := "grammar T;\ns : e ;\ne : e '+' e # Add | 'if' e 'then' (e | 'skip') # If | INT # Int ;\nINT : [0-9]+ ;\nWS : ' '+ -> skip ;\n"
-	f, err := antlr.Parse("T.g4", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ast, _, err := antlr.Convert(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ast := convertG4(t, "T.g4", src)
 	g, err := grammar.Build(ast)
 	if err != nil {
 		t.Fatal(err)
@@ -227,14 +213,7 @@ func TestOpenEnd(t *testing.T) {
 // parser takes it, ambiguities and all.
 func TestIndirectLeftRecursion(t *testing.T) {
 	src := "grammar T;\ns : a ;\na : b '+' a | INT ;\nb : a | '-' ;\nINT : [0-9]+ ;\n"
-	f, err := antlr.Parse("T.g4", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ast, _, err := antlr.Convert(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ast := convertG4(t, "T.g4", src)
 	text := grammar.Format(ast)
 	for _, want := range []string{`a := b "+" a | INT ;`, `b := a | "-" ;`} {
 		if !strings.Contains(text, want) {
@@ -259,14 +238,7 @@ func TestIndirectLeftRecursion(t *testing.T) {
 // references to itself, which use its body's rule, e_0.
 func TestLeftRecursiveStart(t *testing.T) {
 	src := "grammar T;\ne : e '*' e # Mul | e '+' e # Add | '(' e ')' # Par | INT # Int ;\nINT : [0-9]+ ;\nWS : ' '+ -> skip ;\n"
-	f, err := antlr.Parse("T.g4", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ast, _, err := antlr.Convert(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ast := convertG4(t, "T.g4", src)
 	g, err := grammar.Build(ast)
 	if err != nil {
 		t.Fatal(err)

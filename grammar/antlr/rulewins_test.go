@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/arbor-fuzz/arbor/grammar"
-	"github.com/arbor-fuzz/arbor/grammar/antlr"
 )
 
 // TestFirstRuleWins checks that a one-character token loses to earlier
@@ -48,14 +47,7 @@ OTHER : [a-c] ;
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f, err := antlr.Parse("G.g4", []byte(tt.g4))
-			if err != nil {
-				t.Fatal(err)
-			}
-			ast, _, err := antlr.Convert(f)
-			if err != nil {
-				t.Fatal(err)
-			}
+			ast := convertG4(t, "G.g4", tt.g4)
 			text := grammar.Format(ast)
 			if !strings.Contains(text, tt.want) {
 				t.Fatalf("want %q in\n%s", tt.want, text)
