@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/arbor-fuzz/arbor/features"
+	"github.com/arbor-fuzz/arbor/internal/filelock"
 	"github.com/arbor-fuzz/arbor/internal/parallel"
 )
 
@@ -88,7 +89,10 @@ func OpenWriter(ctx context.Context, path string, h Header, wait bool) (*Writer,
 	if err != nil {
 		return nil, fmt.Errorf("coverage file: %w", err)
 	}
-	if err := lock(ctx, f, path, wait); err != nil {
+	// Two recordings appending to one file at once interleave and tear
+	// lines: one writer at a time.
+	if err := filelock.LockFile(ctx, f, filelock.Options{What: "coverage file " + path, Wait: wait,
+		Hint: "record each shard to a file of its own and join them with 'arbor record merge', or wait for it with --wait"}); err != nil {
 		f.Close()
 		return nil, err
 	}
