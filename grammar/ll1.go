@@ -105,11 +105,20 @@ func (g *Graph) lookahead() *ll1 {
 // deterministic parser; the others by the general parser.
 func (g *Graph) Conflicts() []string { return append([]string(nil), g.ll.conflicts...) }
 
-// prefixes returns, for every node, the longest text every derivation of
-// it is known to start with: a literal, the literals a Cat starts with,
-// the common start of an Alt's alternatives. A node met again while its
-// own prefix is being computed (left recursion) counts as "", which only
-// makes prefixes shorter, never wrong.
+// maxPrefix bounds the prefixes the lookahead tables keep. A prefix only
+// lets a speculation fail early, so a shorter one is never wrong, and 64
+// bytes tell apart any keywords or delimiters a speculation meets; an
+// unbounded one made a chain of N rules each starting with a literal
+// (r0 := "a" r1 ; r1 := "a" r2 ; ...) keep prefixes of N, N-1, ... bytes:
+// memory quadratic in the grammar's size (40,000 rules: 1.6 GB).
+const maxPrefix = 64
+
+// prefixes returns, for every node, the longest text (up to maxPrefix
+// bytes) every derivation of it is known to start with: a literal, the
+// literals a Cat starts with, the common start of an Alt's alternatives.
+// A node met again while its own prefix is being computed (left
+// recursion) counts as "", which only makes prefixes shorter, never
+// wrong.
 func (g *Graph) prefixes() []string {
 	n := len(g.Nodes)
 	prefix := make([]string, n)
@@ -154,7 +163,8 @@ func (g *Graph) prefixes() []string {
 }
 
 // nodePrefix computes nd's prefix from its children's; a child still
-// active (on a cycle through nd) counts as "".
+// active (on a cycle through nd) counts as "". A prefix cut at maxPrefix
+// is not exact: the node derives more than it.
 func nodePrefix(nd *Node, prefix []string, exact []bool, state []uint8) (string, bool) {
 	const done = 2
 	child := func(c *Node) (string, bool) {
@@ -165,6 +175,9 @@ func nodePrefix(nd *Node, prefix []string, exact []bool, state []uint8) (string,
 	}
 	switch nd.Kind {
 	case KindLit:
+		if len(nd.Name) > maxPrefix {
+			return nd.Name[:maxPrefix], false
+		}
 		return nd.Name, true
 	case KindRef:
 		return child(nd.Children[0])
@@ -183,6 +196,9 @@ func nodePrefix(nd *Node, prefix []string, exact []bool, state []uint8) (string,
 		var b []byte
 		for _, c := range nd.Children {
 			p, ex := child(c)
+			if len(b)+len(p) > maxPrefix {
+				return string(append(b, p[:maxPrefix-len(b)]...)), false
+			}
 			b = append(b, p...)
 			if !ex {
 				return string(b), false
