@@ -2,10 +2,14 @@ package learn_test
 
 import (
 	"context"
+	"errors"
+	"maps"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/arbor-fuzz/arbor/coverage"
@@ -127,5 +131,87 @@ func TestNewDatasetStreams(t *testing.T) {
 				t.Fatalf("%+v: feature %d is %+v, want %+v", opts, id, got.Vocab.Feature(id), want.Vocab.Feature(id))
 			}
 		}
+	}
+}
+
+// countdown is a context that is done once its Err has been asked n
+// times: work that looks at its context stops part way, at a point that
+// depends on the work's looks, not on timing.
+type countdown struct {
+	context.Context // Background's Deadline and Value
+	left            atomic.Int64
+	once            sync.Once
+	done            chan struct{}
+}
+
+func newCountdown(n int64) *countdown {
+	c := &countdown{Context: context.Background(), done: make(chan struct{})}
+	c.left.Store(n)
+	return c
+}
+
+func (c *countdown) Err() error {
+	if c.left.Add(-1) < 0 {
+		c.once.Do(func() { close(c.done) })
+		return context.Canceled
+	}
+	return nil
+}
+
+func (c *countdown) Done() <-chan struct{} { return c.done }
+
+// TestDatasetCancelled (issue 29, item 9): a done context stops the
+// parsing of recorded inputs, before the first input or part way, with
+// an error that wraps the context's, the rows read so far, and no input
+// counted as one that does not parse because its parse was stopped.
+// Before, NewDataset and ParseExamples took no context and parsed every
+// input (train ran to its end after Ctrl-C).
+func TestDatasetCancelled(t *testing.T) {
+	g := plantedGraph(t)
+	cov, data, _ := plantedCorpus(g, 400, 9, func(s string) bool { return strings.Contains(s, "=") })
+	n := len(cov.Records)
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	build := map[string]func(context.Context) (rows int, skipped map[string]int, err error){
+		"NewDatasetContext, k-paths": func(ctx context.Context) (int, map[string]int, error) {
+			d, err := learn.NewDatasetContext(ctx, g, features.Options{MaxK: 3}, cov, data)
+			return d.Rows, d.Skipped, err
+		},
+		"NewDatasetContext, all kinds": func(ctx context.Context) (int, map[string]int, error) {
+			d, err := learn.NewDatasetContext(ctx, g, features.Options{MaxK: 3, Kinds: features.AllKinds}, cov, data)
+			return d.Rows, d.Skipped, err
+		},
+		"ParseExamplesContext": func(ctx context.Context) (int, map[string]int, error) {
+			e, err := learn.ParseExamplesContext(ctx, g, cov, data)
+			return len(e.Trees), e.Skipped, err
+		},
+	}
+	for _, name := range slices.Sorted(maps.Keys(build)) {
+		for _, tc := range []struct {
+			ctx      func() context.Context
+			ctxName  string
+			someRows bool // the rows read before the stop are kept
+		}{
+			{func() context.Context { return cancelled }, "cancelled", false},
+			{func() context.Context { return newCountdown(60) }, "cancelled part way", true},
+		} {
+			t.Run(name+", "+tc.ctxName, func(t *testing.T) {
+				rows, skipped, err := build[name](tc.ctx())
+				if !errors.Is(err, context.Canceled) {
+					t.Fatalf("error %v, want one wrapping context.Canceled", err)
+				}
+				if rows >= n || tc.someRows != (rows > 0) {
+					t.Errorf("%d rows of %d records: not stopped, or not where it should", rows, n)
+				}
+				if len(skipped) != 0 {
+					t.Errorf("skipped %v: a stopped parse is not an input's fault", skipped)
+				}
+			})
+		}
+	}
+	// And a context that is not done reads every row.
+	d, err := learn.NewDatasetContext(context.Background(), g, features.Options{MaxK: 3}, cov, data)
+	if err != nil || d.Rows != n {
+		t.Errorf("%d rows of %d, %v", d.Rows, n, err)
 	}
 }

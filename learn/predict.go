@@ -1,6 +1,7 @@
 package learn
 
 import (
+	"context"
 	"fmt"
 	"slices"
 
@@ -162,9 +163,15 @@ type Prediction struct {
 
 // Features returns the model's feature ids present in an input.
 func (p *Predictor) Features(input []byte) ([]int, error) {
+	return p.FeaturesContext(context.Background(), input)
+}
+
+// FeaturesContext is Features with the parse stopped when ctx is done
+// (the error then wraps ctx.Err()).
+func (p *Predictor) FeaturesContext(ctx context.Context, input []byte) ([]int, error) {
 	// The features are read off the parse: a large input's tree is not
 	// built where the deterministic parser takes it.
-	parsed, err := p.parser.ParseLazy(input, grammar.DefaultTreeLimit)
+	parsed, err := p.parser.ParseLazyContext(ctx, input, grammar.ParseOptions{Trees: grammar.DefaultTreeLimit})
 	if err != nil {
 		return nil, err
 	}
@@ -180,7 +187,15 @@ func (p *Predictor) PredictTrees(trees ...*grammar.Tree) []Prediction {
 // Predict parses the input, extracts its features and evaluates every
 // function's tree. A Predictor is not safe for concurrent use.
 func (p *Predictor) Predict(input []byte) ([]Prediction, error) {
-	return p.AppendPredict(nil, input)
+	return p.AppendPredictContext(context.Background(), nil, input)
+}
+
+// PredictContext is Predict with the parse stopped when ctx is done (the
+// error then wraps ctx.Err()): one input of an ambiguous grammar can
+// take the parse budget's seconds, and a caller predicting many inputs
+// also looks at ctx between them.
+func (p *Predictor) PredictContext(ctx context.Context, input []byte) ([]Prediction, error) {
+	return p.AppendPredictContext(ctx, nil, input)
 }
 
 // AppendPredict is Predict appending the predictions to dst: a caller
@@ -188,9 +203,15 @@ func (p *Predictor) Predict(input []byte) ([]Prediction, error) {
 // allocation of its own per input (a model of 80 functions returns 5 KB
 // of predictions).
 func (p *Predictor) AppendPredict(dst []Prediction, input []byte) ([]Prediction, error) {
+	return p.AppendPredictContext(context.Background(), dst, input)
+}
+
+// AppendPredictContext is AppendPredict with the parse stopped when ctx
+// is done, as PredictContext.
+func (p *Predictor) AppendPredictContext(ctx context.Context, dst []Prediction, input []byte) ([]Prediction, error) {
 	// Only the features some tree tests are extracted, from the parse's
 	// record.
-	parsed, err := p.parser.ParseLazy(input, grammar.DefaultTreeLimit)
+	parsed, err := p.parser.ParseLazyContext(ctx, input, grammar.ParseOptions{Trees: grammar.DefaultTreeLimit})
 	if err != nil {
 		return dst, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -155,5 +156,70 @@ func TestPredictRestricted(t *testing.T) {
 				t.Logf("%d functions, %d tests in the trees, %d features, %d inputs (%d ambiguous)", len(fns), tested, len(m.Features), len(test), ambiguous)
 			})
 		}
+	}
+}
+
+// TestPredictCancelled (issue 29, item 9): a done context stops a
+// prediction inside the parse of an input of an ambiguous grammar, whose
+// parse would otherwise run until its budget is spent; Features and
+// AppendPredict take the same path.
+func TestPredictCancelled(t *testing.T) {
+	ast, err := grammar.Parse("amb.grammar", []byte(`E := E "+" E | "1" ;`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := grammar.Build(ast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cov := &coverage.File{Header: coverage.NewHeader("amb", []string{"long"})}
+	data := map[string][]byte{}
+	for n := range 12 {
+		in := "1" + strings.Repeat("+1", n)
+		sum := sha256.Sum256([]byte(in))
+		h := hex.EncodeToString(sum[:])
+		data[h] = []byte(in)
+		var covered []int
+		if n > 5 {
+			covered = []int{0}
+		}
+		cov.Records = append(cov.Records, coverage.Record{Input: in, SHA256: h, Covered: covered, Outcome: coverage.OK})
+	}
+	d := learn.NewDataset(g, features.Options{MaxK: 2}, cov, data)
+	fns, err := learn.Train(context.Background(), d, learn.TrainOptions{Seed: 1})
+	if err != nil || len(fns) != 1 {
+		t.Fatalf("%d functions trained, %v", len(fns), err)
+	}
+	p, err := learn.NewPredictor(learn.NewModel("amb", "amb", g, d, fns, learn.TrainOptions{Seed: 1}), g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 800 operators: past the default budget, some seconds of parsing
+	// without one.
+	long := []byte("1" + strings.Repeat("+1", 800))
+	for name, predict := range map[string]func(context.Context) error{
+		"PredictContext": func(ctx context.Context) error {
+			_, err := p.PredictContext(ctx, long)
+			return err
+		},
+		"AppendPredictContext": func(ctx context.Context) error {
+			_, err := p.AppendPredictContext(ctx, nil, long)
+			return err
+		},
+		"FeaturesContext": func(ctx context.Context) error {
+			_, err := p.FeaturesContext(ctx, long)
+			return err
+		},
+	} {
+		// The parse looks at its context once before it starts and then
+		// every few thousand items: a countdown of 3 stops it inside.
+		err := predict(newCountdown(3))
+		var budget *grammar.BudgetError
+		if !errors.Is(err, context.Canceled) || errors.As(err, &budget) || !strings.Contains(err.Error(), "parse stopped at byte") {
+			t.Errorf("%s: %v, want the context's error", name, err)
+		}
+	}
+	if preds, err := p.PredictContext(context.Background(), []byte("1+1")); err != nil || len(preds) != 1 {
+		t.Errorf("a short input: %v, %v", preds, err)
 	}
 }

@@ -40,10 +40,24 @@ type Examples struct {
 // input data is found (by sha256) and parses is an example, with up to
 // grammar.DefaultTreeLimit trees of an ambiguous input. Records of
 // inputs that panicked or timed out are left out: their coverage is cut
-// short, so their labels would be wrong.
+// short, so their labels would be wrong. It is ParseExamplesContext with
+// a context that is never done.
 func ParseExamples(g *grammar.Graph, cov *coverage.File, data map[string][]byte) *Examples {
+	e, _ := ParseExamplesContext(context.Background(), g, cov, data)
+	return e
+}
+
+// ParseExamplesContext is ParseExamples stopped when ctx is done, between
+// inputs and inside a parse (an ambiguous grammar's parse of one input
+// can take seconds): it then returns the examples parsed so far and an
+// error that wraps ctx.Err().
+func ParseExamplesContext(ctx context.Context, g *grammar.Graph, cov *coverage.File, data map[string][]byte) (*Examples, error) {
 	e := &Examples{Functions: cov.Functions, Skipped: map[string]int{}}
-	for _, r := range cov.Records {
+	opts := grammar.ParseOptions{Trees: grammar.DefaultTreeLimit}
+	for i, r := range cov.Records {
+		if err := ctx.Err(); err != nil {
+			return e, stopped("parsing recorded inputs", i, len(cov.Records), err)
+		}
 		if r.Outcome == coverage.Panic || r.Outcome == coverage.Timeout {
 			e.Skipped[string(r.Outcome)]++
 			continue
@@ -53,8 +67,12 @@ func ParseExamples(g *grammar.Graph, cov *coverage.File, data map[string][]byte)
 			e.Skipped["input not found"]++
 			continue
 		}
-		trees, err := g.ParseAll(in, grammar.DefaultTreeLimit)
+		trees, err := g.ParseAllContext(ctx, in, opts)
 		if err != nil {
+			if cerr := ctx.Err(); cerr != nil {
+				// Not the input's fault: it is neither skipped nor kept.
+				return e, stopped("parsing recorded inputs", i, len(cov.Records), cerr)
+			}
 			e.Skipped["does not parse"]++
 			continue
 		}
@@ -62,7 +80,13 @@ func ParseExamples(g *grammar.Graph, cov *coverage.File, data map[string][]byte)
 		e.Covered = append(e.Covered, r.Covered)
 		e.Inputs = append(e.Inputs, r.Input)
 	}
-	return e
+	return e, nil
+}
+
+// stopped is the error of work on n records stopped by err (a context's)
+// before record i.
+func stopped(what string, i, n int, err error) error {
+	return fmt.Errorf("%s: stopped before record %d of %d: %w", what, i+1, n, err)
 }
 
 // Head returns the first n examples (all if there are fewer).
@@ -77,17 +101,28 @@ func (e *Examples) Head(n int) *Examples {
 // off on every core, rows are numbered in record order, and no tree is
 // kept, so that memory holds the feature matrix and not the trees (75 to
 // 160 bytes per input byte for JSON). Other kinds need every input's
-// trees twice (Vocabulary.Fit), and keep them.
+// trees twice (Vocabulary.Fit), and keep them. It is NewDatasetContext
+// with a context that is never done.
 func NewDataset(g *grammar.Graph, opts features.Options, cov *coverage.File, data map[string][]byte) *Dataset {
+	d, _ := NewDatasetContext(context.Background(), g, opts, cov, data)
+	return d
+}
+
+// NewDatasetContext is NewDataset stopped when ctx is done, between
+// inputs and inside a parse: it then returns the dataset of the rows
+// read so far, which is not one to train on, and an error that wraps
+// ctx.Err().
+func NewDatasetContext(ctx context.Context, g *grammar.Graph, opts features.Options, cov *coverage.File, data map[string][]byte) (*Dataset, error) {
 	if opts.Kinds != 0 && opts.Kinds != features.KPaths {
-		return ParseExamples(g, cov, data).Dataset(g, opts)
+		e, err := ParseExamplesContext(ctx, g, cov, data)
+		return e.Dataset(g, opts), err
 	}
 	d := &Dataset{Vocab: features.NewVocabulary(g, opts), Functions: cov.Functions, Skipped: map[string]int{}}
 	// Columns are filled as rows come, sized for every record: a bit per
 	// record and feature takes far less than a list of each row's
 	// feature ids (a JSON input has hundreds of k-paths).
 	var covered [][]int
-	parseRecords(g, opts, cov, data, d.Vocab, d.Skipped, func(r *coverage.Record, ids []int) {
+	err := parseRecords(ctx, g, opts, cov, data, d.Vocab, d.Skipped, func(r *coverage.Record, ids []int) {
 		for _, id := range ids {
 			for id >= len(d.Columns) {
 				d.Columns = append(d.Columns, features.NewBitset(len(cov.Records)))
@@ -109,13 +144,16 @@ func NewDataset(g *grammar.Graph, opts features.Options, cov *coverage.File, dat
 		d.Columns[f] = d.Columns[f][:words:words]
 	}
 	d.Labels = labels(len(d.Functions), d.Rows, covered)
-	return d
+	return d, err
 }
 
 // parseRecords parses the inputs of the records ParseExamples would take
 // and reads their k-paths off, on every core, and calls use with the
 // features (ids in vocab, which it adds to) of each that parses, in
 // record order, from one goroutine; it counts those left out in skipped.
+// When ctx is done it stops, between inputs and inside a parse, and
+// returns an error that wraps ctx.Err(); use has then been called for the
+// records before the one it stopped at.
 //
 // A vocabulary is not safe for concurrent use, so each worker reads its
 // inputs' features into one of its own, and they are numbered in vocab
@@ -125,14 +163,16 @@ func NewDataset(g *grammar.Graph, opts features.Options, cov *coverage.File, dat
 // to vocab in a row are new to the row's worker too (a feature the
 // worker met in an earlier row, vocab met there), and the worker
 // numbered them in the order its walk met them, which is vocab's.
-func parseRecords(g *grammar.Graph, opts features.Options, cov *coverage.File, data map[string][]byte, vocab *features.Vocabulary,
-	skipped map[string]int, use func(*coverage.Record, []int)) {
+func parseRecords(ctx context.Context, g *grammar.Graph, opts features.Options, cov *coverage.File, data map[string][]byte, vocab *features.Vocabulary,
+	skipped map[string]int, use func(*coverage.Record, []int)) error {
 	type row struct {
 		ids    []int              // the input's features, in its worker's vocabulary
 		fresh  []features.Feature // the features new to that vocabulary, in id order
 		worker int
 		reason string // why the record is left out, if it is
+		err    error  // the context's, if it stopped the parse
 	}
+	parseOpts := grammar.ParseOptions{Trees: grammar.DefaultTreeLimit}
 	workers := runtime.GOMAXPROCS(0)
 	local := make([]*features.Vocabulary, workers)
 	ids := make([][]int, workers) // per worker: its vocabulary's ids in vocab
@@ -144,7 +184,8 @@ func parseRecords(g *grammar.Graph, opts features.Options, cov *coverage.File, d
 		local[w] = features.NewVocabulary(g, opts)
 		parsers[w] = g.NewParser()
 	}
-	parallel.Ordered(context.Background(), len(cov.Records), workers, func(w, i int) row {
+	emitted := 0
+	err := parallel.Ordered(ctx, len(cov.Records), workers, func(w, i int) row {
 		r := &cov.Records[i]
 		if r.Outcome == coverage.Panic || r.Outcome == coverage.Timeout {
 			return row{reason: string(r.Outcome)}
@@ -153,8 +194,11 @@ func parseRecords(g *grammar.Graph, opts features.Options, cov *coverage.File, d
 		if !ok {
 			return row{reason: "input not found"}
 		}
-		p, err := parsers[w].ParseLazy(in, grammar.DefaultTreeLimit)
+		p, err := parsers[w].ParseLazyContext(ctx, in, parseOpts)
 		if err != nil {
+			if cerr := ctx.Err(); cerr != nil {
+				return row{err: cerr} // not the input's fault
+			}
 			return row{reason: "does not parse"}
 		}
 		v := local[w]
@@ -165,6 +209,10 @@ func parseRecords(g *grammar.Graph, opts features.Options, cov *coverage.File, d
 		}
 		return x
 	}, func(i int, x row) error {
+		if x.err != nil {
+			return x.err
+		}
+		emitted = i + 1
 		if x.reason != "" {
 			skipped[x.reason]++
 			return nil
@@ -180,6 +228,10 @@ func parseRecords(g *grammar.Graph, opts features.Options, cov *coverage.File, d
 		use(&cov.Records[i], x.ids)
 		return nil
 	})
+	if err != nil {
+		return stopped("reading the features of recorded inputs", emitted, len(cov.Records), err)
+	}
+	return nil
 }
 
 // Dataset describes every example by the features opts selects (the
