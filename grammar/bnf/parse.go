@@ -179,6 +179,12 @@ func (p *jsonParser) expansions(e *entry) bool {
 			if !ok {
 				return false
 			}
+			if d, isDelim := t.(json.Delim); isDelim && d == ']' {
+				// [] closes the list at once: there is no text to take,
+				// and nothing more of it to skip.
+				p.errorf(off, "an expansion of %s is an empty list: write the expansion as a string (\"\" for the empty one), or a list whose first item is the string", e.key)
+				continue
+			}
 			s, isString := t.(string)
 			if !isString {
 				p.errorf(off2, "an expansion of %s must be a string, or a list whose first item is the string", e.key)

@@ -69,6 +69,11 @@ func TestParseJSONErrors(t *testing.T) {
 		{`{"<start>": ["a"]} x`, "g.json:1:20: "},
 		{`{}`, "g.json:1:1: the grammar has no nonterminals"},
 		{`{"<start>": []}`, "g.json:1:2: nonterminal <start> has no expansions"},
+		// An empty list as an expansion closed the list of expansions
+		// too early, and the parser reported "JSON ends too early".
+		{`{"<start>": [[]]}`, "g.json:1:14: an expansion of <start> is an empty list"},
+		{`{"<start>": ["a", []], "<b>": ["c"]}`, "g.json:1:19: an expansion of <start> is an empty list"},
+		{`{"<start>": ["<b>"], "<b>": []}`, "g.json:1:22: nonterminal <b> has no expansions"},
 	}
 	for _, tt := range tests {
 		_, err := bnf.ParseJSON("g.json", []byte(tt.src))
