@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"os/exec"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/arbor-fuzz/arbor/coverage"
@@ -60,11 +62,32 @@ type Verdict struct {
 	Valid   bool
 	Failure string // a failure found (a panic), if any
 	Trace   string // the characteristic ξ(x) for diversity; "" means the input itself
+	// TimedOut says the oracle ran out of its time limit on the input:
+	// it is not valid, and Check counts it apart from the inputs judged
+	// invalid, since a slow oracle is not a verdict on the input.
+	TimedOut bool
 }
 
 // Oracle judges inputs.
 type Oracle interface {
 	Judge(input []byte) (Verdict, error)
+}
+
+// ContextOracle is an Oracle whose judgement of one input can be
+// stopped: Check calls JudgeContext, so that a done context ends the
+// input in flight instead of waiting out its time limit. JudgeContext
+// then returns an error that wraps ctx.Err().
+type ContextOracle interface {
+	Oracle
+	JudgeContext(ctx context.Context, input []byte) (Verdict, error)
+}
+
+// judge asks the oracle, through JudgeContext where it has one.
+func judge(ctx context.Context, o Oracle, input []byte) (Verdict, error) {
+	if co, ok := o.(ContextOracle); ok {
+		return co.JudgeContext(ctx, input)
+	}
+	return o.Judge(input)
 }
 
 // FuncOracle is a validity function.
@@ -86,14 +109,30 @@ type SubjectOracle struct {
 
 // Judge runs the input.
 func (o *SubjectOracle) Judge(input []byte) (Verdict, error) {
+	return o.JudgeContext(context.Background(), input)
+}
+
+// JudgeContext runs the input; when ctx is done, the run ends at once
+// (coverage.Session.Interrupt, after which the session records nothing
+// more) and the error wraps ctx.Err().
+func (o *SubjectOracle) JudgeContext(ctx context.Context, input []byte) (Verdict, error) {
+	if err := ctx.Err(); err != nil {
+		return Verdict{}, fmt.Errorf("subject oracle: %w", err)
+	}
+	stop := context.AfterFunc(ctx, o.Session.Interrupt)
 	r, err := o.Session.Record(input, o.Timeout)
+	stop()
+	if cerr := ctx.Err(); cerr != nil {
+		// The result, if any, is the interruption's, not the input's.
+		return Verdict{}, fmt.Errorf("subject oracle: %w", cerr)
+	}
 	if err != nil {
 		return Verdict{}, err
 	}
 	if o.Observe != nil {
 		o.Observe(r)
 	}
-	v := Verdict{Valid: r.Outcome == coverage.OK || r.Outcome == coverage.Panic}
+	v := Verdict{Valid: r.Outcome == coverage.OK || r.Outcome == coverage.Panic, TimedOut: r.Outcome == coverage.Timeout}
 	if r.Outcome == coverage.Panic {
 		v.Failure = r.Stack + " " + r.Message
 	}
@@ -109,24 +148,86 @@ func (o *SubjectOracle) Judge(input []byte) (Verdict, error) {
 	return v, nil
 }
 
+// DefaultOracleTimeout is a CommandOracle's time limit per input when
+// it gives none.
+const DefaultOracleTimeout = time.Second
+
 // CommandOracle runs a command with the input on standard input; exit
-// status 0 means valid.
+// status 0 means valid, any other invalid. The command runs in a
+// process group of its own, which is killed whole when the time limit
+// runs out, when the context of JudgeContext is done, and after every
+// input (a background process the command left must not outlive it, nor
+// pile up over thousands of inputs); on Linux the kernel also kills the
+// command if arbor dies.
 type CommandOracle struct {
-	Argv    []string
+	Argv []string
+	// Timeout is the time limit per input; 0 means DefaultOracleTimeout.
+	// An input that runs out of it is neither valid nor invalid: its
+	// Verdict says TimedOut.
 	Timeout time.Duration
+	// Memory, if positive, limits the command and all it starts to that
+	// many bytes of virtual memory each (RLIMIT_AS, set by the shell's
+	// ulimit -v; unix only). Virtual memory is not memory used: a
+	// runtime that reserves address space up front (a JVM, some
+	// allocators) can fail to start under a limit its program would
+	// never reach. A command that fails an allocation usually exits
+	// non-zero: the input is then judged invalid.
+	Memory int64
 }
 
 // Judge runs the command.
 func (o CommandOracle) Judge(input []byte) (Verdict, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), max(o.Timeout, time.Second))
-	defer cancel()
-	cmd := exec.CommandContext(ctx, o.Argv[0], o.Argv[1:]...)
-	cmd.Stdin = bytes.NewReader(input)
-	err := cmd.Run()
-	if err == nil {
-		return Verdict{Valid: true}, nil
+	return o.JudgeContext(context.Background(), input)
+}
+
+// JudgeContext runs the command, killing its process group when ctx is
+// done; the error then wraps ctx.Err().
+func (o CommandOracle) JudgeContext(ctx context.Context, input []byte) (Verdict, error) {
+	if len(o.Argv) == 0 {
+		return Verdict{}, errors.New("oracle command: no command")
 	}
-	if _, ok := err.(*exec.ExitError); ok {
+	if err := ctx.Err(); err != nil {
+		return Verdict{}, fmt.Errorf("oracle command: %w", err)
+	}
+	argv := o.Argv
+	if o.Memory > 0 {
+		var err error
+		if argv, err = limitMemory(argv, o.Memory); err != nil {
+			return Verdict{}, fmt.Errorf("oracle command: %w", err)
+		}
+	}
+	timeout := o.Timeout
+	if timeout <= 0 {
+		timeout = DefaultOracleTimeout
+	}
+	run, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(run, argv[0], argv[1:]...)
+	cmd.Stdin = bytes.NewReader(input)
+	isolate(cmd)
+	// The limit ran out if the context's end killed the command: a
+	// command that exits on its own just before is judged by its exit.
+	var killed atomic.Bool
+	cmd.Cancel = func() error {
+		killed.Store(true)
+		return killGroup(cmd)
+	}
+	// Once the group is killed nothing holds the input's pipe; the delay
+	// only bounds a wait on a process that escaped the group.
+	cmd.WaitDelay = time.Second
+	err := cmd.Run()
+	// Whatever the command left running in its group goes with it.
+	killGroup(cmd)
+	switch {
+	case ctx.Err() != nil:
+		return Verdict{}, fmt.Errorf("oracle command: %w", ctx.Err())
+	case err == nil:
+		return Verdict{Valid: true}, nil
+	case killed.Load():
+		return Verdict{TimedOut: true}, nil
+	}
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
 		return Verdict{}, nil
 	}
 	return Verdict{}, fmt.Errorf("oracle command: %w", err)
@@ -141,10 +242,13 @@ type CurvePoint struct {
 	DiverseValid int     `json:"diverse_valid"`
 }
 
-// CheckResult sums up a run.
+// CheckResult sums up a run. Every trial is valid, invalid or timed
+// out: Trials = Valid + Invalid + Timeouts.
 type CheckResult struct {
 	Trials       int          `json:"trials"`
 	Valid        int          `json:"valid"`
+	Invalid      int          `json:"invalid"`
+	Timeouts     int          `json:"timeouts"` // inputs the oracle ran out of its time limit on
 	UniqueValid  int          `json:"unique_valid"`
 	DiverseValid int          `json:"diverse_valid"` // distinct characteristics among valid inputs
 	Failures     int          `json:"failures"`      // distinct failures found
@@ -164,7 +268,13 @@ type CheckOptions struct {
 
 // Check generates inputs with gen, judges them with the oracle and, if a
 // guide is given, rewards it: New for a valid input with a new
-// characteristic, Seen for a valid one seen before, Invalid otherwise.
+// characteristic, Seen for a valid one seen before, Invalid otherwise
+// (a timeout too).
+//
+// When ctx is done, Check stops, ending the input in flight where the
+// oracle is a ContextOracle, and returns the result of the trials
+// judged so far with an error that wraps ctx.Err(). An error of the
+// oracle stops it too, with the result so far.
 func Check(ctx context.Context, gen func() []byte, guide *Guide, oracle Oracle, opts CheckOptions) (*CheckResult, error) {
 	if opts.Trials <= 0 && opts.Duration <= 0 {
 		return nil, fmt.Errorf("give a number of trials or a duration")
@@ -180,21 +290,38 @@ func Check(ctx context.Context, gen func() []byte, guide *Guide, oracle Oracle, 
 	start := time.Now()
 	every := max(1, opts.Trials/points)
 	lastCurve := time.Time{}
+	finish := func() {
+		res.UniqueValid, res.DiverseValid, res.Failures = len(unique), len(diverse), len(failures)
+		res.Seconds = time.Since(start).Seconds()
+		sort.Strings(res.FailureList)
+	}
 	for i := 0; opts.Trials <= 0 || i < opts.Trials; i++ {
-		if i%256 == 0 {
-			if err := ctx.Err(); err != nil {
-				break
-			}
-			if opts.Duration > 0 && time.Since(start) >= opts.Duration {
-				break
-			}
+		// Every trial: one of an oracle command takes milliseconds, and
+		// a look at the context or the clock some nanoseconds.
+		if err := ctx.Err(); err != nil {
+			finish()
+			return res, fmt.Errorf("stopped after %d trials: %w", res.Trials, err)
+		}
+		if opts.Duration > 0 && time.Since(start) >= opts.Duration {
+			break
 		}
 		input := gen()
-		v, err := oracle.Judge(input)
+		v, err := judge(ctx, oracle, input)
 		if err != nil {
+			finish()
+			if cerr := ctx.Err(); cerr != nil {
+				return res, fmt.Errorf("stopped after %d trials: %w", res.Trials, err)
+			}
 			return res, err
 		}
 		res.Trials++
+		switch {
+		case v.TimedOut:
+			res.Timeouts++
+			v.Valid = false
+		case !v.Valid:
+			res.Invalid++
+		}
 		reward := DefaultRewards.Invalid
 		if guide != nil {
 			reward = guide.Rewards.Invalid
@@ -232,9 +359,7 @@ func Check(ctx context.Context, gen func() []byte, guide *Guide, oracle Oracle, 
 			res.Curve = append(res.Curve, CurvePoint{i + 1, time.Since(start).Seconds(), res.Valid, len(unique), len(diverse)})
 		}
 	}
-	res.UniqueValid, res.DiverseValid, res.Failures = len(unique), len(diverse), len(failures)
-	res.Seconds = time.Since(start).Seconds()
-	sort.Strings(res.FailureList)
+	finish()
 	return res, nil
 }
 
