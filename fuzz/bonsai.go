@@ -33,7 +33,9 @@ type BonsaiOptions struct {
 	//   - Domains is ignored: each campaign has the domains NewDomains
 	//     makes, since a campaign's domains start empty;
 	//   - Kept is told of the top campaign's inputs only, which are the
-	//     lattice's corpus; Failed of each distinct failure once.
+	//     lattice's corpus; Failed of every occurrence of a failure, its
+	//     Count the lattice's; Point and Progress count the lattice's
+	//     executions and time.
 	Options
 	// NewDomains makes a campaign's domains (nil means Zest's: Coverage
 	// and ValidCoverage).
@@ -173,7 +175,7 @@ func Bonsai(ctx context.Context, g *grammar.Graph, subject synth.Runner, opts Bo
 	}
 	corpora := make([][]Entry, len(lattice))
 	res := &BonsaiResult{}
-	failures := map[string]bool{}
+	failures := map[string]int{}
 	start := time.Now()
 	for i, b := range lattice {
 		step := opts.Options
@@ -202,22 +204,32 @@ func Bonsai(ctx context.Context, g *grammar.Graph, subject synth.Runner, opts Bo
 		if i < len(lattice)-1 {
 			step.Kept = nil
 		}
-		step.Failed = func(fl Failure) error {
-			key := string(fl.Outcome) + "\x00" + fl.Stack
-			if failures[key] || opts.Failed == nil {
-				failures[key] = true
-				return nil
+		execs, elapsed := res.Execs, time.Since(start)
+		step.Failed = nil
+		if opts.Failed != nil {
+			// Each occurrence is told, its Count the lattice's so far.
+			step.Failed = func(fl Failure) error {
+				key := string(fl.Outcome) + "\x00" + fl.Stack
+				failures[key]++
+				fl.Count = failures[key]
+				fl.Exec += execs
+				return opts.Failed(fl)
 			}
-			failures[key] = true
-			return opts.Failed(fl)
 		}
 		step.Progress = nil
 		if opts.Progress != nil {
-			execs, elapsed := res.Execs, time.Since(start)
 			step.Progress = func(s Stats) {
 				s.Execs += execs
 				s.Elapsed += elapsed
 				opts.Progress(s)
+			}
+		}
+		step.Point = nil
+		if opts.Point != nil {
+			step.Point = func(s Stats) error {
+				s.Execs += execs
+				s.Elapsed += elapsed
+				return opts.Point(s)
 			}
 		}
 		r, err := Fuzz(ctx, g, subject, step)
@@ -248,15 +260,17 @@ func (res *BonsaiResult) add(r *Result, b Bounds, seeds int, start time.Time) {
 		bytes += len(e.Input)
 	}
 	res.Steps = append(res.Steps, BonsaiStep{Bounds: b, Seeds: seeds, Stats: r.Stats, Bytes: bytes})
-	seen := map[string]bool{}
-	for _, f := range res.Failures {
-		seen[string(f.Outcome)+"\x00"+f.Stack] = true
+	seen := map[string]int{}
+	for i, f := range res.Failures {
+		seen[string(f.Outcome)+"\x00"+f.Stack] = i
 	}
 	for _, f := range r.Failures {
 		f.Exec += execs
-		if !seen[string(f.Outcome)+"\x00"+f.Stack] {
-			res.Failures = append(res.Failures, f)
+		if i, ok := seen[string(f.Outcome)+"\x00"+f.Stack]; ok {
+			res.Failures[i].Count += f.Count
+			continue
 		}
+		res.Failures = append(res.Failures, f)
 	}
 	res.Execs += r.Execs
 	res.Valid += r.Valid

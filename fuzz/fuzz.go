@@ -66,13 +66,14 @@ type Options struct {
 	// distributions of how many spans of decisions a mutation changes
 	// and how long they are (0 means 2 and 4).
 	MeanSpans, MeanSpanLength float64
-	// Kept and Failed, if set, are told of each input as it is kept and
-	// of each distinct failure as it is found, so that a caller can save
-	// them before the campaign ends (Failed is told of a failure's first
-	// occurrence; its Count grows in the result). An error from them stops
-	// the campaign and is returned.
+	// Kept, Failed and Point, if set, are told of each input as it is
+	// kept, of each occurrence of a failure (Count says which: 1 is the
+	// first), and of each point added to the curve, so that a caller can
+	// save them as they come (a Store). An error from them stops the
+	// campaign and is returned.
 	Kept   func(Entry) error
 	Failed func(Failure) error
+	Point  func(Stats) error
 	// Progress, if set, is called with the campaign's state about every
 	// ProgressEvery (0 means a second) and at the end.
 	Progress      func(Stats)
@@ -176,6 +177,21 @@ func Fuzz(ctx context.Context, g *grammar.Graph, subject synth.Runner, opts Opti
 		every = time.Second
 	}
 	lastProgress := f.start
+	// The time budget ends the input in flight too, through the
+	// context the subject runs under; only the caller's context ending
+	// is an error.
+	runCtx := ctx
+	if opts.Time > 0 {
+		var cancel context.CancelFunc
+		runCtx, cancel = context.WithDeadline(ctx, f.start.Add(opts.Time))
+		defer cancel()
+	}
+	stopped := func(err error) (*Result, error) {
+		if ctx.Err() == nil && (runCtx.Err() != nil || errors.Is(err, context.DeadlineExceeded)) {
+			return f.finish(), nil
+		}
+		return f.finish(), err
+	}
 	cursor, made := 0, 0
 	for {
 		if err := ctx.Err(); err != nil {
@@ -201,9 +217,9 @@ func Fuzz(ctx context.Context, g *grammar.Graph, subject synth.Runner, opts Opti
 				// whether the rare part still runs.
 				trial := e.rare.trials[e.rare.next]
 				seq = f.mut.mutate(e.seq, e.slots[trial:trial+1])
-				units, err := f.run(ctx, seq)
+				units, err := f.run(runCtx, seq)
 				if err != nil {
-					return f.finish(), err
+					return stopped(err)
 				}
 				e = &f.res.Corpus[cursor] // run may have grown the corpus
 				e.rare.locked[trial] = !contains(units, e.rare.target)
@@ -222,8 +238,8 @@ func Fuzz(ctx context.Context, g *grammar.Graph, subject synth.Runner, opts Opti
 			}
 			seq = f.mut.mutate(e.seq, slots)
 		}
-		if _, err := f.run(ctx, seq); err != nil {
-			return f.finish(), err
+		if _, err := f.run(runCtx, seq); err != nil {
+			return stopped(err)
 		}
 		if opts.Progress != nil && time.Since(lastProgress) >= every {
 			lastProgress = time.Now()
@@ -341,19 +357,21 @@ func (f *campaign) run(ctx context.Context, seq *sequence) ([]int, error) {
 	found := false
 	if r.Outcome == coverage.Panic || r.Outcome == coverage.Timeout {
 		key := string(r.Outcome) + "\x00" + r.Stack
-		if i, ok := f.failures[key]; ok {
+		i, ok := f.failures[key]
+		if ok {
 			f.res.Failures[i].Count++
 		} else {
-			f.failures[key] = len(f.res.Failures)
+			i = len(f.res.Failures)
+			f.failures[key] = i
 			f.res.Failures = append(f.res.Failures, Failure{
 				Outcome: r.Outcome, Stack: r.Stack, Message: r.Message, Frames: r.Frames,
 				Input: d.text, Choices: d.choices, Exec: f.res.Execs, Count: 1,
 			})
 			found = true
-			if f.opts.Failed != nil {
-				if err := f.opts.Failed(f.res.Failures[len(f.res.Failures)-1]); err != nil {
-					return nil, err
-				}
+		}
+		if f.opts.Failed != nil {
+			if err := f.opts.Failed(f.res.Failures[i]); err != nil {
+				return nil, err
 			}
 		}
 	}
@@ -373,6 +391,11 @@ func (f *campaign) run(ctx context.Context, seq *sequence) ([]int, error) {
 	}
 	if found || len(moved) > 0 {
 		f.res.Curve = append(f.res.Curve, f.stats())
+		if f.opts.Point != nil {
+			if err := f.opts.Point(f.res.Curve[len(f.res.Curve)-1]); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return units, nil
 }

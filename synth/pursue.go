@@ -3,6 +3,7 @@ package synth
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -35,7 +36,11 @@ type SessionRunner struct {
 // Functions are the session's instrumented functions.
 func (r *SessionRunner) Functions() []string { return r.Session.Funcs.Names }
 
-// Run records one input.
+// Run records one input. The context ends the run in flight: its
+// deadline shortens the wait for the input (the harness is killed and
+// restarted, as on a timeout), and its cancellation interrupts the
+// session for good (Ctrl-C); either way the result is the context's
+// error, not the input's outcome.
 func (r *SessionRunner) Run(ctx context.Context, input []byte) (*coverage.Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -44,7 +49,26 @@ func (r *SessionRunner) Run(ctx context.Context, input []byte) (*coverage.Result
 	if t <= 0 {
 		t = 10 * time.Second
 	}
-	return r.Session.Record(input, t)
+	wait, cut := t, false
+	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < t {
+		wait, cut = max(time.Until(deadline), time.Millisecond), true
+	}
+	stop := context.AfterFunc(ctx, func() {
+		// A deadline ends the wait above; an interrupted session stays
+		// interrupted, which only an ending campaign may afford.
+		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			r.Session.Interrupt()
+		}
+	})
+	res, err := r.Session.Record(input, wait)
+	if !stop() {
+		return nil, ctx.Err()
+	}
+	if cut && err == nil && res.Outcome == coverage.Timeout {
+		// The deadline's, not the input's: its wait was cut short.
+		return nil, context.DeadlineExceeded
+	}
+	return res, err
 }
 
 // PursueOptions bound and shape one function's targeting loop.

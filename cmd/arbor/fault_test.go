@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -22,6 +23,15 @@ import (
 // test binary, told so by the environment), which it can kill.
 func TestMain(m *testing.M) {
 	if os.Getenv("ARBOR_TEST_AS_ARBOR") == "1" {
+		if limit := os.Getenv("ARBOR_TEST_FSIZE"); limit != "" {
+			// A disk that fills up: writes past the limit fail (Go
+			// ignores SIGXFSZ, so they return EFBIG).
+			n, _ := strconv.ParseUint(limit, 10, 64)
+			if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: n, Max: n}); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(2)
+			}
+		}
 		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())

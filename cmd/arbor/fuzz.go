@@ -1,13 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -32,7 +29,7 @@ type fuzzFlags struct {
 	format                outputFormat
 	duration, timeout     time.Duration
 	seed                  uint64
-	asJSON, rare          bool
+	asJSON, rare, wait    bool
 	seedFrom, filter      string
 	seedsDir              string
 	seedTrials, seedCount int
@@ -162,6 +159,7 @@ take the input as one []byte.
 	fl.DurationVar(&f.timeout, "timeout", time.Second, "time limit per input")
 	fl.StringVar(&f.out, "out", "", "folder for the corpus and the failures (required)")
 	fl.BoolVar(&f.asJSON, "json", false, "print JSON")
+	fl.BoolVar(&f.wait, "wait", false, "if another campaign is writing --out, wait for it instead of failing")
 	return cmd
 }
 
@@ -199,12 +197,22 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags) error {
 	if err := f.format.check(); err != nil {
 		return err
 	}
-	store, err := openFuzzStore(f.out, extensionOf(setup.GrammarName), f.format)
+	ctx := contextOf(cmd)
+	bounds := fuzz.Bounds{MaxDepth: f.maxDepth, MaxRepeat: f.maxRepeat, MaxDistinct: f.maxDistinct}
+	if f.bonsai {
+		// Seeds are made under the top campaign's bounds; the first
+		// campaign, which runs them too, replays them exactly as well,
+		// through values outside its smaller bounds.
+		bounds = fuzz.TopBounds(bounds)
+	}
+	store, err := fuzz.OpenStore(ctx, fuzz.StoreConfig{
+		Dir: f.out, Ext: extensionOf(setup.GrammarName), FuzzTarget: f.format.fuzzTarget, Wait: f.wait,
+		Grammar: setup.Grammar, Bounds: bounds,
+	})
 	if err != nil {
 		return err
 	}
-	defer store.close()
-	ctx := contextOf(cmd)
+	defer store.Close()
 	s, err := coverage.Open(ctx, setup.Target, coverage.DefaultCacheDir(), run)
 	if err != nil {
 		return err
@@ -234,14 +242,7 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags) error {
 	}
 	errOut := cmd.ErrOrStderr()
 	runner := &synth.SessionRunner{Session: s, Timeout: f.timeout}
-	bounds := fuzz.Bounds{MaxDepth: f.maxDepth, MaxRepeat: f.maxRepeat, MaxDistinct: f.maxDistinct}
-	if f.bonsai {
-		// Seeds are made under the top campaign's bounds; the first
-		// campaign, which runs them too, replays them exactly as well,
-		// through values outside its smaller bounds.
-		bounds = fuzz.TopBounds(bounds)
-	}
-	seeds := store.seeds
+	seeds := store.Seeds()
 	if f.seedsDir != "" {
 		fromDir, err := seedsFromDir(f.seedsDir, setup.Grammar, bounds, errOut)
 		if err != nil {
@@ -267,17 +268,17 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags) error {
 	// A resumed campaign goes on where the last one stopped rather than
 	// make the mutants it made again.
 	opts := fuzz.Options{
-		Seed: f.seed + uint64(store.prevExecs)*0x9e3779b97f4a7c15, Execs: f.execs, Time: f.duration, Domains: domains,
+		Seed: f.seed + uint64(store.Previous().Executions)*0x9e3779b97f4a7c15, Execs: f.execs, Time: f.duration, Domains: domains,
 		Bounds: bounds,
 		Seeds:  seeds,
 		Rare:   f.rare,
 		Fresh:  f.fresh,
-		Kept:   store.keep,
-		Failed: store.fail,
 	}
-	if isTerminal(errOut) {
+	terminal := isTerminal(errOut)
+	if terminal {
 		opts.Progress = func(st fuzz.Stats) { fmt.Fprintf(errOut, "\r%s", progressLine(st)) }
 	}
+	store.Attach(&opts)
 	var res *fuzz.Result
 	var runErr error
 	if f.bonsai {
@@ -290,7 +291,7 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags) error {
 				return ds
 			},
 			Step: func(st fuzz.BonsaiStep) {
-				if opts.Progress != nil {
+				if terminal {
 					fmt.Fprintln(errOut)
 				}
 				b := st.Bounds
@@ -304,14 +305,15 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags) error {
 	} else {
 		res, runErr = fuzz.Fuzz(ctx, setup.Grammar, runner, opts)
 	}
-	if opts.Progress != nil {
+	if terminal {
 		fmt.Fprintln(errOut)
 	}
 	if res == nil {
 		return runErr
 	}
-	// What was found is saved even when the campaign was stopped.
-	if err := store.finish(res); err != nil {
+	// What was found was saved as it came; the executions since the
+	// last save are saved even when the campaign was stopped.
+	if err := store.Finish(res); err != nil {
 		return errors.Join(runErr, err)
 	}
 	if runErr != nil && !errors.Is(runErr, ctx.Err()) {
@@ -333,20 +335,38 @@ func seedsFromDir(dir string, g *grammar.Graph, bounds fuzz.Bounds, w io.Writer)
 	if err != nil {
 		return nil, fmt.Errorf("--seeds: %w", err)
 	}
-	inputs := make([][]byte, len(files))
-	for i, f := range files {
-		if inputs[i], err = corpus.Read(f); err != nil {
+	// A file in Go's corpus format that holds no []byte value is skipped
+	// like an input that does not parse; a file that cannot be read is
+	// an error.
+	var (
+		inputs  [][]byte
+		names   []string
+		reasons []string
+		skipped int
+	)
+	for _, f := range files {
+		data, err := corpus.Read(f)
+		var fe *corpus.FormatError
+		switch {
+		case errors.As(err, &fe):
+			skipped++
+			if len(reasons) < 3 {
+				reasons = append(reasons, err.Error())
+			}
+			continue
+		case err != nil:
 			return nil, fmt.Errorf("--seeds: %w", err)
 		}
+		inputs, names = append(inputs, data), append(names, f)
 	}
 	seeds, errs := fuzz.SeedsFromInputs(g, inputs, bounds)
-	var reasons []string
 	for _, err := range errs {
 		var ie *fuzz.InputError
 		if errors.As(err, &ie) && len(reasons) < 3 {
-			reasons = append(reasons, fmt.Sprintf("%s: %v", files[ie.Index], ie.Err))
+			reasons = append(reasons, fmt.Sprintf("%s: %v", names[ie.Index], ie.Err))
 		}
 	}
+	skipped += len(errs)
 	if len(seeds) == 0 {
 		if len(files) == 0 {
 			return nil, fmt.Errorf("--seeds: %s holds no input", dir)
@@ -355,9 +375,9 @@ func seedsFromDir(dir string, g *grammar.Graph, bounds fuzz.Bounds, w io.Writer)
 			len(files), dir, strings.Join(reasons, "; "))
 	}
 	fmt.Fprintf(w, "fuzz: %d seeds of the %d inputs in %s\n", len(seeds), len(files), dir)
-	if len(errs) > 0 {
-		fmt.Fprintf(w, "fuzz: %d inputs skipped, they cannot be parsed or derived, e.g.\n  %s\n",
-			len(errs), strings.Join(reasons, "\n  "))
+	if skipped > 0 {
+		fmt.Fprintf(w, "fuzz: %d inputs skipped, they cannot be decoded, parsed or derived, e.g.\n  %s\n",
+			skipped, strings.Join(reasons, "\n  "))
 	}
 	return seeds, nil
 }
@@ -381,7 +401,7 @@ func progressLine(st fuzz.Stats) string {
 	return b.String()
 }
 
-func printFuzz(w io.Writer, name string, res *fuzz.Result, store *fuzzStore, asJSON bool) error {
+func printFuzz(w io.Writer, name string, res *fuzz.Result, store *fuzz.Store, asJSON bool) error {
 	if asJSON {
 		type failure struct {
 			File    string `json:"file"`
@@ -401,9 +421,9 @@ func printFuzz(w io.Writer, name string, res *fuzz.Result, store *fuzzStore, asJ
 			Resumed    int            `json:"resumed_from"`
 			OldFailure int            `json:"failures_before"`
 		}{Subject: name, Execs: res.Execs, Seconds: res.Elapsed.Seconds(), Corpus: len(res.Corpus), Valid: res.Valid,
-			Failures: []failure{}, Domains: map[string]int{}, Resumed: len(store.seeds), OldFailure: len(store.old)}
+			Failures: []failure{}, Domains: map[string]int{}, Resumed: store.Resumed(), OldFailure: store.OldFailures()}
 		for i, fl := range res.Failures {
-			out.Failures = append(out.Failures, failure{store.failureFiles[i], string(fl.Outcome), fl.Stack, fl.Message, fl.Count})
+			out.Failures = append(out.Failures, failure{store.FailureFile(i), string(fl.Outcome), fl.Stack, fl.Message, fl.Count})
 		}
 		for _, d := range res.Domains {
 			out.Domains[d.Name] = d.Size
@@ -412,7 +432,7 @@ func printFuzz(w io.Writer, name string, res *fuzz.Result, store *fuzzStore, asJ
 	}
 	fmt.Fprintf(w, "%s: %s\n", name, progressLine(res.Stats))
 	for i, fl := range res.Failures {
-		fmt.Fprintf(w, "failure %s (%s, %d times): %s\n", store.failureFiles[i], fl.Outcome, fl.Count, firstLineOf(fl.Message))
+		fmt.Fprintf(w, "failure %s (%s, %d times): %s\n", store.FailureFile(i), fl.Outcome, fl.Count, firstLineOf(fl.Message))
 	}
 	return nil
 }
@@ -420,250 +440,4 @@ func printFuzz(w io.Writer, name string, res *fuzz.Result, store *fuzzStore, asJ
 func firstLineOf(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return s
-}
-
-// fuzzStore keeps a campaign's findings in its --out folder as they come,
-// and reads a previous campaign's back to resume it.
-type fuzzStore struct {
-	dir, ext     string
-	format       outputFormat
-	seeds        [][]int           // the corpus already there
-	have         map[string]bool   // its inputs
-	old          map[string]bool   // failures already there, by outcome and stack
-	oldLines     []json.RawMessage // their lines, kept in failures.jsonl
-	corpus       *os.File          // corpus.jsonl, appended to
-	curve        *bufio.Writer     // curve.csv
-	curveFile    *os.File
-	n            int      // corpus files written, the old ones included
-	prevExecs    int      // executions of the campaigns before
-	failureFiles []string // per result failure: its file ("" if found before)
-}
-
-type corpusLine struct {
-	File    string   `json:"file"`
-	Choices []int    `json:"choices"`
-	Valid   bool     `json:"valid"`
-	Moved   []string `json:"moved"`
-}
-
-type failureLine struct {
-	File    string `json:"file"`
-	Outcome string `json:"outcome"`
-	Stack   string `json:"stack"`
-	Message string `json:"message"`
-	Frames  string `json:"frames,omitempty"`
-	Choices []int  `json:"choices"`
-	Count   int    `json:"count"`
-}
-
-func openFuzzStore(dir, ext string, format outputFormat) (*fuzzStore, error) {
-	s := &fuzzStore{dir: dir, ext: ext, format: format, old: map[string]bool{}, have: map[string]bool{}}
-	for _, sub := range []string{s.corpusDir(), s.path("failures")} {
-		if err := os.MkdirAll(sub, 0o755); err != nil {
-			return nil, fmt.Errorf("output folder: %w", err)
-		}
-	}
-	if err := s.readPrevious(); err != nil {
-		return nil, err
-	}
-	var err error
-	if s.corpus, err = os.OpenFile(s.path("corpus.jsonl"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644); err != nil {
-		return nil, fmt.Errorf("output folder: %w", err)
-	}
-	if s.curveFile, err = os.Create(s.path("curve.csv")); err != nil {
-		s.corpus.Close()
-		return nil, fmt.Errorf("output folder: %w", err)
-	}
-	s.curve = bufio.NewWriter(s.curveFile)
-	return s, nil
-}
-
-// path is where the file or folder arbor names name goes: in --out, or
-// with --format gofuzz beside the fuzz target's seed corpus, named after
-// the target (testdata/fuzz/FuzzX.corpus.jsonl), where go test does not
-// read it.
-func (s *fuzzStore) path(name string) string { return s.format.sideFile(s.dir, name) }
-
-// corpusDir is the folder of the kept inputs: corpus/ in --out, or the
-// fuzz target's seed corpus.
-func (s *fuzzStore) corpusDir() string {
-	if s.format.gofuzz() {
-		return s.format.inputDir(s.dir)
-	}
-	return filepath.Join(s.dir, "corpus")
-}
-
-// rel is path as the .jsonl files name it: from the folder they are in.
-func (s *fuzzStore) rel(path string) string {
-	r, err := filepath.Rel(filepath.Dir(s.path("corpus.jsonl")), path)
-	if err != nil {
-		return path
-	}
-	return filepath.ToSlash(r)
-}
-
-// readPrevious reads the corpus and failures a campaign left in the
-// folder. A corpus line cut short by a crash is skipped, not an error.
-func (s *fuzzStore) readPrevious() error {
-	data, err := os.ReadFile(s.path("corpus.jsonl"))
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("resuming: %w", err)
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		var c corpusLine
-		if line == "" || json.Unmarshal([]byte(line), &c) != nil {
-			continue
-		}
-		s.seeds = append(s.seeds, c.Choices)
-		s.n++
-		if data, err := os.ReadFile(filepath.Join(filepath.Dir(s.path("corpus.jsonl")), filepath.FromSlash(c.File))); err == nil {
-			if s.format.gofuzz() {
-				data, err = corpus.Decode(c.File, data)
-			}
-			if err == nil {
-				s.have[string(data)] = true
-			}
-		}
-	}
-	if data, err := os.ReadFile(s.path("state.json")); err == nil {
-		var st fuzzState
-		if json.Unmarshal(data, &st) == nil {
-			s.prevExecs = st.Executions
-		}
-	}
-	data, err = os.ReadFile(s.path("failures.jsonl"))
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("resuming: %w", err)
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		var fl failureLine
-		if line == "" || json.Unmarshal([]byte(line), &fl) != nil {
-			continue
-		}
-		s.old[fl.Outcome+"\x00"+fl.Stack] = true
-		s.oldLines = append(s.oldLines, json.RawMessage(line))
-	}
-	return nil
-}
-
-// keep writes a kept input: its file, then its line, so that a line
-// never names a file that is not there. An input already there (a
-// resumed one, run again first) is not written twice.
-func (s *fuzzStore) keep(e fuzz.Entry) error {
-	if s.have[string(e.Input)] {
-		return nil
-	}
-	s.have[string(e.Input)] = true
-	name, err := s.format.write(s.corpusDir(), paddedName(s.n, s.n+1, minNameWidth+1, s.ext), e.Input)
-	if err != nil {
-		return fmt.Errorf("saving the corpus: %w", err)
-	}
-	s.n++
-	line, err := json.Marshal(corpusLine{File: s.rel(filepath.Join(s.corpusDir(), name)), Choices: e.Choices, Valid: e.Valid, Moved: e.Moved})
-	if err != nil {
-		return err
-	}
-	if _, err := s.corpus.Write(append(line, '\n')); err != nil {
-		return fmt.Errorf("saving the corpus: %w", err)
-	}
-	return nil
-}
-
-// fail writes a new failure's input as soon as it is found.
-func (s *fuzzStore) fail(fl fuzz.Failure) error {
-	if s.old[string(fl.Outcome)+"\x00"+fl.Stack] {
-		s.failureFiles = append(s.failureFiles, "")
-		return nil
-	}
-	name := string(fl.Outcome)
-	if fl.Stack != "" {
-		name += "-" + fl.Stack
-	}
-	data := fl.Input
-	if s.format.gofuzz() {
-		// In Go's format, so that copied into the seed corpus it is a
-		// test case go test runs.
-		data = corpus.EncodeGoFuzz(data)
-	} else {
-		name += s.ext
-	}
-	path := filepath.Join(s.path("failures"), name)
-	s.failureFiles = append(s.failureFiles, s.rel(path))
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		return fmt.Errorf("saving a failure: %w", err)
-	}
-	return nil
-}
-
-// fuzzState is what a resumed campaign needs to know of those before.
-type fuzzState struct {
-	Executions int `json:"executions"`
-}
-
-// finish writes failures.jsonl, with the counts, the curve and the state.
-func (s *fuzzStore) finish(res *fuzz.Result) error {
-	state, err := json.Marshal(fuzzState{Executions: s.prevExecs + res.Execs})
-	if err != nil {
-		return err
-	}
-	if err := writeFileAtomic(s.path("state.json"), append(state, '\n')); err != nil {
-		return fmt.Errorf("saving the state: %w", err)
-	}
-	var b strings.Builder
-	for _, l := range s.oldLines {
-		b.Write(l)
-		b.WriteByte('\n')
-	}
-	for i, fl := range res.Failures {
-		if s.failureFiles[i] == "" {
-			continue
-		}
-		line, err := json.Marshal(failureLine{File: s.failureFiles[i], Outcome: string(fl.Outcome), Stack: fl.Stack,
-			Message: fl.Message, Frames: fl.Frames, Choices: fl.Choices, Count: fl.Count})
-		if err != nil {
-			return err
-		}
-		b.Write(line)
-		b.WriteByte('\n')
-	}
-	if err := writeFileAtomic(s.path("failures.jsonl"), []byte(b.String())); err != nil {
-		return fmt.Errorf("saving the failures: %w", err)
-	}
-	fmt.Fprint(s.curve, "executions,seconds,corpus,valid_executions,failures")
-	for _, d := range res.Domains {
-		fmt.Fprintf(s.curve, ",%s", d.Name)
-	}
-	fmt.Fprintln(s.curve)
-	for _, p := range res.Curve {
-		fmt.Fprintf(s.curve, "%d,%.3f,%d,%d,%d", p.Execs, p.Elapsed.Seconds(), p.Corpus, p.Valid, p.Failures)
-		for _, d := range p.Domains {
-			fmt.Fprintf(s.curve, ",%d", d.Size)
-		}
-		fmt.Fprintln(s.curve)
-	}
-	return s.curve.Flush()
-}
-
-func (s *fuzzStore) close() {
-	s.corpus.Close()
-	s.curveFile.Close()
-}
-
-// writeFileAtomic replaces path with data, so that a crash leaves the old
-// file or the new one, never a part of it.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

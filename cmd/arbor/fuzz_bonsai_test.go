@@ -15,16 +15,16 @@ import (
 
 // corpusLines reads a corpus.jsonl and the inputs its lines name,
 // decoded from Go's format where they are in it.
-func corpusLines(t *testing.T, path string) ([]corpusLine, [][]byte) {
+func corpusLines(t *testing.T, path string) ([]fuzz.CorpusLine, [][]byte) {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var lines []corpusLine
+	var lines []fuzz.CorpusLine
 	var inputs [][]byte
 	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		var c corpusLine
+		var c fuzz.CorpusLine
 		if err := json.Unmarshal([]byte(l), &c); err != nil {
 			t.Fatalf("%v: %s", err, l)
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/arbor-fuzz/arbor/datasets"
+	"github.com/arbor-fuzz/arbor/fuzz"
 	"github.com/arbor-fuzz/arbor/synth"
 )
 
@@ -107,7 +108,7 @@ func TestFuzz(t *testing.T) {
 		t.Fatalf("%d corpus lines for a corpus of %d", len(lines), sa.Corpus)
 	}
 	for _, line := range lines {
-		var c corpusLine
+		var c fuzz.CorpusLine
 		if err := json.Unmarshal([]byte(line), &c); err != nil {
 			t.Fatal(err)
 		}
@@ -133,9 +134,16 @@ func TestFuzz(t *testing.T) {
 	if again.Resumed != sa.Corpus {
 		t.Errorf("resumed from %d inputs, the folder held %d", again.Resumed, sa.Corpus)
 	}
-	state, _ := os.ReadFile(filepath.Join(a, "state.json"))
-	if strings.TrimSpace(string(state)) != `{"executions":800}` {
-		t.Errorf("state.json: %s", state)
+	var state fuzz.State
+	if data, err := os.ReadFile(filepath.Join(a, "state.json")); err != nil || json.Unmarshal(data, &state) != nil || state.Executions != 800 {
+		t.Errorf("state.json: %s (%v)", data, err)
+	}
+	// The curve goes on: the first campaign's rows, then the second's,
+	// counted from the first's end.
+	curve2, _ := os.ReadFile(filepath.Join(a, "curve.csv"))
+	rows2 := strings.Split(strings.TrimSpace(string(curve2)), "\n")
+	if !bytes.HasPrefix(curve2, curve) || !strings.HasPrefix(rows2[len(rows2)-1], "800,") || len(rows2) <= len(rows) {
+		t.Errorf("curve.csv after resuming:\n%s", curve2)
 	}
 	after, _ := os.ReadFile(filepath.Join(a, "corpus.jsonl"))
 	if !bytes.HasPrefix(after, ca) || strings.Count(string(after), "\n") != again.Corpus {
@@ -179,10 +187,33 @@ func TestFuzzFailures(t *testing.T) {
 	if again.Before != 2 {
 		t.Errorf("the resumed campaign knew %d failures, want 2", again.Before)
 	}
-	lines2, _ := os.ReadFile(filepath.Join(out, "failures.jsonl"))
-	if !bytes.Equal(lines, lines2) {
-		t.Errorf("failures.jsonl changed on resuming:\n%s", lines2)
+	if len(again.Failures) != 2 || again.Failures[0].File != "" || again.Failures[1].File != "" {
+		t.Errorf("the resumed campaign reported old failures as new: %+v", again.Failures)
 	}
+	// The same failures, in the same files, counted on.
+	lines2, _ := os.ReadFile(filepath.Join(out, "failures.jsonl"))
+	before, after := fuzzFailureLines(t, lines), fuzzFailureLines(t, lines2)
+	if len(after) != len(before) {
+		t.Fatalf("failures.jsonl has %d lines after resuming, %d before", len(after), len(before))
+	}
+	for i := range before {
+		if after[i].File != before[i].File || after[i].Stack != before[i].Stack || after[i].Count <= before[i].Count {
+			t.Errorf("failure %d: before %+v, after %+v", i, before[i], after[i])
+		}
+	}
+}
+
+func fuzzFailureLines(t *testing.T, data []byte) []fuzz.FailureRecord {
+	t.Helper()
+	var recs []fuzz.FailureRecord
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var r fuzz.FailureRecord
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("failures.jsonl: %q: %v", line, err)
+		}
+		recs = append(recs, r)
+	}
+	return recs
 }
 
 func TestFuzzUsage(t *testing.T) {

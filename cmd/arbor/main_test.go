@@ -444,6 +444,50 @@ func TestLearnCommands(t *testing.T) {
 	if len(sums) == 0 || nevers == 0 {
 		t.Errorf("--rare pursued %d functions, %d never covered", len(sums), nevers)
 	}
+	// Run again into the same folder, asking for less: nothing the first
+	// run wrote that the second did not is left to disagree with
+	// summary.json and the manifests (issue 29, item 7: stale folders
+	// and inputs stayed).
+	keep := filepath.Join(rare, "mine.txt")
+	if err := os.WriteFile(keep, []byte("the user's"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code = runArbor(t, "", "target", "--model", model, "--subject", "json", "--rare", "--below", "0.02", "-n", "1", "--budget", "8", "--out", rare)
+	if code != 0 || !strings.Contains(errOut, "target: removed the ") {
+		t.Fatalf("target --rare again: exit %d\n%s\n%s", code, out, errOut)
+	}
+	b, err = os.ReadFile(filepath.Join(rare, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var again []struct {
+		Verified int
+		Out      string
+	}
+	if err := json.Unmarshal(b, &again); err != nil {
+		t.Fatal(err)
+	}
+	folders := map[string]int{}
+	for _, s := range again {
+		folders[filepath.Base(s.Out)] = s.Verified
+	}
+	entries, _ := os.ReadDir(rare)
+	for _, e := range entries {
+		if !e.IsDir() {
+			if name := e.Name(); name != "summary.json" && name != "mine.txt" && name != ".lock" {
+				t.Errorf("%s left in the folder", name)
+			}
+			continue
+		}
+		verified, ok := folders[e.Name()]
+		files, _ := os.ReadDir(filepath.Join(rare, e.Name()))
+		if !ok || len(files) != verified+1 {
+			t.Errorf("folder %s (in the summary: %v) holds %d files for %d inputs", e.Name(), ok, len(files), verified)
+		}
+	}
+	if _, err := os.Stat(keep); err != nil {
+		t.Errorf("the user's file: %v", err)
+	}
 	rm, err := learn.LoadModel(refined)
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/arbor-fuzz/arbor/corpus"
 	"github.com/arbor-fuzz/arbor/coverage"
+	"github.com/arbor-fuzz/arbor/internal/filelock"
 )
 
 type recordFlags struct {
@@ -259,6 +261,7 @@ func printSummary(w io.Writer, out string, s *coverage.Summary) {
 
 func newRecordMergeCmd() *cobra.Command {
 	var out string
+	var wait bool
 	cmd := &cobra.Command{
 		Use:   "merge --out cov.jsonl FILE...",
 		Short: "Merge coverage files of the same subject (such as shards)",
@@ -270,8 +273,23 @@ input name. Files of different subjects or builds are refused.`,
 			if out == "" {
 				return usageError{errors.New("--out is required")}
 			}
+			// The lock a recording into --out holds: a merge must not
+			// replace a file being recorded into (the recording would go
+			// on into the file replaced, and its records be lost).
+			_, statErr := os.Lstat(out)
+			lock, err := filelock.Acquire(contextOf(cmd), out, filelock.Options{
+				What: "coverage file " + out, Wait: wait,
+				Hint: "merge into another file, or wait for it with --wait",
+			})
+			if err != nil {
+				return err
+			}
+			defer lock.Release()
 			f, err := coverage.Merge(out, args)
 			if err != nil {
+				if fi, serr := os.Stat(out); errors.Is(statErr, fs.ErrNotExist) && serr == nil && fi.Size() == 0 {
+					os.Remove(out) // the lock's, not a merge's
+				}
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d inputs of %s from %d files\n", out, len(f.Records), f.Subject, len(args))
@@ -279,6 +297,7 @@ input name. Files of different subjects or builds are refused.`,
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "", "merged coverage file")
+	cmd.Flags().BoolVar(&wait, "wait", false, "if a recording is writing --out, wait for it instead of failing")
 	return cmd
 }
 

@@ -32,6 +32,7 @@ type targetFlags struct {
 	n, budget, maxDepth, maxNodes   int
 	seed                            uint64
 	verify, noRun, rare, asJSON     bool
+	wait                            bool
 	timeout, limit                  time.Duration
 	maxGini, below                  float64
 }
@@ -146,6 +147,22 @@ them to FuzzX.verify.cov.jsonl.`,
 			if err != nil {
 				return err
 			}
+			// One run at a time writes a folder, and a run again into
+			// a folder replaces what the last one wrote there.
+			release, err := claimOutput(contextOf(cmd), f.outputFormat, f.out, f.wait)
+			if err != nil {
+				return err
+			}
+			defer release()
+			if !f.gofuzz() {
+				n, err := clearTargetRun(f.out)
+				if err != nil {
+					return err
+				}
+				if n > 0 {
+					fmt.Fprintf(cmd.ErrOrStderr(), "target: removed the %d inputs an earlier run wrote into %s\n", n, f.out)
+				}
+			}
 			// What runs is decided before anything is built, and only
 			// when something is to run: --no-run alone never needs it.
 			var target coverage.Target
@@ -198,6 +215,7 @@ them to FuzzX.verify.cov.jsonl.`,
 	fl.StringVar(&f.function, "function", "", "the function to aim at")
 	fl.BoolVar(&f.rare, "rare", false, "aim at every function whose share of training inputs is below --below, and at the never-covered ones")
 	fl.Float64Var(&f.below, "below", eval.RareLimit, "with --rare: the share of training inputs under which a function is rare")
+	fl.BoolVar(&f.wait, "wait", false, "if another run is writing --out, wait for it instead of failing")
 	fl.IntVarP(&f.n, "n", "n", 10, "number of inputs wanted per function (that ran it, with the loop)")
 	fl.IntVar(&f.budget, "budget", 100, "executions of the subject the loop may spend per function")
 	fl.DurationVar(&f.limit, "time", 0, "time the loop may spend per function (0: no limit)")

@@ -1,0 +1,400 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/arbor-fuzz/arbor/fuzz"
+	"github.com/arbor-fuzz/arbor/grammar"
+	"github.com/arbor-fuzz/arbor/internal/proctest"
+	"github.com/arbor-fuzz/arbor/synth"
+)
+
+// fuzzBed runs arbor fuzz as a process of its own on the crash module
+// (two distinct panics), with a shared harness cache and a mark on
+// every process.
+type fuzzBed struct {
+	t                 *testing.T
+	mod, grammarFile  string
+	cache, mark       string
+	g                 *grammar.Graph
+	hostile, hostileG string
+}
+
+func newFuzzBed(t *testing.T) *fuzzBed {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds harnesses and kills processes")
+	}
+	mod, gf := crashModule(t)
+	text, err := os.ReadFile(gf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ast, err := grammar.Parse(gf, text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := grammar.Build(ast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &fuzzBed{t: t, mod: mod, grammarFile: gf, cache: t.TempDir(), mark: proctest.NewMark(), g: g}
+}
+
+// fuzz is arbor fuzz into out, not yet started.
+func (b *fuzzBed) fuzz(out string, env []string, flags ...string) *arborProc {
+	args := append([]string{"fuzz", "--go", "example.com/crash.Run", "--dir", b.mod, "--grammar", b.grammarFile,
+		"--out", out, "--json"}, flags...)
+	p := &arborProc{cmd: exec.Command(os.Args[0], args...)}
+	p.cmd.Env = append(append(os.Environ(), "ARBOR_TEST_AS_ARBOR=1", "XDG_CACHE_HOME="+b.cache, b.mark), env...)
+	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.err
+	return p
+}
+
+// campaign is what a campaign folder holds, read as a user would after a
+// crash: complete lines only.
+type campaign struct {
+	corpus   []fuzz.CorpusLine
+	inputs   map[string]string // file → content
+	failures map[string]fuzz.FailureRecord
+	execs    int
+	curve    []string
+}
+
+// completeLines are the lines of path that end in a newline.
+func completeLines(t *testing.T, path string) []string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	data = data[:bytes.LastIndexByte(data, '\n')+1]
+	var lines []string
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	return lines
+}
+
+// check reads out and asserts the campaign invariants: every corpus line
+// replays to its file, no file or input is named twice, every failure's
+// file is there, and nothing the previous look (prev, if any) saw was
+// lost: its corpus lines and curve rows are a prefix of these, its
+// failures are here in the same files with counts no smaller, its
+// executions no more.
+func (b *fuzzBed) check(out string, prev *campaign) *campaign {
+	t := b.t
+	t.Helper()
+	c := &campaign{inputs: map[string]string{}, failures: map[string]fuzz.FailureRecord{}}
+	seen := map[string]string{}
+	for i, line := range completeLines(t, filepath.Join(out, "corpus.jsonl")) {
+		var l fuzz.CorpusLine
+		if err := json.Unmarshal([]byte(line), &l); err != nil {
+			t.Fatalf("corpus.jsonl line %d: %q: %v", i+1, line, err)
+		}
+		data, err := os.ReadFile(filepath.Join(out, l.File))
+		if err != nil {
+			t.Fatalf("corpus.jsonl line %d names a file that is not there: %v", i+1, err)
+		}
+		if _, dup := c.inputs[l.File]; dup {
+			t.Errorf("corpus.jsonl names %s twice", l.File)
+		}
+		if other, dup := seen[string(data)]; dup {
+			t.Errorf("%s and %s hold the same input %q", other, l.File, data)
+		}
+		seen[string(data)] = l.File
+		c.inputs[l.File] = string(data)
+		if got := synth.NewGenerator(b.g, &synth.Replay{Choices: l.Choices}, synth.RandomPolicy).Generate().String(); got != string(data) {
+			t.Errorf("%s: its line replays to %q, the file holds %q", l.File, got, data)
+		}
+		c.corpus = append(c.corpus, l)
+	}
+	for _, line := range completeLines(t, filepath.Join(out, "failures.jsonl")) {
+		var r fuzz.FailureRecord
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("failures.jsonl: %q: %v", line, err)
+		}
+		key := r.Outcome + "\x00" + r.Stack
+		if _, dup := c.failures[key]; dup {
+			t.Errorf("failures.jsonl holds %s twice", r.File)
+		}
+		if _, err := os.Stat(filepath.Join(out, r.File)); err != nil {
+			t.Errorf("failure file: %v", err)
+		}
+		c.failures[key] = r
+	}
+	if data, err := os.ReadFile(filepath.Join(out, "state.json")); err == nil {
+		var st fuzz.State
+		if err := json.Unmarshal(data, &st); err != nil {
+			t.Errorf("state.json: %q: %v", data, err)
+		}
+		c.execs = st.Executions
+	}
+	c.curve = completeLines(t, filepath.Join(out, "curve.csv"))
+	if prev == nil {
+		return c
+	}
+	if len(c.corpus) < len(prev.corpus) {
+		t.Fatalf("the corpus shrank from %d to %d lines", len(prev.corpus), len(c.corpus))
+	}
+	for i, l := range prev.corpus {
+		if c.corpus[i].File != l.File || c.inputs[l.File] != prev.inputs[l.File] {
+			t.Errorf("corpus line %d was %s (%q), is %s (%q)", i+1, l.File, prev.inputs[l.File], c.corpus[i].File, c.inputs[c.corpus[i].File])
+		}
+	}
+	for key, r := range prev.failures {
+		now, ok := c.failures[key]
+		switch {
+		case !ok:
+			t.Errorf("failure %s lost", r.File)
+		case now.File != r.File || now.Count < r.Count:
+			t.Errorf("failure was %+v, is %+v", r, now)
+		}
+	}
+	if c.execs < prev.execs {
+		t.Errorf("executions went back from %d to %d", prev.execs, c.execs)
+	}
+	if len(c.curve) < len(prev.curve) || !slicesPrefix(c.curve, prev.curve) {
+		t.Errorf("the curve lost rows: %d rows, %d before", len(c.curve), len(prev.curve))
+	}
+	return c
+}
+
+func slicesPrefix(s, prefix []string) bool {
+	if len(prefix) > len(s) {
+		return false
+	}
+	for i := range prefix {
+		if s[i] != prefix[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestFuzzFaults is the fault suite of issue 29 for fuzz campaigns: arbor
+// fuzz killed (SIGKILL) or stopped (SIGTERM) at seeded random moments and
+// resumed each time, two campaigns on one folder, a disk that fills up,
+// and a campaign stopped by Ctrl-C or its --time while an input hangs.
+// Each case asserts that nothing found is lost or duplicated, that every
+// corpus line replays to its file, that no old failure is reported as
+// new, and that no process of arbor's outlives it.
+func TestFuzzFaults(t *testing.T) {
+	b := newFuzzBed(t)
+	// The harness is built once, by a campaign that runs to its end.
+	warm := b.fuzz(filepath.Join(t.TempDir(), "warm"), nil, "--execs", "50")
+	if code := warm.exitCode(t); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, warm.err.String())
+	}
+
+	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGTERM} {
+		t.Run("killed/"+sig.String(), func(t *testing.T) {
+			b := *b
+			b.t = t
+			out := filepath.Join(t.TempDir(), "out")
+			r := rand.New(rand.NewPCG(uint64(sig), 29))
+			var prev *campaign
+			for i := range 20 {
+				p := b.fuzz(out, nil, "--execs", "100000", "--seed", strconv.Itoa(i))
+				if err := p.cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(time.Duration(50+r.IntN(400)) * time.Millisecond)
+				p.cmd.Process.Signal(sig)
+				p.cmd.Wait()
+				if sig == syscall.SIGTERM && p.cmd.ProcessState.ExitCode() != exitFailure {
+					t.Errorf("kill %d: exit %d after SIGTERM, want %d: %s", i, p.cmd.ProcessState.ExitCode(), exitFailure, p.err.String())
+				}
+				if left := proctest.WaitGone(b.mark, 5*time.Second); len(left) > 0 {
+					t.Fatalf("kill %d: processes outlive arbor: %v", i, left)
+				}
+				prev = b.check(out, prev)
+			}
+			if len(prev.corpus) == 0 || len(prev.failures) == 0 {
+				t.Fatalf("after 20 kills the corpus has %d inputs and %d failures: the kills came too early to test anything", len(prev.corpus), len(prev.failures))
+			}
+			// A last campaign runs to its end: it resumes everything
+			// and reports no old failure as new.
+			last := b.fuzz(out, nil, "--execs", "300")
+			if code := last.exitCode(t); code != 0 {
+				t.Fatalf("exit %d:\n%s", code, last.err.String())
+			}
+			var s fuzzSummary
+			if err := json.Unmarshal(last.stdout.Bytes(), &s); err != nil {
+				t.Fatal(err)
+			}
+			if s.Resumed < len(prev.corpus) || s.Before < len(prev.failures) {
+				t.Errorf("resumed %d inputs and %d failures, the folder held %d and %d", s.Resumed, s.Before, len(prev.corpus), len(prev.failures))
+			}
+			for _, fl := range s.Failures {
+				for _, old := range prev.failures {
+					if fl.File != "" && fl.File == old.File {
+						t.Errorf("old failure %s reported as new", fl.File)
+					}
+				}
+			}
+			b.check(out, prev)
+		})
+	}
+
+	t.Run("two writers", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "out")
+		first := b.fuzz(out, nil, "--execs", "100000")
+		if err := first.cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, 30*time.Second, "the first campaign's lock", func() bool {
+			locks, _ := os.ReadFile("/proc/locks")
+			return bytes.Contains(locks, []byte(" "+strconv.Itoa(first.cmd.Process.Pid)+" "))
+		})
+		second := b.fuzz(out, nil, "--execs", "100")
+		code := second.exitCode(t)
+		if code == 0 || !strings.Contains(second.err.String(), "is being written by process "+strconv.Itoa(first.cmd.Process.Pid)) {
+			t.Errorf("second campaign: exit %d: %s", code, second.err.String())
+		}
+		// With --wait it runs once the first is done.
+		waiting := b.fuzz(out, nil, "--execs", "100", "--wait")
+		if err := waiting.cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(300 * time.Millisecond)
+		first.cmd.Process.Signal(syscall.SIGTERM)
+		first.cmd.Wait()
+		if err := waiting.cmd.Wait(); err != nil {
+			t.Errorf("waiting campaign: %v: %s", err, waiting.err.String())
+		}
+		b.check(out, nil)
+	})
+
+	t.Run("disk full", func(t *testing.T) {
+		// A file size limit makes writes past it fail as a full disk
+		// does, cutting the line being written.
+		// The limits are fractions of the largest file a campaign of
+		// the same budget writes.
+		ref := filepath.Join(t.TempDir(), "ref")
+		if p := b.fuzz(ref, nil, "--execs", "3000"); p.exitCode(t) != 0 {
+			t.Fatal(p.err.String())
+		}
+		largest := int64(0)
+		for _, name := range []string{"corpus.jsonl", "curve.csv", "failures.jsonl"} {
+			if fi, err := os.Stat(filepath.Join(ref, name)); err == nil {
+				largest = max(largest, fi.Size())
+			}
+		}
+		for _, limit := range []int64{largest / 3, 2 * largest / 3} {
+			out := filepath.Join(t.TempDir(), "out")
+			p := b.fuzz(out, []string{"ARBOR_TEST_FSIZE=" + strconv.FormatInt(limit, 10)}, "--execs", "3000")
+			code := p.exitCode(t)
+			if code == 0 || !strings.Contains(p.err.String(), "file too large") {
+				t.Errorf("limit %d: exit %d: %s", limit, code, p.err.String())
+			}
+			prev := b.check(out, nil)
+			last := b.fuzz(out, nil, "--execs", "200")
+			if code := last.exitCode(t); code != 0 {
+				t.Fatalf("exit %d:\n%s", code, last.err.String())
+			}
+			b.check(out, prev)
+		}
+	})
+
+	t.Run("interrupted in flight", func(t *testing.T) {
+		// Every input hangs: --time and Ctrl-C must not wait out the
+		// input's --timeout.
+		hang := filepath.Join(t.TempDir(), "hang.grammar")
+		if err := os.WriteFile(hang, []byte("S := \"loop\" ;\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		mod := filepath.Join(t.TempDir(), "hostile")
+		if err := os.CopyFS(mod, os.DirFS("../../coverage/testdata/hostile")); err != nil {
+			t.Fatal(err)
+		}
+		run := func(flags ...string) *arborProc {
+			args := append([]string{"fuzz", "--go", "example.com/hostile.Run", "--dir", mod, "--grammar", hang,
+				"--out", filepath.Join(t.TempDir(), "out"), "--timeout", "30s"}, flags...)
+			p := &arborProc{cmd: exec.Command(os.Args[0], args...)}
+			p.cmd.Env = append(os.Environ(), "ARBOR_TEST_AS_ARBOR=1", "XDG_CACHE_HOME="+b.cache, b.mark)
+			p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.err
+			return p
+		}
+		// The harness is built first (not timed).
+		build := run("--execs", "1", "--timeout", "100ms")
+		build.exitCode(t)
+
+		p := run("--time", "1s")
+		start := time.Now()
+		if code := p.exitCode(t); code != 0 {
+			t.Errorf("--time: exit %d: %s", code, p.err.String())
+		}
+		if d := time.Since(start); d > 4*time.Second {
+			t.Errorf("--time 1s with a hanging input took %v", d)
+		}
+		p = run("--execs", "5")
+		if err := p.cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, 30*time.Second, "the harness", func() bool { return len(proctest.Marked(b.mark)) > 1 })
+		time.Sleep(200 * time.Millisecond)
+		p.cmd.Process.Signal(syscall.SIGINT)
+		sent := time.Now()
+		p.cmd.Wait()
+		if d := time.Since(sent); d > 2*time.Second {
+			t.Errorf("Ctrl-C with a hanging input took %v to end arbor", d)
+		}
+		if left := proctest.WaitGone(b.mark, 5*time.Second); len(left) > 0 {
+			t.Errorf("processes outlive arbor: %v", left)
+		}
+	})
+}
+
+// TestMergeFaults: record merge --out on a file being recorded into is
+// refused, naming the recording, or waits for it with --wait; the
+// recording's records are all in the merged file (issue 29, item 4:
+// both exited 0 and the recorder's records were lost).
+func TestMergeFaults(t *testing.T) {
+	b := newFaultBed(t)
+	var texts []string
+	for i := range 40 {
+		texts = append(texts, "sleep "+strconv.Itoa(i))
+	}
+	in := b.inputs(texts...)
+	out := filepath.Join(t.TempDir(), "cov.jsonl")
+	rec := b.record(in, out)
+	if err := rec.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 2*time.Minute, "the first records", func() bool { return lines(out) > 2 })
+	merge := func(flags ...string) *arborProc {
+		p := &arborProc{cmd: exec.Command(os.Args[0], append([]string{"record", "merge", "--out", out, out}, flags...)...)}
+		p.cmd.Env = append(os.Environ(), "ARBOR_TEST_AS_ARBOR=1", b.mark)
+		p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.err
+		return p
+	}
+	refused := merge()
+	if code := refused.exitCode(t); code == 0 || !strings.Contains(refused.err.String(), "is being written by process "+strconv.Itoa(rec.cmd.Process.Pid)) {
+		t.Errorf("merge during a recording: exit %d: %s", code, refused.err.String())
+	}
+	waiting := merge("--wait")
+	if code := waiting.exitCode(t); code != 0 {
+		t.Errorf("merge --wait: exit %d: %s", code, waiting.err.String())
+	}
+	if err := rec.cmd.Wait(); err != nil {
+		t.Fatalf("the recording: %v: %s", err, rec.err.String())
+	}
+	records(t, out, len(texts))
+	b.clean(5 * time.Second)
+}
