@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"runtime"
@@ -24,7 +25,7 @@ import (
 // Header is the first line of a coverage file (docs/formats.md).
 type Header struct {
 	Arbor     string   `json:"arbor"`   // always "coverage"
-	Version   int      `json:"version"` // 1
+	Version   int      `json:"version"` // FileVersion
 	Subject   string   `json:"subject"`
 	Functions []string `json:"functions"`
 	// How the subject was reached (a Go function with its module
@@ -37,8 +38,16 @@ type Header struct {
 	Command *CommandTarget `json:"command,omitempty"`
 }
 
+// FileVersion is the version of the coverage files arbor writes, and the
+// only one it reads: a file of another version may mean other things by
+// the same fields.
+const FileVersion = 1
+
 // Record is one input's line in a coverage file.
 type Record struct {
+	// Input is the input's file name, byte for byte. A name that is not
+	// valid UTF-8 cannot be a JSON string: the line then also holds its
+	// bytes, input_bytes, which are read back into Input (MarshalJSON).
 	Input   string   `json:"input"`
 	SHA256  string   `json:"sha256"`
 	Covered []int    `json:"covered"`
@@ -49,16 +58,60 @@ type Record struct {
 	Stack   string   `json:"stack,omitempty"` // panics: hash of the innermost frames
 }
 
+// recordFields is a Record without its JSON methods.
+type recordFields Record
+
+// MarshalJSON writes the record as its fields say, adding input_bytes,
+// the name's bytes in base64, when the name is not valid UTF-8: a JSON
+// string would hold U+FFFD in place of each invalid byte, and the record
+// would no longer name its file. Readers that do not know input_bytes
+// still read the rest.
+func (r Record) MarshalJSON() ([]byte, error) {
+	if utf8.ValidString(r.Input) {
+		return json.Marshal(recordFields(r))
+	}
+	return json.Marshal(struct {
+		recordFields
+		InputBytes []byte `json:"input_bytes"`
+	}{recordFields(r), []byte(r.Input)})
+}
+
+// UnmarshalJSON reads a record written by MarshalJSON: input_bytes, if
+// present, is the name.
+func (r *Record) UnmarshalJSON(b []byte) error {
+	aux := struct {
+		*recordFields
+		InputBytes []byte `json:"input_bytes"`
+	}{recordFields: (*recordFields)(r)}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	if aux.InputBytes != nil {
+		r.Input = string(aux.InputBytes)
+	}
+	return nil
+}
+
 // NewHeader returns the header of a coverage file.
 func NewHeader(subject string, functions []string) Header {
-	return Header{Arbor: "coverage", Version: 1, Subject: subject, Functions: functions}
+	return Header{Arbor: "coverage", Version: FileVersion, Subject: subject, Functions: functions}
+}
+
+// checkVersion refuses a header of a version this arbor does not read.
+func (h Header) checkVersion() error {
+	if h.Version != FileVersion {
+		return fmt.Errorf("coverage file version %d; this arbor reads version %d only (record it again with this arbor, or use the arbor that wrote it)", h.Version, FileVersion)
+	}
+	return nil
 }
 
 // compatible explains why records of h cannot be appended to a file with header old.
 func (h Header) compatible(old Header) error {
 	switch {
-	case old.Arbor != "coverage" || old.Version != 1:
-		return errors.New("it is not an arbor coverage file (version 1)")
+	case old.Arbor != "coverage":
+		return errors.New("it is not an arbor coverage file")
+	case old.Version != h.Version:
+		return old.checkVersion()
 	case old.Subject != h.Subject:
 		return fmt.Errorf("it records subject %q, not %q", old.Subject, h.Subject)
 	case !slices.Equal(old.Functions, h.Functions):
@@ -87,11 +140,11 @@ func OpenWriter(ctx context.Context, path string, h Header, wait bool) (*Writer,
 	w := &Writer{path: path, done: map[string]bool{}}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("coverage file: %w", err)
+		return nil, fmt.Errorf("coverage file: %w", shownPath(err))
 	}
 	// Two recordings appending to one file at once interleave and tear
 	// lines: one writer at a time.
-	if err := filelock.LockFile(ctx, f, filelock.Options{What: "coverage file " + path, Wait: wait,
+	if err := filelock.LockFile(ctx, f, filelock.Options{What: "coverage file " + ShowName(path), Wait: wait,
 		Hint: "record each shard to a file of its own and join them with 'arbor record merge', or wait for it with --wait"}); err != nil {
 		f.Close()
 		return nil, err
@@ -100,13 +153,13 @@ func OpenWriter(ctx context.Context, path string, h Header, wait bool) (*Writer,
 	data, err := io.ReadAll(f)
 	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("coverage file %s: %w", path, err)
+		return nil, fmt.Errorf("coverage file %s: %w", ShowName(path), err)
 	}
 	if len(data) == 0 {
 		line, _ := json.Marshal(h)
 		if _, err := f.Write(append(line, '\n')); err != nil {
 			f.Close()
-			return nil, fmt.Errorf("coverage file %s: %w", path, err)
+			return nil, fmt.Errorf("coverage file %s: %w", ShowName(path), err)
 		}
 		return w, nil
 	}
@@ -118,7 +171,7 @@ func OpenWriter(ctx context.Context, path string, h Header, wait bool) (*Writer,
 	}
 	if err := h.compatible(old); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("cannot add to %s: %w", path, err)
+		return nil, fmt.Errorf("cannot add to %s: %w", ShowName(path), err)
 	}
 	if complete < len(data) { // a line cut off by a killed run
 		if err := f.Truncate(int64(complete)); err != nil {
@@ -145,7 +198,7 @@ func (w *Writer) Write(r Record) error {
 		return err
 	}
 	if _, err := w.f.Write(append(line, '\n')); err != nil {
-		return fmt.Errorf("coverage file %s: %w", w.path, err)
+		return fmt.Errorf("coverage file %s: %w", ShowName(w.path), err)
 	}
 	w.done[r.SHA256] = true
 	return nil
@@ -168,7 +221,7 @@ type File struct {
 func ReadFile(path string) (*File, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("coverage file: %w", err)
+		return nil, fmt.Errorf("coverage file: %w", shownPath(err))
 	}
 	defer f.Close()
 	hint := 0
@@ -203,7 +256,7 @@ func readRecords(r io.Reader, path string, size, segment int) (Header, []Record,
 		have += n
 		eof := err == io.EOF || err == io.ErrUnexpectedEOF
 		if err != nil && !eof {
-			return rd.h, nil, fmt.Errorf("coverage file %s: %w", path, err)
+			return rd.h, nil, fmt.Errorf("coverage file %s: %w", ShowName(path), err)
 		}
 		end := bytes.LastIndexByte(seg[:have], '\n') + 1
 		if end == 0 && !eof {
@@ -220,7 +273,7 @@ func readRecords(r io.Reader, path string, size, segment int) (Header, []Record,
 		}
 	}
 	if rd.lines == 0 {
-		return rd.h, nil, fmt.Errorf("%s: empty coverage file", path)
+		return rd.h, nil, fmt.Errorf("%s: empty coverage file", ShowName(path))
 	}
 	return rd.h, rd.recs, nil
 }
@@ -251,7 +304,10 @@ func (rd *recordReader) add(data []byte) error {
 	}
 	if rd.lines == 0 {
 		if err := json.Unmarshal(lines[0], &rd.h); err != nil || rd.h.Arbor != "coverage" {
-			return fmt.Errorf("%s:1: not an arbor coverage file (its first line must be the header)", rd.path)
+			return fmt.Errorf("%s:1: not an arbor coverage file (its first line must be the header)", ShowName(rd.path))
+		}
+		if err := rd.h.checkVersion(); err != nil {
+			return fmt.Errorf("%s:1: %w", ShowName(rd.path), err)
 		}
 		if rd.h.Command != nil && rd.h.Target == nil {
 			rd.h.Target, rd.h.Command = &Target{Command: rd.h.Command}, nil
@@ -274,19 +330,18 @@ func (rd *recordReader) add(data []byte) error {
 			continue // a blank line, from an editor or a concatenation
 		}
 		if errs[i] != nil {
-			return fmt.Errorf("%s:%d: %w", rd.path, line, errs[i])
+			return fmt.Errorf("%s:%d: %w", ShowName(rd.path), line, errs[i])
 		}
 		r := &decoded[i]
-		for _, id := range r.Covered {
-			if id < 0 || id >= len(rd.h.Functions) {
-				return fmt.Errorf("%s:%d: function %d out of range (the header has %d)", rd.path, line, id, len(rd.h.Functions))
-			}
+		if err := r.check(len(rd.h.Functions)); err != nil {
+			return fmt.Errorf("%s:%d: %w", ShowName(rd.path), line, err)
 		}
 		// An input recorded twice: once is enough if the records agree;
 		// if they do not, training on both would teach a contradiction.
 		if f, dup := rd.first[r.SHA256]; dup && r.SHA256 != "" {
 			if !slices.Equal(rd.recs[f.rec].Covered, r.Covered) || rd.recs[f.rec].Outcome != r.Outcome {
-				return fmt.Errorf("%s:%d: input %.12s was recorded at line %d with other coverage or outcome; record it once (a subject whose coverage depends on earlier inputs gives such records)", rd.path, line, r.SHA256, f.line)
+				return fmt.Errorf("%s:%d: input %s was recorded at line %d with other coverage or outcome; record it once (a subject whose coverage depends on earlier inputs gives such records)",
+					ShowName(rd.path), line, ShowName(shortSHA(r.SHA256)), f.line)
 			}
 			continue
 		}
@@ -294,6 +349,50 @@ func (rd *recordReader) add(data []byte) error {
 		rd.recs = append(rd.recs, *r)
 	}
 	return nil
+}
+
+// check refuses a record that does not fit a header of n functions: a
+// covered function out of range, listed twice or out of order (Writer
+// writes them sorted, each once), or counts that are not one per covered
+// function. Any of these would make a model learn from what no recording
+// measured.
+func (r *Record) check(n int) error {
+	prev := -1
+	for _, id := range r.Covered {
+		switch {
+		case id < 0 || id >= n:
+			return fmt.Errorf("function %d out of range (the header has %d)", id, n)
+		case id == prev:
+			return fmt.Errorf("function %d is listed twice", id)
+		case id < prev:
+			return fmt.Errorf("functions out of order (%d after %d); covered lists them sorted", id, prev)
+		}
+		prev = id
+	}
+	if r.Counts != nil && len(r.Counts) != len(r.Covered) {
+		return fmt.Errorf("%d counts for %d covered functions; counts has one for each, or is left out", len(r.Counts), len(r.Covered))
+	}
+	return nil
+}
+
+// shownPath is err with the path of an *fs.PathError shown by ShowName,
+// so that the message is safe to print; errors.As and errors.Is see
+// through it as before.
+func shownPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return &fs.PathError{Op: pe.Op, Path: ShowName(pe.Path), Err: pe.Err}
+	}
+	return err
+}
+
+// shortSHA is the first 12 characters of a sha256 as a record gives it,
+// enough to find the input.
+func shortSHA(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
 }
 
 // splitLines splits data at newlines; a last line without one is kept.
@@ -653,7 +752,7 @@ func Merge(out string, paths []string) (*File, error) {
 		if merged == nil {
 			merged = &File{Header: f.Header}
 		} else if err := merged.Header.compatible(f.Header); err != nil {
-			return nil, fmt.Errorf("cannot merge %s with %s: %w", p, paths[0], err)
+			return nil, fmt.Errorf("cannot merge %s with %s: %w", ShowName(p), ShowName(paths[0]), err)
 		}
 		for _, r := range f.Records {
 			if !seen[r.SHA256] {

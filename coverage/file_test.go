@@ -1,11 +1,14 @@
 package coverage
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -151,4 +154,190 @@ func TestReadRecordsSegments(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestReadFileChecks (issue 29, item 11): what a coverage file says is
+// checked before anything is trained on it: a version this arbor does not
+// read is refused, naming the version found and the one read; a record
+// whose counts do not pair with its covered functions, or which lists a
+// function twice or out of order, is refused with its line.
+func TestReadFileChecks(t *testing.T) {
+	const header = `{"arbor":"coverage","version":1,"subject":"s","functions":["f","g","h"]}`
+	rec := func(covered, counts string) string {
+		s := `{"input":"a","sha256":"aa","covered":` + covered
+		if counts != "" {
+			s += `,"counts":` + counts
+		}
+		return s + `,"outcome":"ok","ms":0}`
+	}
+	tests := []struct {
+		name  string
+		lines []string
+		err   string // "" if the file is read
+	}{
+		{"version 1", []string{header, rec("[0,2]", "[1,5]")}, ""},
+		{"no counts", []string{header, rec("[0,1,2]", "")}, ""},
+		{"no functions covered", []string{header, rec("[]", "[]")}, ""},
+		{"version 99", []string{strings.Replace(header, `"version":1`, `"version":99`, 1), rec("[0]", "")},
+			"c.jsonl:1: coverage file version 99; this arbor reads version 1"},
+		{"version 0", []string{strings.Replace(header, `"version":1`, `"version":0`, 1), rec("[0]", "")},
+			"c.jsonl:1: coverage file version 0; this arbor reads version 1"},
+		{"no version", []string{strings.Replace(header, `"version":1,`, ``, 1), rec("[0]", "")},
+			"c.jsonl:1: coverage file version 0; this arbor reads version 1"},
+		{"a count too many", []string{header, rec("[0]", "[1,2]")}, "c.jsonl:2: 2 counts for 1 covered functions"},
+		{"a count too few", []string{header, rec("[0,1,2]", "[1,2]")}, "c.jsonl:2: 2 counts for 3 covered functions"},
+		{"counts without functions", []string{header, rec("[]", "[7]")}, "c.jsonl:2: 1 counts for 0 covered functions"},
+		{"wrong length in the slow path", []string{header, `{"sha256":"aa","input":"a","covered":[1],"counts":[],"outcome":"ok","ms":0}`},
+			"c.jsonl:2: 0 counts for 1 covered functions"},
+		{"a function twice", []string{header, rec("[0]", ""), `{"input":"b","sha256":"bb","covered":[1,1],"outcome":"ok","ms":0}`},
+			"c.jsonl:3: function 1 is listed twice"},
+		{"out of order", []string{header, rec("[2,0]", "")}, "c.jsonl:2: functions out of order (0 after 2)"},
+		{"negative", []string{header, rec("[-1]", "")}, "c.jsonl:2: function -1 out of range"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "c.jsonl")
+			os.WriteFile(path, []byte(strings.Join(tt.lines, "\n")+"\n"), 0o644)
+			_, err := ReadFile(path)
+			if tt.err == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("error %v, want one with %q", err, tt.err)
+			}
+			// A recording cannot be appended to such a file either.
+			w, err := OpenWriter(context.Background(), path, NewHeader("s", []string{"f", "g", "h"}), false)
+			if err == nil {
+				w.Close()
+				t.Errorf("OpenWriter appends to it")
+			} else if !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("OpenWriter: %v, want an error with %q", err, tt.err)
+			}
+		})
+	}
+}
+
+// TestMergeVersion (issue 29, item 11): merge refuses a file of another
+// version naming that version, not as "not an arbor coverage file
+// (version 1)".
+func TestMergeVersion(t *testing.T) {
+	dir := t.TempDir()
+	const line = `{"input":"a","sha256":"aa","covered":[0],"outcome":"ok","ms":0}` + "\n"
+	v1 := filepath.Join(dir, "v1.jsonl")
+	v99 := filepath.Join(dir, "v99.jsonl")
+	os.WriteFile(v1, []byte(`{"arbor":"coverage","version":1,"subject":"s","functions":["f"]}`+"\n"+line), 0o644)
+	os.WriteFile(v99, []byte(`{"arbor":"coverage","version":99,"subject":"s","functions":["f"]}`+"\n"+line), 0o644)
+	_, err := Merge(filepath.Join(dir, "out.jsonl"), []string{v1, v99})
+	if err == nil || !strings.Contains(err.Error(), "version 99") || !strings.Contains(err.Error(), "reads version 1") {
+		t.Errorf("merge: %v, want an error naming version 99 and version 1", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out.jsonl")); err == nil {
+		t.Errorf("merge wrote its output")
+	}
+}
+
+// TestInputNames (issue 29, item 11): an input's file name is whatever
+// bytes the file system holds; a record keeps it exactly, through a
+// Writer, ReadFile and Merge, also when it is not valid UTF-8 (which a
+// JSON string cannot hold: the record adds input_bytes), and records of
+// valid names are written as before.
+func TestInputNames(t *testing.T) {
+	names := []string{"plain.json", "dir/ü.txt", "tab\there", "esc\x1b[2Jape", "bad\xff\xfeutf8", "\x80", "\"quoted\""}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "c.jsonl")
+	w, err := OpenWriter(context.Background(), path, NewHeader("s", []string{"f"}), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, n := range names {
+		if err := w.Write(Record{Input: n, SHA256: fmt.Sprintf("%02d", i), Covered: []int{0}, Counts: []uint32{1}, Outcome: OK}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	text, _ := os.ReadFile(path)
+	if !strings.Contains(string(text), `{"input":"plain.json","sha256":"00","covered":[0],"counts":[1],"outcome":"ok","ms":0}`+"\n") {
+		t.Errorf("a valid name is not written as before:\n%s", text)
+	}
+	if n := strings.Count(string(text), `"input_bytes":`); n != 2 {
+		t.Errorf("%d records with input_bytes, want 2:\n%s", n, text)
+	}
+	check := func(what string, recs []Record) {
+		t.Helper()
+		got := map[string]bool{}
+		for _, r := range recs {
+			got[r.Input] = true
+		}
+		for _, n := range names {
+			if !got[n] {
+				t.Errorf("%s: no record names %q; names: %q", what, n, slices.Sorted(maps.Keys(got)))
+			}
+		}
+	}
+	f, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("ReadFile", f.Records)
+	merged, err := Merge(filepath.Join(dir, "m.jsonl"), []string{path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("Merge", merged.Records)
+	f, err = ReadFile(filepath.Join(dir, "m.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("ReadFile of the merged file", f.Records)
+}
+
+// FuzzReadRecords (issue 29, item 11): whatever a coverage file holds,
+// reading it does not panic, and what it accepts is what the file format
+// promises: a header of this version, records whose covered functions are
+// in range, sorted and each once, with one count each or none. Written
+// again, the records read back the same, names included.
+func FuzzReadRecords(f *testing.F) {
+	const header = `{"arbor":"coverage","version":1,"subject":"s","functions":["f","g","h"]}` + "\n"
+	f.Add(header + `{"input":"a","sha256":"aa","covered":[0,2],"counts":[1,3],"outcome":"ok","ms":0.5}` + "\n")
+	f.Add(header + `{"input":"b\u001b","sha256":"bb","covered":[1],"outcome":"error","ms":1,"error":"x"}` + "\n" +
+		`{"input":"\ufffd","sha256":"cc","covered":[],"outcome":"ok","ms":0,"input_bytes":"/w=="}` + "\n")
+	f.Add(header + `{"input":"a","sha256":"aa","covered":[2,2],"counts":[1],"outcome":"ok","ms":0}` + "\n")
+	f.Add(`{"arbor":"coverage","version":99,"subject":"s","functions":[]}` + "\n")
+	f.Fuzz(func(t *testing.T, data string) {
+		h, recs, err := readRecords(strings.NewReader(data), "c", len(data), 64)
+		if err != nil {
+			return
+		}
+		if h.Version != FileVersion {
+			t.Fatalf("read a file of version %d", h.Version)
+		}
+		var b strings.Builder
+		line, _ := json.Marshal(h)
+		b.Write(append(line, '\n'))
+		for _, r := range recs {
+			if err := r.check(len(h.Functions)); err != nil {
+				t.Fatalf("accepted a record that fails its check: %v", err)
+			}
+			line, err := json.Marshal(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b.Write(append(line, '\n'))
+		}
+		_, again, err := readRecords(strings.NewReader(b.String()), "c", b.Len(), 64)
+		if err != nil {
+			t.Fatalf("records written again do not read: %v\n%s", err, b.String())
+		}
+		if len(again) != len(recs) {
+			t.Fatalf("%d records written again, %d read", len(recs), len(again))
+		}
+		for i := range recs {
+			if again[i].Input != recs[i].Input || again[i].SHA256 != recs[i].SHA256 || !slices.Equal(again[i].Covered, recs[i].Covered) {
+				t.Fatalf("record %d written again: %+v, read back %+v", i, recs[i], again[i])
+			}
+		}
+	})
 }
