@@ -22,7 +22,7 @@ type rlcheckFlags struct {
 	outputFormat
 	oracleCmd, example, guide, state, out string
 	trials, maxDepth                      int
-	duration                              time.Duration
+	duration, timeout                     time.Duration
 	seed                                  uint64
 	published, asJSON                     bool
 }
@@ -57,13 +57,28 @@ is valid and a failure found; the characteristic is the coverage trace),
 or --oracle-cmd (run with the input on stdin through sh -c; exit status 0
 is valid; the characteristic is the input).
 
+--timeout is the time limit per input, of the subject or the oracle
+command. An input that runs out of it is counted as a timeout, apart from
+the invalid ones (and rewarded as invalid). The oracle command runs in a
+process group of its own, killed whole at the limit, on Ctrl-C and after
+every input, so that nothing it starts outlives it. --memory limits the
+subject's data, and the oracle command's virtual memory (ulimit -v, which
+counts address space reserved and not used: a JVM or another runtime that
+reserves much up front may need a higher limit, or 0 for none); an oracle
+command that fails an allocation usually exits non-zero, which is invalid.
+
+Ctrl-C (or SIGTERM) stops at once, the input in flight included: the
+summary of the trials judged so far is printed and --out written, and
+rlcheck exits 1.
+
 --guide rl uses the improved settings (count-based exploration bonus and
 decaying ε), --guide rl --published RLCheck's (ε = 0.25 throughout),
 --guide random uniform choices. --state: the last 5 choices on the path
 from the root (parent), of the whole input (window), or none. --out
 writes the unique valid inputs.
 
---json prints {"trials":..,"valid":..,"unique_valid":..,"diverse_valid":..,"failures":..}.
+--json prints {"trials":..,"valid":..,"invalid":..,"timeouts":..,"unique_valid":..,"diverse_valid":..,"failures":..}
+(trials = valid + invalid + timeouts).
 
 ` + formatHelp,
 		Example: "  arbor rlcheck --example bst --trials 100000\n  arbor rlcheck --grammar xml --subject xml --trials 3000 --out valid-xml/\n" +
@@ -82,6 +97,9 @@ writes the unique valid inputs.
 			}
 			if (f.trials <= 0) == (f.duration <= 0) {
 				return usageError{errors.New("give one of --trials and --time")}
+			}
+			if f.timeout <= 0 {
+				return usageError{fmt.Errorf("--timeout must be positive, not %v", f.timeout)}
 			}
 			var guide *synth.Guide
 			switch f.guide {
@@ -103,10 +121,12 @@ writes the unique valid inputs.
 			if err != nil {
 				return err
 			}
-			res, err := synth.Check(contextOf(cmd), gen, guide, oracle, synth.CheckOptions{Trials: f.trials, Duration: f.duration, Keep: f.out != ""})
-			if err != nil {
-				return err
+			res, checkErr := synth.Check(contextOf(cmd), gen, guide, oracle, synth.CheckOptions{Trials: f.trials, Duration: f.duration, Keep: f.out != ""})
+			if checkErr != nil && (res == nil || contextOf(cmd).Err() == nil) {
+				return checkErr
 			}
+			// Interrupted: what was found is written and summed up
+			// before the interruption is reported.
 			if f.out != "" {
 				dir := f.inputDir(f.out)
 				if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -121,20 +141,25 @@ writes the unique valid inputs.
 			}
 			w := cmd.OutOrStdout()
 			if f.asJSON {
-				return json.NewEncoder(w).Encode(struct {
+				if err := json.NewEncoder(w).Encode(struct {
 					Trials       int `json:"trials"`
 					Valid        int `json:"valid"`
+					Invalid      int `json:"invalid"`
+					Timeouts     int `json:"timeouts"`
 					UniqueValid  int `json:"unique_valid"`
 					DiverseValid int `json:"diverse_valid"`
 					Failures     int `json:"failures"`
-				}{res.Trials, res.Valid, res.UniqueValid, res.DiverseValid, res.Failures})
+				}{res.Trials, res.Valid, res.Invalid, res.Timeouts, res.UniqueValid, res.DiverseValid, res.Failures}); err != nil {
+					return err
+				}
+				return checkErr
 			}
-			fmt.Fprintf(w, "%s, guide %s: %d trials in %.2fs: %d valid, %d unique valid, %d diverse valid, %d failures\n",
-				bench.Name, f.guide, res.Trials, res.Seconds, res.Valid, res.UniqueValid, res.DiverseValid, res.Failures)
+			fmt.Fprintf(w, "%s, guide %s: %d trials in %.2fs: %d valid, %d invalid, %d timeouts, %d unique valid, %d diverse valid, %d failures\n",
+				bench.Name, f.guide, res.Trials, res.Seconds, res.Valid, res.Invalid, res.Timeouts, res.UniqueValid, res.DiverseValid, res.Failures)
 			for _, fl := range res.FailureList {
 				fmt.Fprintf(w, "failure: %s\n", fl)
 			}
-			return nil
+			return checkErr
 		},
 	}
 	fl := cmd.Flags()
@@ -144,6 +169,7 @@ writes the unique valid inputs.
 	fl.StringVar(&f.oracleCmd, "oracle-cmd", "", "shell command judging the input on stdin (exit 0 = valid)")
 	fl.IntVar(&f.trials, "trials", 0, "inputs to generate")
 	fl.DurationVar(&f.duration, "time", 0, "or generate for this long")
+	fl.DurationVar(&f.timeout, "timeout", synth.DefaultOracleTimeout, "time limit per input")
 	fl.StringVar(&f.guide, "guide", "rl", "rl or random")
 	fl.BoolVar(&f.published, "published", false, "with --guide rl: RLCheck's published settings")
 	fl.StringVar(&f.state, "state", "parent", "state abstraction: parent, window or none")
@@ -210,9 +236,14 @@ func (f *rlcheckFlags) benchmark(cmd *cobra.Command, st synth.StateKind) (eval.B
 			return eval.Benchmark{}, nothing, err
 		}
 		cleanup = func() { s.Close() }
-		oracle = &synth.SubjectOracle{Session: s, Timeout: time.Second}
+		oracle = &synth.SubjectOracle{Session: s, Timeout: f.timeout}
 	case f.oracleCmd != "" && !hasSubject:
-		oracle = synth.CommandOracle{Argv: []string{"sh", "-c", f.oracleCmd}}
+		run, err := f.runOptions()
+		if err != nil {
+			return eval.Benchmark{}, nothing, err
+		}
+		// runOptions says -1 for no limit.
+		oracle = synth.CommandOracle{Argv: []string{"sh", "-c", f.oracleCmd}, Timeout: f.timeout, Memory: max(run.Memory, 0)}
 	default:
 		return eval.Benchmark{}, nothing, usageError{errors.New("with --grammar give one of --subject, --go and --oracle-cmd")}
 	}
