@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -94,6 +95,9 @@ type Session struct {
 	counts []uint32 // per function: entry count in the current decode
 	gen    int32
 	ids    []int // ARBOR2 harnesses: the harness's function ids -> index into Funcs.Names
+	// tokens are those of the requests in flight, oldest first: each
+	// reply must echo its request's (see harnessSource).
+	tokens [][tokenSize]byte
 	// command runs the inputs of a CommandTarget, a process each, in
 	// place of a harness.
 	command *commandSubject
@@ -234,7 +238,7 @@ func (s *Session) Close() error {
 	if s.cmd == nil {
 		return nil
 	}
-	s.stdin.Write([]byte{'Q', 0, 0, 0, 0})
+	s.stdin.Write(append([]byte{'Q'}, make([]byte, requestHeader-1)...))
 	s.stdin.Flush()
 	select {
 	case <-s.done:
@@ -260,6 +264,7 @@ func (s *Session) kill() {
 
 // closePipe closes the pipes of a process that is gone.
 func (s *Session) closePipe() {
+	s.tokens = s.tokens[:0]
 	closeFiles(s.requests, s.live)
 	s.requests, s.live = nil, nil
 	s.mu.Lock()
@@ -311,14 +316,28 @@ func (s *Session) send(kind byte, input []byte) error {
 			return err
 		}
 	}
-	var hdr [5]byte
+	var hdr [requestHeader]byte
 	hdr[0] = kind
-	binary.LittleEndian.PutUint32(hdr[1:], uint32(len(input)))
+	// A fresh token per request: a reply the subject forges cannot echo
+	// it, since the subject never sees it (it stays in the harness's
+	// memory, not in the environment or the arguments).
+	if _, err := rand.Read(hdr[1 : 1+tokenSize]); err != nil {
+		return fmt.Errorf("request token: %w", err)
+	}
+	binary.LittleEndian.PutUint32(hdr[1+tokenSize:], uint32(len(input)))
+	s.tokens = append(s.tokens, [tokenSize]byte(hdr[1:1+tokenSize]))
 	s.stdin.Write(hdr[:])
 	s.stdin.Write(input)
 	s.stdin.Flush()
 	return nil
 }
+
+// tokenSize is the length of a request's token, and requestHeader of a
+// request's header: kind, token, input length.
+const (
+	tokenSize     = 16
+	requestHeader = 1 + tokenSize + 4
+)
 
 // receive reads the next reply. If none comes within timeout the harness
 // is killed and the result is a timeout; if the harness died, a panic
@@ -348,6 +367,15 @@ func (s *Session) receive(kind byte, timeout time.Duration) (*Result, error) {
 	if errors.Is(err, os.ErrDeadlineExceeded) {
 		s.kill()
 		return &Result{Outcome: Timeout, Duration: timeout, Message: fmt.Sprintf("no result after %v", timeout)}, nil
+	}
+	var proto protocolError
+	if errors.As(err, &proto) {
+		// The reply is not the harness's, or not whole: the subject wrote
+		// to the reply pipe. Nothing more read from this process can be
+		// trusted, so it goes, and the requests in flight after this one
+		// are sent again to a new one: no later input's label shifts.
+		s.kill()
+		return &Result{Outcome: Error, Message: "harness protocol: " + proto.Error()}, nil
 	}
 	var bad badHarness
 	if errors.As(err, &bad) {
@@ -406,18 +434,31 @@ func (s *Session) crashText() string {
 }
 
 func (s *Session) readReply(kind byte) (*Result, error) {
-	var head [9]byte
-	if _, err := io.ReadFull(s.stdout, head[:]); err != nil {
+	if len(s.tokens) == 0 {
+		return nil, errors.New("no request in flight")
+	}
+	want := s.tokens[0]
+	s.tokens = s.tokens[1:]
+	var head [tokenSize + 9]byte
+	if _, err := io.ReadFull(s.stdout, head[:tokenSize]); err != nil {
 		return nil, err
 	}
-	r := &Result{Duration: time.Duration(binary.LittleEndian.Uint64(head[1:]))}
-	switch head[0] {
+	if [tokenSize]byte(head[:tokenSize]) != want {
+		return nil, protocolError{errors.New("the reply does not echo its request's token (did the subject write to the reply pipe?)")}
+	}
+	if _, err := io.ReadFull(s.stdout, head[tokenSize:]); err != nil {
+		return nil, err
+	}
+	r := &Result{Duration: time.Duration(binary.LittleEndian.Uint64(head[tokenSize+1:]))}
+	switch head[tokenSize] {
 	case 0:
 		r.Outcome = OK
 	case 1:
 		r.Outcome = Error
-	default:
+	case 2:
 		r.Outcome = Panic
+	default:
+		return nil, protocolError{fmt.Errorf("the reply's outcome is %d", head[tokenSize])}
 	}
 	msg, err := s.readBlob()
 	if err != nil {
@@ -443,6 +484,13 @@ func (s *Session) readReply(kind byte) (*Result, error) {
 	}
 	return r, nil
 }
+
+// protocolError is a reply that is not framed as the protocol says, or
+// does not echo its request's token: the input's run cannot be told,
+// and the harness cannot be trusted any more.
+type protocolError struct{ error }
+
+func (e protocolError) Unwrap() error { return e.error }
 
 // badHarness is a reply that breaks the protocol: a harness's fault, not
 // the input's, so it is an error rather than a crash of the subject.
@@ -579,7 +627,7 @@ func (s *Session) readBlob() ([]byte, error) {
 	}
 	size := binary.LittleEndian.Uint32(n[:])
 	if size > 1<<30 {
-		return nil, fmt.Errorf("harness sent a blob of %d bytes", size)
+		return nil, protocolError{fmt.Errorf("harness sent a blob of %d bytes", size)}
 	}
 	if cap(s.blob) < int(size) {
 		s.blob = make([]byte, size)

@@ -17,6 +17,13 @@
  * that the next request is served by a fresh process and the parent
  * never sees a death it would blame on the next input. Requests are
  * read exactly, never ahead, so that none is lost in the exec.
+ *
+ * A request is its kind byte, a 16-byte token, a uint32 length and the
+ * input; a reply starts with its request's token, which the subject
+ * never sees, so that bytes the subject writes to the reply pipe are
+ * told from replies. Before the subject runs, the descriptors move to
+ * numbers above 100 and /dev/null takes 3, 4 and 5, so that a subject
+ * that writes to fd 4 writes to nothing (restart moves them back).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -65,6 +72,8 @@ static uint32_t ntouched;
 
 static volatile sig_atomic_t running; /* an input is being run */
 static volatile char kind;            /* of the request being run */
+static unsigned char token[16];       /* of the request being run */
+static int req_fd = 3, rep_fd = 4, par_fd = 5; /* where the protocol's pipes are */
 static struct timespec started;
 
 static char **self_argv;
@@ -398,12 +407,13 @@ NOINSTR static void oncrash(int sig, siginfo_t *si, void *uc)
 	}
 	const char *msg = signame(sig);
 	crash.len = 0;
+	put(&crash, token, sizeof token);
 	put(&crash, "\2", 1);
 	put64(&crash, since(&started));
 	putblob(&crash, msg, strlen(msg));
 	putblob(&crash, frames.p, frames.len);
 	putcounts(&crash, kind == 'R');
-	writeall(4, crash.p, crash.len);
+	writeall(rep_fd, crash.p, crash.len);
 	restart();
 }
 
@@ -414,6 +424,11 @@ NOINSTR static void restart(void)
 	sigset_t none;
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (req_fd != 3) {
+		dup2(req_fd, 3);
+		dup2(rep_fd, 4);
+		dup2(par_fd, 5);
+	}
 	fcntl(3, F_SETFD, 0);
 	fcntl(4, F_SETFD, 0);
 	fcntl(5, F_SETFD, 0);
@@ -426,10 +441,38 @@ NOINSTR static void *watch(void *arg)
 {
 	char b;
 	(void)arg;
-	while (read(5, &b, 1) < 0 && errno == EINTR) {
+	while (read(par_fd, &b, 1) < 0 && errno == EINTR) {
 	}
 	_exit(3);
 	return NULL;
+}
+
+/* hide moves the protocol's descriptors above 100, closed on exec, and
+ * puts /dev/null on 3, 4 and 5. Where it cannot, they stay. */
+NOINSTR static void hide(void)
+{
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	int hi[3], i;
+	if (null < 0) {
+		return;
+	}
+	for (i = 0; i < 3; i++) {
+		hi[i] = fcntl(3 + i, F_DUPFD_CLOEXEC, 100);
+		if (hi[i] < 0) {
+			while (i-- > 0) {
+				close(hi[i]);
+			}
+			close(null);
+			return;
+		}
+	}
+	for (i = 0; i < 3; i++) {
+		dup2(null, 3 + i);
+	}
+	close(null);
+	req_fd = hi[0];
+	rep_fd = hi[1];
+	par_fd = hi[2];
 }
 
 NOINSTR int main(int argc, char **argv)
@@ -472,6 +515,9 @@ NOINSTR int main(int argc, char **argv)
 		}
 	}
 	readtable(argv[1]);
+	/* fail() is done with fd 4: from here on the pipes are out of the
+	 * subject's way. */
+	hide();
 	/* The first backtrace loads the unwinder: not in a signal handler. */
 	backtrace(warm, 2);
 	crash.cap = 64 + 8 * (size_t)nnames + 4096;
@@ -492,7 +538,7 @@ NOINSTR int main(int argc, char **argv)
 		}
 		put(&reply, "ARBOR2\nok\n", 10);
 		putblob(&reply, names, nameslen);
-		if (writeall(4, reply.p, reply.len) < 0) {
+		if (writeall(rep_fd, reply.p, reply.len) < 0) {
 			return 1;
 		}
 	} else if (LLVMFuzzerInitialize != NULL) {
@@ -503,13 +549,14 @@ NOINSTR int main(int argc, char **argv)
 	putcounts(&reply, 0);
 
 	for (;;) {
-		unsigned char hdr[5];
+		unsigned char hdr[21]; /* kind, token, length */
 		uint32_t n;
 		int r;
-		if (readall(3, hdr, 5) < 0 || hdr[0] == 'Q') {
+		if (readall(req_fd, hdr, sizeof hdr) < 0 || hdr[0] == 'Q') {
 			return 0;
 		}
-		n = hdr[1] | hdr[2] << 8 | hdr[3] << 16 | (uint32_t)hdr[4] << 24;
+		memcpy(token, hdr + 1, sizeof token);
+		n = hdr[17] | hdr[18] << 8 | hdr[19] << 16 | (uint32_t)hdr[20] << 24;
 		if ((size_t)n + 1 > cap) {
 			free(data);
 			cap = (size_t)n + 1;
@@ -518,7 +565,7 @@ NOINSTR int main(int argc, char **argv)
 				return 2;
 			}
 		}
-		if (readall(3, data, n) < 0) {
+		if (readall(req_fd, data, n) < 0) {
 			return 0;
 		}
 		kind = (char)hdr[0];
@@ -530,6 +577,7 @@ NOINSTR int main(int argc, char **argv)
 		running = 0;
 		uint64_t d = since(&started);
 		reply.len = 0;
+		put(&reply, token, sizeof token);
 		put(&reply, r == 0 ? "\0" : "\1", 1);
 		put64(&reply, d);
 		if (r == 0) {
@@ -541,7 +589,7 @@ NOINSTR int main(int argc, char **argv)
 		}
 		putblob(&reply, "", 0);
 		putcounts(&reply, kind == 'R');
-		if (writeall(4, reply.p, reply.len) < 0) {
+		if (writeall(rep_fd, reply.p, reply.len) < 0) {
 			return 0;
 		}
 	}

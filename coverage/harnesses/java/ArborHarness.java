@@ -12,6 +12,12 @@
 // a prefix; REJECT: exception classes), either may be "-" for the
 // default; the rest are the class path entries whose classes are
 // recorded.
+//
+// A request is a kind byte, a 16-byte token, a uint32 length and the
+// input; each reply starts with its request's token, which the subject
+// never sees, so that what the subject writes to the reply pipe is not
+// taken for a reply. (Java cannot move descriptor 4 out of the subject's
+// way, as the other harnesses do: the token alone protects the replies.)
 import java.io.BufferedOutputStream;
 import java.io.ByteArrayInputStream;
 import java.io.DataInputStream;
@@ -157,12 +163,14 @@ public final class ArborHarness {
         boolean dirty = false; // probes hit outside a recorded run
         DataInputStream in = new DataInputStream(new java.io.BufferedInputStream(requests, 1 << 16));
         byte[] input = new byte[0];
+        byte[] token = new byte[16];
         IAgent agent = agent();
         for (;;) {
             int kind;
             int n;
             try {
                 kind = in.readUnsignedByte();
+                in.readFully(token);
                 n = Integer.reverseBytes(in.readInt());
             } catch (EOFException e) {
                 out.flush();
@@ -214,6 +222,7 @@ public final class ArborHarness {
             } else {
                 dirty = true;
             }
+            out.raw(token);
             out.u8(outcome);
             out.u64(took);
             out.blob(message.getBytes(StandardCharsets.UTF_8));

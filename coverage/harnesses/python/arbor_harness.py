@@ -2,7 +2,12 @@
 and tells arbor which of the recorded functions ran.
 
 It speaks ARBOR2 (see coverage/native.go): requests on fd 3, replies on
-fd 4, and fd 5, never written, reads end-of-file when arbor is gone. Its
+fd 4, and fd 5, never written, reads end-of-file when arbor is gone. A
+request is a kind byte, a 16-byte token, a uint32 length and the input;
+a reply starts with its request's token, so that what the subject writes
+to the reply pipe is not taken for a reply. Before the subject is
+imported the pipes move above fd 100 and /dev/null takes 3, 4 and 5, so
+that a subject writing to fd 4 by habit writes to nothing. Its
 one argument is a JSON object:
 
     entry    "module:function", called with each input as bytes
@@ -30,17 +35,20 @@ import os
 import struct
 import sys
 import threading
+
+try:
+    import fcntl
+except ImportError:  # not a Unix system: the descriptors stay
+    fcntl = None
 import time
 
 
 def main():
     config = json.loads(sys.argv[1])
-    requests = os.fdopen(3, "rb", buffering=1 << 16)
-    replies = os.fdopen(4, "wb", buffering=1 << 16)
-    parent = os.fdopen(5, "rb", buffering=0)
-    for fd in (3, 4, 5):
-        # Programs the subject starts must not hold the protocol open.
-        os.set_inheritable(fd, False)
+    fds = hide((3, 4, 5))
+    requests = os.fdopen(fds[0], "rb", buffering=1 << 16)
+    replies = os.fdopen(fds[1], "wb", buffering=1 << 16)
+    parent = os.fdopen(fds[2], "rb", buffering=0)
     threading.Thread(target=watch, args=(parent,), daemon=True).start()
     limit_memory(os.environ.get("ARBOR_HARNESS_MEMORY", ""))
     replies.write(b"ARBOR2\n")
@@ -56,19 +64,46 @@ def main():
     if subject is None:
         return
     while True:
-        head = requests.read(5)
-        if len(head) < 5 or head[:1] == b"Q":
+        head = requests.read(21)  # kind, token, length
+        if len(head) < 21 or head[:1] == b"Q":
             return
-        kind, n = head[:1], struct.unpack("<I", head[1:])[0]
+        kind, token, n = head[:1], head[1:17], struct.unpack("<I", head[17:])[0]
         data = requests.read(n)
         if len(data) < n:
             return
         outcome, dur, msg, frames, ran = subject.run(data, kind == b"R")
-        replies.write(bytes((outcome,)) + struct.pack("<Q", dur))
+        replies.write(token + bytes((outcome,)) + struct.pack("<Q", dur))
         blob(replies, msg.encode("utf-8", "replace"))
         blob(replies, frames.encode("utf-8", "replace"))
         blob(replies, b"".join(struct.pack("<II", i, c) for i, c in sorted(ran.items())))
         replies.flush()
+
+
+def hide(fds):
+    """Moves the descriptors above 100, not inherited by the programs the
+    subject starts, and puts /dev/null where they were; where that fails
+    they stay where they are, not inherited either."""
+    moved = []
+    try:
+        null = os.open(os.devnull, os.O_RDWR)
+    except OSError:
+        null = -1
+    for fd in fds:
+        try:
+            high = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 100)
+        except (OSError, AttributeError, NameError):
+            high = -1
+        if high >= 0 and null >= 0:
+            os.dup2(null, fd, inheritable=False)
+            moved.append(high)
+        else:
+            if high >= 0:
+                os.close(high)
+            os.set_inheritable(fd, False)
+            moved.append(fd)
+    if null >= 0:
+        os.close(null)
+    return moved
 
 
 def watch(parent):

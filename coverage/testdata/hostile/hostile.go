@@ -1,7 +1,9 @@
 // Package hostile is a program under test that misbehaves on purpose, one
 // way per input, for arbor's fault suite: it writes to stdout and stderr,
 // reads stdin, forks, hangs, exits, exhausts memory, leaks goroutines and
-// deadlocks.
+// deadlocks; on Unix it also forges replies of the harness protocol,
+// signals its parent, starts a child in a session of its own and maps
+// shared memory (hostile_unix.go).
 package hostile
 
 import (
@@ -19,6 +21,9 @@ import (
 // ignored, so that many inputs can share a behaviour.
 func Run(b []byte) error {
 	word, _, _ := strings.Cut(string(b), " ")
+	if handled, err := unixWord(word); handled {
+		return err
+	}
 	switch word {
 	case "ok":
 		return calm()
