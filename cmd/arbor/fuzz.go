@@ -101,21 +101,24 @@ keeps what it found. With --execs alone and a deterministic program, the
 same --seed gives the same campaign.
 
 --out DIR holds, written as they are found (with --format gofuzz, see
-below):
-  corpus/NNNNN.EXT   the inputs kept
+below), so that a campaign killed at any moment loses at most the input
+in flight:
+  corpus/NNNNNN.EXT  the inputs kept (names never reused)
   corpus.jsonl       one line per input: {"file":..,"choices":[..],"valid":..,"moved":[..]}
   failures/          the first input of each distinct failure (crashes told
                      apart by their innermost frames; timeouts are one)
   failures.jsonl     one line per failure: {"file":..,"outcome":..,"stack":..,
                      "message":..,"frames":..,"choices":[..],"count":..}
   curve.csv          executions, seconds, corpus, failures and domain sizes
-                     at every input kept and failure found
-  state.json         the executions of all campaigns in the folder
+                     at every input kept and failure found, of all campaigns
+  state.json         the executions and seconds of all campaigns in the folder
 A campaign given an --out that holds a corpus resumes: its inputs' choice
 sequences are run first (with --bonsai, by the first and the top
-campaigns), inputs already there are not written again, and failures
-already there are not reported again. The generator's bounds must be
-those of the first campaign for the sequences to give the same inputs.
+campaigns), inputs already there are not written again, failures already
+there are not reported again and their counts go on, and a line cut off
+by a crash is cut away. The generator's bounds must be those of the first
+campaign for the sequences to give the same inputs. One campaign at a
+time writes a folder: another is refused, naming it, or waits (--wait).
 
 --format gofuzz --fuzz-target FuzzX makes the corpus the seed corpus of a
 Go fuzz target: --out is then the Go package's folder, the inputs go to
