@@ -110,8 +110,11 @@ type Binary struct {
 // module, once, with -cover -covermode=atomic and the target's packages
 // in -coverpkg, and caches the binary under
 // cacheDir, keyed by everything the build reads: the Go version, the
-// target, the module's go.mod and go.sum, and the contents of the source
-// and embedded files of every non-standard package it depends on.
+// build settings of the go command's environment (GOFLAGS, GOOS and
+// GOARCH, CGO_ENABLED and, with cgo, the C compiler and its flags,
+// GOEXPERIMENT: buildEnv), the target, the module's go.mod and go.sum,
+// and the contents of the source and embedded files of every
+// non-standard package it depends on.
 func Build(ctx context.Context, t Target, cacheDir string) (*Binary, error) {
 	return build(ctx, t, cacheDir, true)
 }
@@ -382,7 +385,14 @@ func buildKey(ctx context.Context, dir string, t Target, src map[string][]byte, 
 		}
 		return "", fmt.Errorf("go version: %w", err)
 	}
+	env, err := buildEnv(ctx, dir)
+	if err != nil {
+		return "", err
+	}
 	fmt.Fprintf(h, "%s\n%d\n%s\n%s\n%q\n", version, buildRecipe, t.ImportPath, t.Func, t.coverPkgs())
+	for _, name := range slices.Sorted(maps.Keys(env)) {
+		fmt.Fprintf(h, "%s=%q\n", name, env[name])
+	}
 	for _, name := range slices.Sorted(maps.Keys(src)) {
 		fmt.Fprintf(h, "%s %d\n", name, len(src[name]))
 		h.Write(src[name])
@@ -426,6 +436,37 @@ func buildKey(ctx context.Context, dir string, t Target, src map[string][]byte, 
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil))[:32], nil
+}
+
+// buildEnv is the build environment a harness build in dir gets, as the
+// go command sees it (the environment, the user's go env file, the
+// defaults), by variable: part of the cache key, so that a harness built
+// with other settings is not reused.
+func buildEnv(ctx context.Context, dir string) (map[string]string, error) {
+	// The settings that change what a build makes from the same sources:
+	// flags (GOFLAGS=-ldflags=-X=... sets a variable of the program,
+	// -tags picks other files), the platform and its architecture
+	// levels, experiments, FIPS mode, the toolchain and its root.
+	vars := []string{"GOFLAGS", "CGO_ENABLED", "GOOS", "GOARCH", "GOEXPERIMENT", "GOFIPS140",
+		"GO386", "GOAMD64", "GOARM", "GOARM64", "GOMIPS", "GOMIPS64", "GOPPC64", "GORISCV64", "GOWASM",
+		"GOROOT", "GOVERSION"}
+	// These count only when cgo is on: then the C compiler and its flags
+	// build part of the program (net and os/user of the standard library among it).
+	cgoVars := []string{"CC", "CXX", "CGO_CFLAGS", "CGO_CPPFLAGS", "CGO_CXXFLAGS", "CGO_LDFLAGS", "PKG_CONFIG"}
+	out, err := goCmd(ctx, dir, append([]string{"env", "-json"}, slices.Concat(vars, cgoVars)...)...)
+	if err != nil {
+		return nil, fmt.Errorf("go env: %w", err)
+	}
+	env := map[string]string{}
+	if err := json.Unmarshal([]byte(out), &env); err != nil {
+		return nil, fmt.Errorf("go env: %w", err)
+	}
+	if env["CGO_ENABLED"] != "1" {
+		for _, name := range cgoVars {
+			delete(env, name)
+		}
+	}
+	return env, nil
 }
 
 // Names of what a build writes while it runs: the harness package inside

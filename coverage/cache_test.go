@@ -410,3 +410,68 @@ func TestCacheNoHome(t *testing.T) {
 		t.Error("CacheRoot has a folder with no home")
 	}
 }
+
+// TestBuildKeyEnv (issue 29, item 11): the harness cache key holds the
+// environment the go command builds with, so that a harness built with
+// other flags (GOFLAGS=-ldflags=-X=..., which changes what the program
+// does) or without cgo is not reused; a C compiler setting counts only
+// when cgo is on. It asks the go command, without building.
+func TestBuildKeyEnv(t *testing.T) {
+	mod := writeModule(t, map[string]string{
+		"go.mod":     "module example.com/keytest\n\ngo 1.24\n",
+		"lib/lib.go": "package lib\n\nvar Mode = \"a\"\n\nfunc Run(b []byte) error { return nil }\n",
+	})
+	target := Target{ImportPath: "example.com/keytest/lib", Func: "Run", Dir: mod}
+	src, err := harnessFiles(target.ImportPath, target.Func)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := func(t *testing.T, env ...string) string {
+		t.Helper()
+		for i := 0; i < len(env); i += 2 {
+			t.Setenv(env[i], env[i+1])
+		}
+		k, err := buildKey(context.Background(), mod, target, src, mod)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	// No settings of the user's go env file (go env -w) leak in.
+	t.Setenv("GOENV", "off")
+	base := key(t, "GOFLAGS", "", "CGO_ENABLED", "1", "CC", "gcc")
+	tests := []struct {
+		name string
+		env  []string
+		same bool
+	}{
+		{"the same environment", nil, true},
+		{"GOFLAGS -X", []string{"GOFLAGS", "-ldflags=-X=example.com/keytest/lib.Mode=b"}, false},
+		{"GOFLAGS -X, another value", []string{"GOFLAGS", "-ldflags=-X=example.com/keytest/lib.Mode=c"}, false},
+		{"GOFLAGS -tags", []string{"GOFLAGS", "-tags=x"}, false},
+		{"cgo off", []string{"CGO_ENABLED", "0"}, false},
+		{"another C compiler", []string{"CC", "clang"}, false},
+		{"GOEXPERIMENT", []string{"GOEXPERIMENT", "loopvar"}, false}, // known to every Go since 1.21
+		{"GOAMD64 or GOARM64", []string{"GOAMD64", "v3", "GOARM64", "v8.1"}, runtime.GOARCH != "amd64" && runtime.GOARCH != "arm64"},
+	}
+	keys := map[string]string{base: "the first"}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			k := key(t, append([]string{"GOFLAGS", "", "CGO_ENABLED", "1", "CC", "gcc"}, tt.env...)...)
+			switch {
+			case tt.same && k != base:
+				t.Errorf("key %s, want %s as before", k, base)
+			case !tt.same && keys[k] != "":
+				t.Errorf("key %s, the key of %s", k, keys[k])
+			}
+			if !tt.same {
+				keys[k] = tt.name
+			}
+		})
+	}
+	// Without cgo the C compiler is not part of the build.
+	off := key(t, "GOFLAGS", "", "CGO_ENABLED", "0", "CC", "gcc")
+	if other := key(t, "GOFLAGS", "", "CGO_ENABLED", "0", "CC", "clang"); other != off {
+		t.Errorf("without cgo, CC changes the key: %s, %s", off, other)
+	}
+}
