@@ -2,6 +2,8 @@ package synth
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/arbor-fuzz/arbor/features"
@@ -33,11 +35,28 @@ func FromModel(m *learn.Model, c learn.Constraint) Constraint {
 
 // Satisfies parses an input back with the grammar and checks a constraint
 // on the union of the features of its trees: what the learned model will
-// see, not what the generator meant.
+// see, not what the generator meant. An input that does not parse does
+// not satisfy it.
 func Satisfies(g *grammar.Graph, input string, c Constraint) bool {
-	trees, err := g.ParseAll([]byte(input), grammar.DefaultTreeLimit)
+	ok, _ := SatisfiesContext(context.Background(), g, input, c)
+	return ok
+}
+
+// SatisfiesContext is Satisfies with the parse stopped when ctx is done:
+// the error, which wraps ctx.Err(), is then the only one it returns (an
+// input that does not parse is a false, not an error).
+func SatisfiesContext(ctx context.Context, g *grammar.Graph, input string, c Constraint) (bool, error) {
+	trees, err := g.ParseAllContext(ctx, []byte(input), grammar.ParseOptions{Trees: grammar.DefaultTreeLimit})
 	if err != nil {
-		return false
+		if ctx.Err() != nil {
+			// The parse's error says where it stopped, and wraps the
+			// context's.
+			if !errors.Is(err, ctx.Err()) {
+				err = fmt.Errorf("%v: %w", err, ctx.Err())
+			}
+			return false, fmt.Errorf("checking a solution: %w", err)
+		}
+		return false, nil
 	}
 	maxK := 0
 	for _, p := range append(append([]features.Path(nil), c.Require...), c.Forbid...) {
@@ -47,22 +66,22 @@ func Satisfies(g *grammar.Graph, input string, c Constraint) bool {
 	cov.Add(trees...)
 	for _, p := range c.Require {
 		if !cov.Has(p) {
-			return false
+			return false, nil
 		}
 	}
 	for _, p := range c.Forbid {
 		if cov.Has(p) {
-			return false
+			return false, nil
 		}
 	}
 	if ch := newChecker(g, c.Checks); ch != nil {
 		for _, ok := range ch.holds(trees...) {
 			if !ok {
-				return false
+				return false, nil
 			}
 		}
 	}
-	return true
+	return true, nil
 }
 
 // again is o for solving one constraint for the n-th time (from 0): a
@@ -97,7 +116,9 @@ type TargetResult struct {
 // takes every leaf with positive rows), each solved again with a new
 // seed and more exploration for every round, keeping inputs that parse
 // back with the grammar and satisfy their constraint. It stops after n
-// inputs, or after three rounds in a row add nothing new.
+// inputs, or after three rounds in a row add nothing new, or when ctx
+// is done (inside a solve or the parse that checks its solution): the
+// result then holds the inputs found so far.
 func Target(ctx context.Context, g *grammar.Graph, m *learn.Model, fn *learn.FunctionModel, n int, maxGini float64, opts SolveOptions) *TargetResult {
 	res := &TargetResult{}
 	for _, c := range m.Constraints(fn, maxGini) {
@@ -115,7 +136,19 @@ func Target(ctx context.Context, g *grammar.Graph, m *learn.Model, fn *learn.Fun
 			}
 			sol := Solve(ctx, g, c, opts.again(opts.Seed, round, uint64(i)))
 			res.SolveTimes = append(res.SolveTimes, sol.Elapsed)
-			if !sol.Satisfied || !Satisfies(g, sol.Text, c) {
+			if ctx.Err() != nil {
+				// A solve the context cut short is no sign that the
+				// constraint has no solution.
+				break
+			}
+			ok := false
+			if sol.Satisfied {
+				var err error
+				if ok, err = SatisfiesContext(ctx, g, sol.Text, c); err != nil {
+					break
+				}
+			}
+			if !ok {
 				if !solved[i] {
 					dead[i] = true // no solution at all: do not spend more on it
 				}

@@ -4,13 +4,18 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/features"
+	"github.com/arbor-fuzz/arbor/grammar"
 	"github.com/arbor-fuzz/arbor/learn"
 	"github.com/arbor-fuzz/arbor/synth"
 )
@@ -98,5 +103,71 @@ func TestTargetEveryFunction(t *testing.T) {
 	}
 	if total == 0 || float64(solved) < 0.9*float64(total) {
 		t.Errorf("solved %d of %d constraints", solved, total)
+	}
+}
+
+// countdown is a context that is done once its Err has been asked n
+// times: work that looks at its context stops part way, at a point that
+// depends on the work's looks, not on timing.
+type countdown struct {
+	context.Context // Background's Deadline and Value
+	left            atomic.Int64
+	once            sync.Once
+	done            chan struct{}
+}
+
+func newCountdown(n int64) *countdown {
+	c := &countdown{Context: context.Background(), done: make(chan struct{})}
+	c.left.Store(n)
+	return c
+}
+
+func (c *countdown) Err() error {
+	if c.left.Add(-1) < 0 {
+		c.once.Do(func() { close(c.done) })
+		return context.Canceled
+	}
+	return nil
+}
+
+func (c *countdown) Done() <-chan struct{} { return c.done }
+
+// TestSatisfiesCancelled (issue 29, item 9): a done context stops the
+// parse that checks a solution, inside the parse of an input of an
+// ambiguous grammar that would otherwise run until its budget is spent,
+// and says so by an error, where an input that does not parse is a plain
+// false. Before, Satisfies took no context: Target's check of a solution
+// ran to the end of the parse after Ctrl-C.
+func TestSatisfiesCancelled(t *testing.T) {
+	ast, err := grammar.Parse("amb.grammar", []byte(`E := E "+" E | "1" ;`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := grammar.Build(ast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := "1" + strings.Repeat("+1", 800)
+	tests := []struct {
+		name    string
+		ctx     context.Context
+		input   string
+		want    bool
+		wantErr bool
+	}{
+		{"parses", context.Background(), "1+1", true, false},
+		{"does not parse", context.Background(), "1+", false, false},
+		{"cancelled before", newCountdown(0), "1+1", false, true},
+		{"cancelled inside the parse", newCountdown(3), long, false, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ok, err := synth.SatisfiesContext(tt.ctx, g, tt.input, synth.Constraint{})
+			inside := strings.HasSuffix(tt.name, "inside the parse")
+			if ok != tt.want || (err != nil) != tt.wantErr || (err != nil && !errors.Is(err, context.Canceled)) ||
+				inside && !strings.Contains(err.Error(), "parse stopped at byte") {
+				t.Errorf("got %v, %v; want %v, error %v", ok, err, tt.want, tt.wantErr)
+			}
+		})
 	}
 }
