@@ -1,6 +1,7 @@
 package fuzz
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/arbor-fuzz/arbor/grammar"
@@ -46,28 +47,48 @@ func (e *InputError) Unwrap() error { return e.Err }
 // Enumerating the trees holds them all in memory at once, for the inputs
 // that need it only. Where none fits, the parser's tree is kept exactly.
 func SeedsFromInputs(g *grammar.Graph, inputs [][]byte, b Bounds) (seeds [][]int, errs []error) {
+	seeds, errs, _ = SeedsFromInputsContext(context.Background(), g, inputs, b)
+	return seeds, errs
+}
+
+// SeedsFromInputsContext is SeedsFromInputs stopped when ctx is done,
+// between inputs and inside a parse (an input of an ambiguous grammar
+// can take seconds): it then returns the seeds and errors of the inputs
+// before the one it stopped at, and an error that wraps ctx.Err().
+func SeedsFromInputsContext(ctx context.Context, g *grammar.Graph, inputs [][]byte, b Bounds) (seeds [][]int, errs []error, err error) {
 	// The realizer's own generator, so that the seeds are derived with
 	// exactly the settings that will replay them.
 	gen := newRealizer(g, b).gen
 	p := g.NewParser()
 	for i, in := range inputs {
-		choices, err := inputChoices(gen, p, in)
+		if cerr := ctx.Err(); cerr != nil {
+			return seeds, errs, fmt.Errorf("seeds from inputs: stopped before input %d of %d: %w", i+1, len(inputs), cerr)
+		}
+		choices, err := inputChoices(ctx, gen, p, in)
 		if err != nil {
+			if ctx.Err() != nil {
+				// Not the input's fault: it gets no error of its own.
+				return seeds, errs, fmt.Errorf("seeds from inputs: stopped in input %d of %d: %w", i+1, len(inputs), err)
+			}
 			errs = append(errs, &InputError{Index: i, Err: err})
 			continue
 		}
 		seeds = append(seeds, choices)
 	}
-	return seeds, errs
+	return seeds, errs, nil
 }
 
 // inputChoices derives an input's decisions from its parse, or, where
 // that tree does not fit the generator's bounds, from another tree of
 // the input, or else exactly, whatever the bounds, from the parser's
-// tree (or, if its text cannot be derived, another's).
-func inputChoices(gen *synth.Generator, p *grammar.Parser, in []byte) ([]int, error) {
-	tree, err := p.Parse(in)
+// tree (or, if its text cannot be derived, another's). The parses stop
+// when ctx is done, and the error then wraps ctx.Err().
+func inputChoices(ctx context.Context, gen *synth.Generator, p *grammar.Parser, in []byte) ([]int, error) {
+	tree, err := p.ParseContext(ctx, in, grammar.ParseOptions{})
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err // stopped, which says nothing of the input
+		}
 		return nil, fmt.Errorf("does not parse: %w", err)
 	}
 	choices, err := gen.ChoicesOf(tree)
@@ -75,7 +96,11 @@ func inputChoices(gen *synth.Generator, p *grammar.Parser, in []byte) ([]int, er
 		return choices, nil
 	}
 	trees := []*grammar.Tree{tree}
-	if all, perr := gen.G.ParseAll(in, grammar.DefaultTreeLimit); perr == nil && len(all) > 1 {
+	all, perr := gen.G.ParseAllContext(ctx, in, grammar.ParseOptions{Trees: grammar.DefaultTreeLimit})
+	if perr != nil && ctx.Err() != nil {
+		return nil, perr
+	}
+	if perr == nil && len(all) > 1 {
 		// Otherwise the deterministic parser's tree is the input's only one.
 		for _, t := range all {
 			if choices, err := gen.ChoicesOf(t); err == nil {

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/arbor-fuzz/arbor/datasets"
@@ -312,5 +315,75 @@ func TestSeedsNotOfTheGrammar(t *testing.T) {
 		if _, err := g.Parse(in); err != nil {
 			t.Errorf("seed %v ran %q, which does not parse: %v", seeds[i], in, err)
 		}
+	}
+}
+
+// countdownCtx is a context that is done once its Err has been asked n
+// times: work that looks at its context stops part way, at a point that
+// depends on the work's looks, not on timing.
+type countdownCtx struct {
+	context.Context // Background's Deadline and Value
+	left            atomic.Int64
+	once            sync.Once
+	done            chan struct{}
+}
+
+func newCountdownCtx(n int64) *countdownCtx {
+	c := &countdownCtx{Context: context.Background(), done: make(chan struct{})}
+	c.left.Store(n)
+	return c
+}
+
+func (c *countdownCtx) Err() error {
+	if c.left.Add(-1) < 0 {
+		c.once.Do(func() { close(c.done) })
+		return context.Canceled
+	}
+	return nil
+}
+
+func (c *countdownCtx) Done() <-chan struct{} { return c.done }
+
+// TestSeedsFromInputsCancelled (issue 29, item 9): a done context stops
+// the derivation of seeds from inputs, before the first or part way,
+// with an error that wraps the context's, the seeds of the inputs before
+// the stop, and no input blamed for a parse that was stopped. Before,
+// SeedsFromInputs took no context and parsed every input.
+func TestSeedsFromInputsCancelled(t *testing.T) {
+	g := jsonGraph(t)
+	gen := synth.NewGenerator(g, synth.NewRandom(3), synth.RandomPolicy)
+	var inputs [][]byte
+	for range 200 {
+		inputs = append(inputs, []byte(gen.Generate().String()))
+	}
+	all, errs := SeedsFromInputs(g, inputs, Bounds{})
+	if len(all)+len(errs) != len(inputs) {
+		t.Fatalf("%d seeds and %d errors of %d inputs", len(all), len(errs), len(inputs))
+	}
+	for _, tt := range []struct {
+		name string
+		ctx  context.Context
+		some bool // seeds before the stop
+	}{
+		{"cancelled", newCountdownCtx(0), false},
+		{"cancelled part way", newCountdownCtx(40), true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			seeds, serrs, err := SeedsFromInputsContext(tt.ctx, g, inputs, Bounds{})
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("error %v, want the context's", err)
+			}
+			if done := len(seeds) + len(serrs); done >= len(inputs) || tt.some != (done > 0) {
+				t.Errorf("%d of %d inputs done: not stopped, or not where it should", done, len(inputs))
+			}
+			for i := range seeds {
+				if !slices.Equal(seeds[i], all[i]) {
+					t.Fatalf("seed %d differs from the one an uncancelled run derives", i)
+				}
+			}
+			if len(serrs) > len(errs) {
+				t.Errorf("%d input errors, an uncancelled run has %d", len(serrs), len(errs))
+			}
+		})
 	}
 }
