@@ -22,6 +22,39 @@ import (
 // as they are.
 const ModelVersion = 2
 
+// Limits on what a model file may make LoadModel read and allocate.
+// Models are shared like any other file, and a file of a few megabytes
+// (a gzip bomb: a gigabyte of one repeated byte gzips to a megabyte, or
+// JSON of short empty values that each decode to a large struct) must
+// not make arbor allocate gigabytes before it can say what is wrong.
+const (
+	// MaxModelSize is the most bytes of JSON a model may hold, counted
+	// after gunzipping. A model's size grows with its training rows
+	// times its features (the data it keeps for refitting): the bundled
+	// subjects' demo models (3,000 to 5,000 inputs) take 0.5 to 5.2 MB,
+	// and goldmark's with every feature kind 2.6 MB. 256 MiB leaves room
+	// for about fifty times the largest, as a campaign of 100,000 inputs
+	// over thousands of features would make.
+	MaxModelSize = 256 << 20
+	// MaxModelValues is the most JSON arrays' elements, objects'
+	// members and nested values a model may hold, counted together: each
+	// decodes to at most a few hundred bytes, so this bounds what
+	// decoding allocates besides the text itself. The demo models hold
+	// 10,000 to 68,000; 2^21 (2,097,152) is thirty times the largest.
+	MaxModelValues = 1 << 21
+	// MaxModelK is the longest k-path a model may be trained on: what
+	// --max-k accepts.
+	MaxModelK = 16
+	// MaxTreeDepth is the deepest tree (and tree depth to refit with) a
+	// model may have: explanations recurse once per level, and trees are
+	// fitted 5 deep by default.
+	MaxTreeDepth = 1024
+)
+
+// ErrModelTooLarge is the error, wrapped, of a model file past
+// MaxModelSize or MaxModelValues.
+var ErrModelTooLarge = errors.New("model file too large")
+
 // Model is a trained model: the grammar it reads inputs with, its feature
 // vocabulary, and one tree per trainable function.
 type Model struct {
@@ -188,10 +221,64 @@ func LoadModel(path string) (*Model, error) {
 	}
 	defer f.Close()
 	m, err := decodeModel(f)
+	if errors.Is(err, ErrModelTooLarge) {
+		// The reason is the whole message: the decoder's first surprise
+		// would be about bytes that were never read.
+		return nil, fmt.Errorf("model file %s: %w: not an arbor model, or a damaged one", path, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: not an arbor model (%w)", path, err)
 	}
 	return m.checked(path)
+}
+
+// limitError is a bound of boundedReader that a model file crosses.
+type limitError struct{ msg string }
+
+func (e *limitError) Error() string        { return e.msg }
+func (e *limitError) Is(target error) bool { return target == ErrModelTooLarge }
+
+// boundedReader passes a model's JSON to the decoder and fails once it
+// has passed MaxModelSize bytes or MaxModelValues values. It counts the
+// values as they pass, before the decoder (which reads a whole value
+// into memory first) allocates anything for them: every '[' and '{'
+// and every ',' outside strings starts one.
+type boundedReader struct {
+	r        io.Reader
+	zipped   bool
+	n        int64
+	values   int
+	inString bool
+	escaped  bool
+}
+
+func (b *boundedReader) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	b.n += int64(n)
+	if b.n > MaxModelSize {
+		what := "size"
+		if b.zipped {
+			what = "decompressed size"
+		}
+		return 0, &limitError{fmt.Sprintf("%s exceeds %d MiB", what, MaxModelSize>>20)}
+	}
+	for _, c := range p[:n] {
+		switch {
+		case b.escaped:
+			b.escaped = false
+		case b.inString:
+			b.escaped = c == '\\'
+			b.inString = c != '"'
+		case c == '"':
+			b.inString = true
+		case c == ',' || c == '[' || c == '{':
+			b.values++
+		}
+	}
+	if b.values > MaxModelValues {
+		return 0, &limitError{fmt.Sprintf("more than %d JSON values", MaxModelValues)}
+	}
+	return n, err
 }
 
 // decodeModel reads a model's JSON, gunzipping it first if it is
@@ -216,11 +303,16 @@ func decodeModel(f io.ReadSeeker) (*Model, error) {
 		}
 		r = zr
 	}
+	// One byte past the limit is read, so that a file of exactly
+	// MaxModelSize bytes loads and a larger one is refused.
+	r = &boundedReader{r: io.LimitReader(r, MaxModelSize+1), zipped: zipped}
 	var m Model
 	err := json.NewDecoder(r).Decode(&m)
 	var syntax *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	switch {
+	case errors.Is(err, ErrModelTooLarge):
+		return nil, err
 	case err == nil || errors.As(err, &typ):
 		// After a type error the decoder goes on with the other fields, so
 		// "arbor" tells a model with one wrong field from other JSON.
@@ -254,12 +346,29 @@ func (m *Model) checked(path string) (*Model, error) {
 	if m.Version != ModelVersion && m.Version != 1 {
 		return nil, fmt.Errorf("model %s has format version %d; this arbor reads version %d", path, m.Version, ModelVersion)
 	}
+	// k bounds the k-paths the predictor's vocabulary reads off every
+	// parse; the command line accepts 1 to MaxModelK. A model without
+	// one (written by hand or by another tool) reads the k-paths it has.
+	if m.K == 0 {
+		for _, f := range m.Features {
+			if f.IsPath() {
+				m.K = max(m.K, min(len(f.IDs), MaxModelK))
+			}
+		}
+		m.K = max(m.K, 1)
+	}
+	if m.K < 1 || m.K > MaxModelK {
+		return nil, fmt.Errorf("model %s: k is %d; models are trained on k-paths of 1 to %d symbols", path, m.K, MaxModelK)
+	}
 	if _, err := m.FeatureKinds(); err != nil {
 		return nil, fmt.Errorf("model %s: %w", path, err)
 	}
 	for i, f := range m.Features {
 		if _, err := f.Feature(); err != nil {
 			return nil, fmt.Errorf("model %s: feature %d: %w", path, i, err)
+		}
+		if f.IsPath() && len(f.IDs) > m.K {
+			return nil, fmt.Errorf("model %s: feature %d is a k-path of %d symbols, longer than the model's k of %d", path, i, len(f.IDs), m.K)
 		}
 	}
 	for _, fn := range m.Functions {
@@ -269,13 +378,58 @@ func (m *Model) checked(path string) (*Model, error) {
 		if err := fn.Tree.check(len(m.Features)); err != nil {
 			return nil, fmt.Errorf("model %s: the tree of %s is malformed: %w", path, fn.Name, err)
 		}
+		if d := treeDepth(fn.Tree); d > MaxTreeDepth {
+			return nil, fmt.Errorf("model %s: the tree of %s is %d deep; trees of at most %d levels are read", path, fn.Name, d, MaxTreeDepth)
+		}
 	}
-	if m.Data != nil {
-		if err := m.Data.check(m); err != nil {
+	if md := m.Data; md != nil {
+		if err := md.checkBounds(); err != nil {
+			return nil, fmt.Errorf("model %s: training data: %w", path, err)
+		}
+		if err := md.check(m); err != nil {
 			return nil, fmt.Errorf("model %s: %w", path, err)
 		}
 	}
 	return m, nil
+}
+
+// checkBounds refuses the fitting options and row counts of training
+// data that a refit could not use or that would allocate without bound:
+// Model.Dataset makes a bitset of Rows bits for every never-covered
+// function, which no stored bitset pins when the model has no features.
+func (md *ModelData) checkBounds() error {
+	switch {
+	case md.MaxDepth < 0 || md.MaxDepth > MaxTreeDepth:
+		return fmt.Errorf("tree depth %d, where trees are fitted 1 to %d deep (0 for the default)", md.MaxDepth, MaxTreeDepth)
+	case md.MinSamplesLeaf < 0:
+		return fmt.Errorf("%d rows at least in a leaf", md.MinSamplesLeaf)
+	case md.Rows < 0:
+		return fmt.Errorf("%d rows", md.Rows)
+	}
+	// The rows' bitsets rebuilt must fit in what a model file may hold.
+	if bytes := (int64(md.Rows) + 7) / 8 * int64(len(md.NeverCovered)+1); bytes > MaxModelSize {
+		return fmt.Errorf("%d rows for %d functions that no row ran: their bitsets would take %d MiB, more than a model may (%d MiB)",
+			md.Rows, len(md.NeverCovered), bytes>>20, MaxModelSize>>20)
+	}
+	return nil
+}
+
+// treeDepth is Tree.Depth without recursion, for a tree that passed
+// check: a model file may hold a deep chain of nodes, and depth is what
+// is being checked before anything recurses into it.
+func treeDepth(t *Tree) int {
+	type step struct{ node, depth int }
+	deepest := 0
+	stack := []step{{0, 0}}
+	for len(stack) > 0 {
+		s := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		deepest = max(deepest, s.depth)
+		if n := &t.Nodes[s.node]; !n.Leaf() {
+			stack = append(stack, step{n.Absent, s.depth + 1}, step{n.Present, s.depth + 1})
+		}
+	}
+	return deepest
 }
 
 // FeatureKinds is the set of feature kinds the model was trained with.

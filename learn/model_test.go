@@ -3,11 +3,15 @@ package learn_test
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
+	"errors"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/arbor-fuzz/arbor/features"
 	"github.com/arbor-fuzz/arbor/learn"
@@ -107,5 +111,119 @@ func TestDescribe(t *testing.T) {
 		if got := tt.f.Describe(); got != tt.want {
 			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
 		}
+	}
+}
+
+// gzipMembers gzips each part as a member of its own, repeating the
+// middle one times: gzip readers read concatenated members as one
+// stream, so a bomb of a gigabyte takes a millisecond to make.
+func gzipMembers(head, middle, tail []byte, times int) []byte {
+	member := func(b []byte) []byte {
+		var buf bytes.Buffer
+		w, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+		w.Write(b)
+		w.Close()
+		return buf.Bytes()
+	}
+	var out bytes.Buffer
+	out.Write(member(head))
+	m := member(middle)
+	for range times {
+		out.Write(m)
+	}
+	out.Write(member(tail))
+	return out.Bytes()
+}
+
+// TestLoadModelBounded: a model file that would decompress to more than
+// MaxModelSize, or hold more than MaxModelValues JSON values, is refused
+// with an error that says so, after reading no more than the limit
+// (issue 29, item 8). A 2 MB gzip bomb took 114 s and 10 GB before
+// "loading" as a model without functions.
+func TestLoadModelBounded(t *testing.T) {
+	values := func(n int) []byte { // {"arbor":"model",...,"functions":[{},{},...]}
+		var b bytes.Buffer
+		b.WriteString(`{"arbor":"model","version":2,"k":1,"functions":[{}`)
+		for range n - 1 {
+			b.WriteString(",{}")
+		}
+		b.WriteString("]}")
+		return b.Bytes()
+	}
+	tests := []struct {
+		name string
+		data []byte
+		why  string
+	}{
+		{"gzip bomb: 1 GiB of one byte in a string", gzipMembers([]byte(`{"arbor":"model","version":2,"subject":"`), bytes.Repeat([]byte("a"), 1<<20), []byte(`"}`), 1024),
+			"decompressed size exceeds 256 MiB"},
+		{"gzip bomb: 1 GiB of white space", gzipMembers([]byte(`{"arbor":"model",`), bytes.Repeat([]byte(" "), 1<<20), []byte(`"version":2}`), 1024),
+			"decompressed size exceeds 256 MiB"},
+		{"millions of empty functions", values(learn.MaxModelValues + 1), "more than 2097152 JSON values"},
+		{"millions of empty functions, gzipped", gzipMembers(nil, values(learn.MaxModelValues+1), nil, 1), "more than 2097152 JSON values"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "m.model.gz")
+			if err := os.WriteFile(path, tt.data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			runtime.GC()
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			start := time.Now()
+			_, err := learn.LoadModel(path)
+			took := time.Since(start)
+			runtime.ReadMemStats(&after)
+			want := "model file " + path + ": " + tt.why + ": not an arbor model, or a damaged one"
+			if err == nil || err.Error() != want || !errors.Is(err, learn.ErrModelTooLarge) {
+				t.Fatalf("error %v, want %q", err, want)
+			}
+			// The JSON decoder holds the text it has read, up to the
+			// limit, and grows its buffer by doubling.
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 5*learn.MaxModelSize {
+				t.Errorf("allocated %d MiB refusing a file of %d KiB", alloc>>20, len(tt.data)>>10)
+			} else {
+				t.Logf("%d KiB file refused in %v after allocating %d MiB", len(tt.data)>>10, took.Round(time.Millisecond), alloc>>20)
+			}
+		})
+	}
+}
+
+// TestLoadModelValuesInStrings: commas and brackets inside strings (a
+// grammar's source is full of them), escaped quotes among them, are not
+// values: a model with more of them than MaxModelValues loads.
+func TestLoadModelValuesInStrings(t *testing.T) {
+	g := plantedGraph(t)
+	cov, data, _ := plantedCorpus(g, 100, 1, func(s string) bool { return strings.Contains(s, "=") })
+	d := learn.NewDataset(g, features.Options{MaxK: 2}, cov, data)
+	fns, err := learn.Train(t.Context(), d, learn.TrainOptions{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := learn.NewModel("planted", "planted", g, d, fns, learn.TrainOptions{Seed: 1})
+	m.Subject = strings.Repeat(`\",[{`, learn.MaxModelValues/3+1)
+	for _, name := range []string{"m.json", "m.json.gz"} {
+		path := filepath.Join(t.TempDir(), name)
+		if err := m.Save(path); err != nil {
+			t.Fatal(err)
+		}
+		back, err := learn.LoadModel(path)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if back.Subject != m.Subject {
+			t.Errorf("%s: the subject changed on the way through the file", name)
+		}
+	}
+	// The same file is refused once its values are many enough.
+	b, _ := json.Marshal(m)
+	b = bytes.Replace(b, []byte(`"features":[`), append([]byte(`"features":[`), bytes.Repeat([]byte(`{"pattern":"x"},`), learn.MaxModelValues)...), 1)
+	path := filepath.Join(t.TempDir(), "many.json")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := learn.LoadModel(path); !errors.Is(err, learn.ErrModelTooLarge) {
+		t.Errorf("a model of %d features: %v", learn.MaxModelValues, err)
 	}
 }
