@@ -227,6 +227,13 @@ func (b *bencher) generation() error {
 		gen := synth.NewGenerator(g, synth.NewRandom(seed), synth.RandomPolicy)
 		gen.Reuse = true
 		for i := 0; i < n; i++ {
+			// A look at the context every 256 inputs costs nothing
+			// measurable and stops a run of 20,000 within milliseconds.
+			if i%256 == 0 {
+				if err := b.ctx.Err(); err != nil {
+					return err
+				}
+			}
 			sink += len(gen.Generate().String())
 		}
 		return nil
@@ -265,7 +272,9 @@ func (b *bencher) jsonCorpus() error {
 		return err
 	}
 	b.jsonG = g
-	b.jsonIn, b.jsonLen = generateAccepted(g, b.sizes.Corpus, b.cfg.Seed, json.Valid)
+	if b.jsonIn, b.jsonLen, err = generateAccepted(b.ctx, g, b.sizes.Corpus, b.cfg.Seed, json.Valid); err != nil {
+		return err
+	}
 	if len(b.jsonIn) == 0 {
 		return errors.New("no generated json input is valid to encoding/json")
 	}
@@ -274,27 +283,34 @@ func (b *bencher) jsonCorpus() error {
 
 // generateAccepted generates n inputs and keeps those accept takes, so
 // that both sides of a comparison parse the same, whole inputs (a
-// decoder that stops at an error early would look fast).
-func generateAccepted(g *grammar.Graph, n int, seed uint64, accept func([]byte) bool) ([][]byte, int) {
+// decoder that stops at an error early would look fast). It stops when
+// ctx is done, with ctx's error.
+func generateAccepted(ctx context.Context, g *grammar.Graph, n int, seed uint64, accept func([]byte) bool) ([][]byte, int, error) {
 	gen := synth.NewGenerator(g, synth.NewRandom(seed), synth.RandomPolicy)
 	var out [][]byte
 	size := 0
 	for i := 0; i < n; i++ {
+		if err := ctx.Err(); err != nil {
+			return nil, 0, err
+		}
 		in := []byte(gen.Generate().String())
 		if accept(in) {
 			out = append(out, in)
 			size += len(in)
 		}
 	}
-	return out, size
+	return out, size, nil
 }
 
 // parseAll parses every input with arbor's parser without building
 // trees where the deterministic parser takes them (as encoding/json.Valid
-// builds nothing either): the cheapest parse arbor has, a check.
-func parseAll(g *grammar.Graph, ins [][]byte) error {
+// builds nothing either): the cheapest parse arbor has, a check. Every
+// parse of the bench stops when ctx is done (a large document's takes a
+// good part of a second); a parse looks at its context every few
+// thousand steps, which costs nothing measurable.
+func parseAll(ctx context.Context, g *grammar.Graph, ins [][]byte) error {
 	for _, in := range ins {
-		if _, err := g.ParseLazy(in, grammar.DefaultTreeLimit); err != nil {
+		if _, err := g.ParseLazyContext(ctx, in, lazyOptions()); err != nil {
 			return err
 		}
 	}
@@ -303,9 +319,9 @@ func parseAll(g *grammar.Graph, ins [][]byte) error {
 
 // buildAll builds every input's tree with one reused grammar.Parser, each
 // tree in the memory of the one before.
-func buildAll(p *grammar.Parser, ins [][]byte) error {
+func buildAll(ctx context.Context, p *grammar.Parser, ins [][]byte) error {
 	for _, in := range ins {
-		if _, err := p.Parse(in); err != nil {
+		if _, err := p.ParseContext(ctx, in, grammar.ParseOptions{}); err != nil {
 			return err
 		}
 	}
@@ -314,14 +330,18 @@ func buildAll(p *grammar.Parser, ins [][]byte) error {
 
 // recordAll parses every input with one reused grammar.Parser, as
 // Predictor.Predict does: recording each parse whose tree is small enough.
-func recordAll(p *grammar.Parser, ins [][]byte) error {
+func recordAll(ctx context.Context, p *grammar.Parser, ins [][]byte) error {
 	for _, in := range ins {
-		if _, err := p.ParseLazy(in, grammar.DefaultTreeLimit); err != nil {
+		if _, err := p.ParseLazyContext(ctx, in, lazyOptions()); err != nil {
 			return err
 		}
 	}
 	return nil
 }
+
+// lazyOptions are the options of ParseLazy: up to
+// grammar.DefaultTreeLimit trees, within the default budget.
+func lazyOptions() grammar.ParseOptions { return grammar.ParseOptions{Trees: grammar.DefaultTreeLimit} }
 
 // allocated returns the bytes f allocates, run once more.
 func allocated(f func() error) (uint64, error) {
@@ -363,9 +383,9 @@ func (b *bencher) parseJSON() error {
 		}
 	}
 	parser := g.NewParser()
-	build := func(ins [][]byte) func() error { return func() error { return buildAll(parser, ins) } }
-	record := func(ins [][]byte) func() error { return func() error { return recordAll(parser, ins) } }
-	med, err := b.interleave(func() error { return parseAll(g, b.jsonIn) }, valid(b.jsonIn), build(b.jsonIn), record(b.jsonIn))
+	build := func(ins [][]byte) func() error { return func() error { return buildAll(b.ctx, parser, ins) } }
+	record := func(ins [][]byte) func() error { return func() error { return recordAll(b.ctx, parser, ins) } }
+	med, err := b.interleave(func() error { return parseAll(b.ctx, g, b.jsonIn) }, valid(b.jsonIn), build(b.jsonIn), record(b.jsonIn))
 	if err != nil {
 		return err
 	}
@@ -394,7 +414,7 @@ func (b *bencher) parseJSON() error {
 	if !json.Valid(large[0]) {
 		return errors.New("the large json document is not valid to encoding/json")
 	}
-	med, err = b.interleave(func() error { return parseAll(g, large) }, valid(large), build(large), record(large))
+	med, err = b.interleave(func() error { return parseAll(b.ctx, g, large) }, valid(large), build(large), record(large))
 	if err != nil {
 		return err
 	}
@@ -425,11 +445,14 @@ func (b *bencher) parseXML() error {
 	if err != nil {
 		return err
 	}
-	ins, size := generateAccepted(g, b.sizes.Corpus, b.cfg.Seed, func(in []byte) bool { return xmlTokens(in) == nil })
+	ins, size, err := generateAccepted(b.ctx, g, b.sizes.Corpus, b.cfg.Seed, func(in []byte) bool { return xmlTokens(in) == nil })
+	if err != nil {
+		return err
+	}
 	if len(ins) == 0 {
 		return errors.New("no generated xml input decodes with encoding/xml")
 	}
-	med, err := b.interleave(func() error { return parseAll(g, ins) }, func() error {
+	med, err := b.interleave(func() error { return parseAll(b.ctx, g, ins) }, func() error {
 		for _, in := range ins {
 			if err := xmlTokens(in); err != nil {
 				return err
@@ -454,7 +477,7 @@ func (b *bencher) features() error {
 	g := b.jsonG
 	v := features.NewVocabulary(g, features.Options{MaxK: 4})
 	for _, in := range b.jsonIn {
-		p, err := g.ParseLazy(in, grammar.DefaultTreeLimit)
+		p, err := g.ParseLazyContext(b.ctx, in, lazyOptions())
 		if err != nil {
 			return err
 		}
@@ -463,14 +486,14 @@ func (b *bencher) features() error {
 	n := 0
 	med, err := b.interleave(func() error {
 		for _, in := range b.jsonIn {
-			p, err := g.ParseLazy(in, grammar.DefaultTreeLimit)
+			p, err := g.ParseLazyContext(b.ctx, in, lazyOptions())
 			if err != nil {
 				return err
 			}
 			n += len(v.ParsedFeatures(p))
 		}
 		return nil
-	}, func() error { return parseAll(g, b.jsonIn) })
+	}, func() error { return parseAll(b.ctx, g, b.jsonIn) })
 	if err != nil {
 		return err
 	}
@@ -510,6 +533,9 @@ func (b *bencher) record() error {
 	gen := synth.NewGenerator(g, synth.NewRandom(b.cfg.Seed+1), synth.RandomPolicy)
 	files := make([]string, b.sizes.Record)
 	for i := range files {
+		if err := b.ctx.Err(); err != nil {
+			return err
+		}
 		files[i] = filepath.Join(dir, fmt.Sprintf("%05d.json", i+1))
 		if err := os.WriteFile(files[i], []byte(gen.Generate().String()), 0o644); err != nil {
 			return err
@@ -559,7 +585,10 @@ func (b *bencher) predict() error {
 		return errors.New("no recorded coverage to train on")
 	}
 	g := b.jsonG
-	d := learn.NewDataset(g, features.Options{MaxK: 4, Kinds: learn.DefaultFeatures}, b.cov, b.covData)
+	d, err := learn.NewDatasetContext(b.ctx, g, features.Options{MaxK: 4, Kinds: learn.DefaultFeatures}, b.cov, b.covData)
+	if err != nil {
+		return err
+	}
 	topts := learn.TrainOptions{Seed: b.cfg.Seed}
 	fns, err := learn.Train(b.ctx, d, topts)
 	if err != nil {
@@ -577,14 +606,14 @@ func (b *bencher) predict() error {
 	med, err := b.interleave(func() error {
 		for _, in := range b.jsonIn {
 			var err error
-			if preds, err = p.AppendPredict(preds[:0], in); err != nil {
+			if preds, err = p.AppendPredictContext(b.ctx, preds[:0], in); err != nil {
 				return err
 			}
 		}
 		return nil
-	}, func() error { return parseAll(g, b.jsonIn) }, func() error { return recordAll(parser, b.jsonIn) }, func() error {
+	}, func() error { return parseAll(b.ctx, g, b.jsonIn) }, func() error { return recordAll(b.ctx, parser, b.jsonIn) }, func() error {
 		for _, in := range b.jsonIn {
-			if _, err := p.Predict(in); err != nil {
+			if _, err := p.PredictContext(b.ctx, in); err != nil {
 				return err
 			}
 		}

@@ -120,7 +120,10 @@ func E3(ctx context.Context, cfg E3Config) (*E3Result, error) {
 	bin, trainCov, trainData, testCov, testData := c.bin, c.trainCov, c.trainData, c.testCov, c.testData
 	step("training")
 	start := time.Now()
-	d := learn.NewDataset(cfg.Grammar, features.Options{MaxK: cfg.K, Kinds: cfg.Features}, trainCov, trainData)
+	d, err := learn.NewDatasetContext(ctx, cfg.Grammar, features.Options{MaxK: cfg.K, Kinds: cfg.Features}, trainCov, trainData)
+	if err != nil {
+		return nil, err
+	}
 	topts := learn.TrainOptions{Options: cfg.Learn, Seed: cfg.Seed, NoBalance: cfg.NoBalance}
 	fns, err := learn.Train(ctx, d, topts)
 	if err != nil {
@@ -140,7 +143,11 @@ func E3(ctx context.Context, cfg E3Config) (*E3Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res.assess(model, p, fns, newTestSet(cfg.Grammar, testCov, testData, trainData))
+	ts, err := newTestSet(ctx, cfg.Grammar, testCov, testData, trainData)
+	if err != nil {
+		return nil, err
+	}
+	res.assess(model, p, fns, ts)
 	return res, nil
 }
 
@@ -156,11 +163,11 @@ type corpora struct {
 // builds the subject's harness and records both.
 func recordCorpora(ctx context.Context, cfg E3Config, train int, step func(string, ...any)) (*corpora, error) {
 	step("generating %d training and %d test inputs", train, cfg.Test)
-	trainFiles, trainData, err := generate(cfg, "train", train, cfg.Seed)
+	trainFiles, trainData, err := generate(ctx, cfg, "train", train, cfg.Seed)
 	if err != nil {
 		return nil, err
 	}
-	testFiles, testData, err := generate(cfg, "test", cfg.Test, cfg.Seed+1)
+	testFiles, testData, err := generate(ctx, cfg, "test", cfg.Test, cfg.Seed+1)
 	if err != nil {
 		return nil, err
 	}
@@ -211,9 +218,15 @@ type testSet struct {
 	duplicates int // test inputs left out because training had them
 }
 
-func newTestSet(g *grammar.Graph, cov *coverage.File, data, trainData map[string][]byte) *testSet {
+// newTestSet parses the test inputs, stopping when ctx is done, between
+// inputs and inside a parse, with an error that wraps ctx.Err().
+func newTestSet(ctx context.Context, g *grammar.Graph, cov *coverage.File, data, trainData map[string][]byte) (*testSet, error) {
 	ts := &testSet{functions: cov.Functions}
-	for _, r := range cov.Records {
+	opts := grammar.ParseOptions{Trees: grammar.DefaultTreeLimit}
+	for i, r := range cov.Records {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("parsing the test inputs: stopped before %d of %d: %w", i+1, len(cov.Records), err)
+		}
 		if r.Outcome == coverage.Panic || r.Outcome == coverage.Timeout {
 			continue
 		}
@@ -221,14 +234,17 @@ func newTestSet(g *grammar.Graph, cov *coverage.File, data, trainData map[string
 			ts.duplicates++ // the model has seen this very input
 			continue
 		}
-		trees, err := g.ParseAll(data[r.SHA256], grammar.DefaultTreeLimit)
+		trees, err := g.ParseAllContext(ctx, data[r.SHA256], opts)
 		if err != nil {
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("parsing the test inputs: %w", err)
+			}
 			continue // generated inputs parse; a rejection here would be a parser bug, not a prediction
 		}
 		ts.trees = append(ts.trees, trees)
 		ts.covered = append(ts.covered, r.Covered)
 	}
-	return ts
+	return ts, nil
 }
 
 // assess predicts the test set and scores every trained function.
@@ -392,8 +408,9 @@ func boolf(b bool) float64 {
 }
 
 // generate writes n seeded grammar-random inputs to WorkDir/name and
-// returns their paths and their data by sha256.
-func generate(cfg E3Config, name string, n int, seed uint64) ([]string, map[string][]byte, error) {
+// returns their paths and their data by sha256. It stops when ctx is
+// done, with an error that wraps ctx.Err().
+func generate(ctx context.Context, cfg E3Config, name string, n int, seed uint64) ([]string, map[string][]byte, error) {
 	dir := filepath.Join(cfg.WorkDir, name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, nil, err
@@ -403,6 +420,9 @@ func generate(cfg E3Config, name string, n int, seed uint64) ([]string, map[stri
 	data := map[string][]byte{}
 	files := make([]string, n)
 	for i := range files {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, fmt.Errorf("generating the %s inputs: stopped after %d of %d: %w", name, i, n, err)
+		}
 		b := []byte(gen.Generate().String())
 		files[i] = filepath.Join(dir, fmt.Sprintf("%05d", i+1))
 		if err := os.WriteFile(files[i], b, 0o644); err != nil {

@@ -207,7 +207,7 @@ func Targeted(ctx context.Context, cfg TargetConfig) (*TargetResult, error) {
 		return nil, err
 	}
 	step("measuring base rates on %d separate random inputs", cfg.BaseInputs)
-	baseFiles, _, err := generate(e, "base", cfg.BaseInputs, e.Seed+2)
+	baseFiles, _, err := generate(ctx, e, "base", cfg.BaseInputs, e.Seed+2)
 	if err != nil {
 		return nil, err
 	}

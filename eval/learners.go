@@ -163,8 +163,14 @@ func Learners(ctx context.Context, cfg LearnersConfig) ([]LearnerResult, error) 
 		return nil, err
 	}
 	step("parsing")
-	examples := learn.ParseExamples(cfg.Grammar, c.trainCov, c.trainData)
-	ts := newTestSet(cfg.Grammar, c.testCov, c.testData, c.trainData)
+	examples, err := learn.ParseExamplesContext(ctx, cfg.Grammar, c.trainCov, c.trainData)
+	if err != nil {
+		return nil, err
+	}
+	ts, err := newTestSet(ctx, cfg.Grammar, c.testCov, c.testData, c.trainData)
+	if err != nil {
+		return nil, err
+	}
 	var out []LearnerResult
 	for i, l := range cfg.Learners {
 		if err := ctx.Err(); err != nil {
