@@ -398,3 +398,148 @@ func TestMergeFaults(t *testing.T) {
 	records(t, out, len(texts))
 	b.clean(5 * time.Second)
 }
+
+// arbor runs an arbor command of the bed to its end and fails the test
+// if it fails.
+func (b *fuzzBed) arbor(args ...string) *arborProc {
+	b.t.Helper()
+	p := &arborProc{cmd: exec.Command(os.Args[0], args...)}
+	p.cmd.Env = append(os.Environ(), "ARBOR_TEST_AS_ARBOR=1", "XDG_CACHE_HOME="+b.cache, b.mark)
+	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.err
+	return p
+}
+
+// checkRare asserts that every function folder of a target --rare run
+// in out holds exactly the inputs its manifest names, and that every
+// summary line's folder is there; complete says the run ended, so that
+// the folders are exactly the summary's.
+func checkRare(t *testing.T, out string, complete bool) {
+	t.Helper()
+	var sums []struct {
+		Function string
+		Verified int
+		Out      string
+	}
+	if data, err := os.ReadFile(filepath.Join(out, "summary.json")); err == nil {
+		if err := json.Unmarshal(data, &sums); err != nil {
+			t.Fatalf("summary.json: %v", err)
+		}
+	} else if complete {
+		t.Fatal(err)
+	}
+	inSummary := map[string]bool{}
+	for _, s := range sums {
+		inSummary[filepath.Base(s.Out)] = true
+		if _, err := os.Stat(s.Out); err != nil {
+			t.Errorf("summary line %s: %v", s.Function, err)
+		}
+	}
+	entries, _ := os.ReadDir(out)
+	for _, e := range entries {
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		if complete && !inSummary[e.Name()] {
+			t.Errorf("folder %s is not in summary.json", e.Name())
+		}
+		dir := filepath.Join(out, e.Name())
+		named := map[string]bool{"manifest.jsonl": true, "verify.cov.jsonl": true}
+		for _, line := range completeLines(t, filepath.Join(dir, "manifest.jsonl")) {
+			var l struct{ File string }
+			if err := json.Unmarshal([]byte(line), &l); err != nil {
+				t.Fatalf("%s manifest: %v", e.Name(), err)
+			}
+			named[l.File] = true
+			if _, err := os.Stat(filepath.Join(dir, l.File)); err != nil {
+				t.Errorf("%s: its manifest names a missing file: %v", e.Name(), err)
+			}
+		}
+		files, _ := os.ReadDir(dir)
+		for _, f := range files {
+			if !named[f.Name()] {
+				t.Errorf("%s/%s is named by no manifest", e.Name(), f.Name())
+			}
+		}
+	}
+}
+
+// TestTargetFaults kills target --rare (SIGKILL, SIGTERM) at 20 seeded
+// random moments each and runs it again: no folder disagrees with its
+// manifest, and a run to the end leaves exactly the folders of its
+// summary (issue 29, item 7: reruns left stale folders and files).
+func TestTargetFaults(t *testing.T) {
+	b := newFuzzBed(t)
+	// A subject with common and rare functions.
+	b.mod = t.TempDir()
+	for name, text := range map[string]string{
+		"go.mod": "module example.com/rare\n\ngo 1.24\n",
+		"r.go": `package rare
+
+import "bytes"
+
+// Run is the subject.
+func Run(b []byte) error {
+	if bytes.Contains(b, []byte("a")) {
+		hasA()
+	}
+	if bytes.Contains(b, []byte("bc")) {
+		bThenC()
+	}
+	if bytes.HasSuffix(b, []byte("xx")) {
+		endXX()
+	}
+	if bytes.Count(b, []byte("c")) > 3 {
+		manyC()
+	}
+	return nil
+}
+
+func hasA()   {}
+func bThenC() {}
+func endXX()  {}
+func manyC()  {}
+`,
+	} {
+		if err := os.WriteFile(filepath.Join(b.mod, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := t.TempDir()
+	inputs, cov, model := filepath.Join(dir, "in"), filepath.Join(dir, "cov.jsonl"), filepath.Join(dir, "m.json.gz")
+	for _, args := range [][]string{
+		{"generate", b.grammarFile, "-n", "150", "--out", inputs},
+		{"record", "--go", "example.com/rare.Run", "--dir", b.mod, "--inputs", inputs, "--out", cov},
+		{"train", "--grammar", b.grammarFile, "--inputs", inputs, "--coverage", cov, "--out", model},
+	} {
+		if p := b.arbor(args...); p.exitCode(t) != 0 {
+			t.Fatalf("%s: %s", args[0], p.err.String())
+		}
+	}
+	rare := func(out string) *arborProc {
+		return b.arbor("target", "--model", model, "--go", "example.com/rare.Run", "--dir", b.mod, "--rare", "--below", "0.5",
+			"-n", "3", "--budget", "40", "--out", out)
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "rare")
+			r := rand.New(rand.NewPCG(uint64(sig), 7))
+			for range 20 {
+				p := rare(out)
+				if err := p.cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(time.Duration(50+r.IntN(700)) * time.Millisecond)
+				p.cmd.Process.Signal(sig)
+				p.cmd.Wait()
+				if left := proctest.WaitGone(b.mark, 5*time.Second); len(left) > 0 {
+					t.Fatalf("processes outlive arbor: %v", left)
+				}
+				checkRare(t, out, false)
+			}
+			if p := rare(out); p.exitCode(t) != 0 {
+				t.Fatalf("target --rare: %s", p.err.String())
+			}
+			checkRare(t, out, true)
+		})
+	}
+}

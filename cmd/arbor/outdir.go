@@ -39,6 +39,10 @@ func claimOutput(ctx context.Context, o outputFormat, out string, wait bool) (re
 // function: 001-name.
 var functionFolder = regexp.MustCompile(`^[0-9]{3,}-`)
 
+// unfinishedFolder matches the hidden folder a function's inputs are
+// written to before it is renamed to its functionFolder name.
+var unfinishedFolder = regexp.MustCompile(`^\.[0-9]{3,}-.*\.tmp$`)
+
 // clearTargetRun removes what an earlier target run wrote into out (raw
 // format): the inputs its manifests name, the manifests, verify.cov.jsonl
 // and, from --rare, summary.json and the function folders once empty, so
@@ -58,6 +62,13 @@ func clearTargetRun(out string) (int, error) {
 		return removed, fmt.Errorf("output folder: %w", err)
 	}
 	for _, e := range entries {
+		if e.IsDir() && unfinishedFolder.MatchString(e.Name()) {
+			// A function's folder being written when a run was killed.
+			if err := os.RemoveAll(filepath.Join(out, e.Name())); err != nil {
+				return removed, fmt.Errorf("output folder: %w", err)
+			}
+			continue
+		}
 		if !e.IsDir() || !functionFolder.MatchString(e.Name()) {
 			continue
 		}
@@ -72,8 +83,10 @@ func clearTargetRun(out string) (int, error) {
 		}
 		os.Remove(dir) // only if empty: files of the user's stay
 	}
-	if err := os.Remove(filepath.Join(out, "summary.json")); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return removed, fmt.Errorf("output folder: %w", err)
+	for _, name := range []string{"summary.json", "summary.json.tmp"} {
+		if err := os.Remove(filepath.Join(out, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return removed, fmt.Errorf("output folder: %w", err)
+		}
 	}
 	return removed, nil
 }

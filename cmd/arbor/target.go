@@ -393,7 +393,7 @@ func targetRare(cmd *cobra.Command, m *learn.Model, loop *synth.Loop, f targetFl
 		}
 		pr, err := loop.Pursue(contextOf(cmd), pk.name, f.pursueOptions(nil))
 		if pr != nil {
-			if werr := writePursued(f.outputFormat, dir, m, pr); werr != nil && err == nil {
+			if werr := writeFunctionFolder(f.outputFormat, dir, m, pr); werr != nil && err == nil {
 				err = werr
 			}
 		}
@@ -476,6 +476,28 @@ func writeJSONFile(path string, v any) error {
 		return err
 	}
 	return os.Rename(tmp, path)
+}
+
+// writeFunctionFolder writes a function's inputs and manifest for
+// --rare: into a hidden folder first, renamed to dir once complete, so
+// that a run killed midway leaves no folder that disagrees with its
+// manifest (the hidden one is removed by the next run). With gofuzz all
+// join the one seed corpus.
+func writeFunctionFolder(o outputFormat, dir string, m *learn.Model, pr *synth.Pursuit) error {
+	if o.gofuzz() {
+		return writePursued(o, dir, m, pr)
+	}
+	tmp := filepath.Join(filepath.Dir(dir), "."+filepath.Base(dir)+".tmp")
+	if err := os.RemoveAll(tmp); err != nil {
+		return fmt.Errorf("output folder: %w", err)
+	}
+	if err := writePursued(o, tmp, m, pr); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		return fmt.Errorf("output folder: %w", err)
+	}
+	return nil
 }
 
 // writePursued writes the inputs a loop kept, with their manifest.
