@@ -89,7 +89,7 @@ With --json, one object per input and line:
 				var b bytes.Buffer
 				err := printKPaths(ctx, &b, g, files[i], stdin, k, opts, asJSON)
 				return predicted{b.Bytes(), err}
-			}, func(_ int, r predicted) error {
+			}, func(i int, r predicted) error {
 				if err := ctx.Err(); err != nil {
 					// Interrupted: the input was not parsed to its end.
 					return err
@@ -103,7 +103,7 @@ With --json, one object per input and line:
 				if err := out.Flush(); err != nil {
 					return err
 				}
-				fmt.Fprintln(errOut, r.err)
+				fmt.Fprintln(errOut, showInputError(files[i], r.err))
 				return nil
 			})
 			if err := flushed(out, err); err != nil {
@@ -143,7 +143,7 @@ func printKPaths(ctx context.Context, out io.Writer, g *grammar.Graph, file stri
 		}
 		return json.NewEncoder(out).Encode(rec)
 	}
-	fmt.Fprintf(out, "== %s: %d distinct %d-paths\n", file, len(paths), k)
+	fmt.Fprintf(out, "== %s: %d distinct %d-paths\n", showName(file), len(paths), k)
 	rows := make([][]string, len(paths))
 	for i, p := range paths {
 		rows[i] = []string{p.Format(g), features.Pattern(g, p)}
@@ -172,8 +172,12 @@ inputs, divided by the number of k-paths of the grammar), and lists up to
 --missing of the k-paths it misses, as patterns.
 
 Files that do not parse are reported on standard error and counted as
-rejected; coverage is that of the rest. An ambiguous input counts with the
-union of its trees' k-paths (the first 16; --first takes only the first).
+rejected; coverage is that of the rest. A file that cannot be read (no
+permission, an I/O error) is an error that stops coverage, naming it:
+the corpus measured would not be the one named. An ambiguous input
+counts with the union of its trees' k-paths (the first 16; --first takes
+only the first). File names are printed as they are, or quoted as Go
+strings if they hold control characters or invalid UTF-8.
 
 With --json: {"inputs":n,"rejected":r,"kpaths":{"1":{"total":t,"covered":c,
 "coverage":f,"missing_total":m,"missing":[{"ids":...,"path":...,"pattern":...}]},...}}.
@@ -206,13 +210,16 @@ JSON numbers. Missing k-paths are listed in increasing order of node ids.`,
 			err = parallel.Ordered(ctx, len(files), workerCount(), func(_, i int) parseResult {
 				parsed, err := parseInput(ctx, g, files[i], nil, grammar.ParseOptions{Trees: treeLimit(first)})
 				return parseResult{parsed, err}
-			}, func(_ int, r parseResult) error {
+			}, func(i int, r parseResult) error {
 				if err := ctx.Err(); err != nil {
 					return err
 				}
 				if r.err != nil {
+					if err := readError(files[i], r.err); err != nil {
+						return err
+					}
 					rejected++
-					fmt.Fprintln(errOut, r.err)
+					fmt.Fprintln(errOut, showInputError(files[i], r.err))
 					return nil
 				}
 				cov.AddParsed(r.parsed)
@@ -240,7 +247,7 @@ JSON numbers. Missing k-paths are listed in increasing order of node ids.`,
 					KPaths   byK[*kCoverage] `json:"kpaths"`
 				}{cov.Inputs(), rejected, report}))
 			}
-			fmt.Fprintf(out, "%s: %d inputs parsed, %d rejected\n", args[1], cov.Inputs(), rejected)
+			fmt.Fprintf(out, "%s: %d inputs parsed, %d rejected\n", showName(args[1]), cov.Inputs(), rejected)
 			var rows [][]string
 			for k := 1; k <= maxKFlag; k++ {
 				kc := report[k-1]
