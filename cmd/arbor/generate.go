@@ -181,7 +181,7 @@ func generateStream(ctx context.Context, g *grammar.Graph, f generateFlags, sink
 	var choices []int
 	for i := 0; i < f.n; i++ {
 		if err := ctx.Err(); err != nil {
-			return err
+			return fmt.Errorf("generate: stopped after %d of %d inputs (those are written): %w", i, f.n, err)
 		}
 		if rec != nil {
 			// The choices are written before the next input: the slice
@@ -245,7 +245,10 @@ func generateSet(ctx context.Context, stdout, stderr io.Writer, g, target *gramm
 			// Parsed back even once the coverage is full: every input
 			// of the rewritten grammar must be one of g.
 			var err error
-			if trees, err = g.ParseAll([]byte(in.Text), grammar.DefaultTreeLimit); err != nil {
+			if trees, err = g.ParseAllContext(ctx, []byte(in.Text), grammar.ParseOptions{Trees: grammar.DefaultTreeLimit}); err != nil {
+				if ctx.Err() != nil {
+					return err
+				}
 				return fmt.Errorf("generated input %q does not parse: %w", in.Text, err)
 			}
 		}

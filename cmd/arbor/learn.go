@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -184,7 +185,10 @@ statistics.`,
 				return err
 			}
 			start := time.Now()
-			d := learn.NewDataset(g, features.Options{MaxK: maxK, Kinds: fk}, cov, data)
+			d, err := learn.NewDatasetContext(contextOf(cmd), g, features.Options{MaxK: maxK, Kinds: fk}, cov, data)
+			if err != nil {
+				return err // interrupted: a model of the rows read so far would mislead
+			}
 			if d.Rows == 0 {
 				return fmt.Errorf("no training rows: none of the %d records matches a parsable input below %s", len(cov.Records), inputs)
 			}
@@ -316,8 +320,20 @@ patterns ("has ...", "not ...").
 				}
 			}
 			errOut := cmd.ErrOrStderr()
+			in := stdin
+			if slices.Contains(args, "-") {
+				// Read first, and given to the predictions as read: a
+				// read of standard input can wait for ever (a terminal,
+				// a pipe whose writer neither writes nor closes), and
+				// Ctrl-C must end it.
+				data, err := readContext(contextOf(cmd), func() ([]byte, error) { return io.ReadAll(stdin) })
+				if err != nil {
+					return fmt.Errorf("read standard input: %w", err)
+				}
+				in = bytes.NewReader(data)
+			}
 			failed, err := predictFiles(contextOf(cmd), p, args, predictOptions{function: function, all: all, asJSON: asJSON,
-				stdin: stdin, stdout: cmd.OutOrStdout(), errs: errOut})
+				stdin: in, stdout: cmd.OutOrStdout(), errs: errOut})
 			if err != nil {
 				return err
 			}
