@@ -86,8 +86,14 @@ type Session struct {
 	output  *outputCapture
 	done    chan error // the process's exit
 	exit    error      // how the last process ended
-	blob    []byte
-	starts  int // processes started so far
+	// supervised says the process is a supervisor (supervise_linux.go)
+	// with the harness under it; status is the read end of its status
+	// pipe, and report what it said there when the last process ended.
+	supervised bool
+	status     *os.File
+	report     supervisorReport
+	blob       []byte
+	starts     int // processes started so far
 	// fresh is set from a process's start to its first reply, which may
 	// take longer than the others (Binary.StartGrace).
 	fresh  bool
@@ -174,17 +180,30 @@ func (s *Session) start() error {
 	s.stderr = &tailBuffer{max: 1 << 16}
 	cmd.Stdout = s.output.writer("stdout", nil)
 	cmd.Stderr = s.output.writer("stderr", s.stderr)
-	isolate(cmd)
+	// Where it can, the harness runs under a supervisor, which keeps the
+	// subject from signalling arbor and kills whatever it started, setsid
+	// children included; the harness's parent pipe is the supervisor's
+	// "live" pipe too. Elsewhere the harness is a process group of its
+	// own.
+	_, statusPipe, supervised, err := supervisedCmd(cmd, 0, 0, 2)
+	if err != nil {
+		closeFiles(pipes[:]...)
+		return fmt.Errorf("start harness: %w", err)
+	}
+	if !supervised {
+		isolate(cmd)
+	}
 	// Once the harness is gone, Wait waits this long for the copying of
 	// its stdout and stderr, which a child of the subject may hold open
 	// forever.
 	cmd.WaitDelay = time.Second
-	err := cmd.Start()
-	closeFiles(pipes[0], pipes[3], pipes[4]) // the child has its own copies
+	err = cmd.Start()
+	closeFiles(cmd.ExtraFiles...) // the child has its own copies
 	if err != nil {
-		closeFiles(pipes[1], pipes[2], pipes[5])
+		closeFiles(pipes[1], pipes[2], pipes[5], statusPipe)
 		return fmt.Errorf("start harness: %w", err)
 	}
+	s.supervised, s.status, s.report = supervised, statusPipe, supervisorReport{}
 	s.starts++
 	s.fresh = true
 	s.cmd, s.requests, s.live = cmd, pipes[1], pipes[5]
@@ -240,9 +259,15 @@ func (s *Session) Close() error {
 	}
 	s.stdin.Write(append([]byte{'Q'}, make([]byte, requestHeader-1)...))
 	s.stdin.Flush()
+	if s.supervised {
+		// The subject may have stopped its supervisor.
+		resume(s.cmd.Process)
+	}
 	select {
 	case <-s.done:
-		killGroup(s.cmd) // what the subject started and left running
+		if !s.supervised {
+			killGroup(s.cmd) // what the subject started and left running
+		}
 	case <-time.After(2 * time.Second):
 		s.kill()
 	}
@@ -252,10 +277,21 @@ func (s *Session) Close() error {
 	return nil
 }
 
+// kill ends the harness and what the subject started, and waits for
+// them.
 func (s *Session) kill() {
 	if s.cmd != nil && s.cmd.Process != nil {
-		killGroup(s.cmd)
-		s.exit = <-s.done
+		if s.supervised {
+			// The supervisor kills the harness and all the subject left
+			// once its live pipe closes.
+			s.exit = endSupervised(s.cmd.Process, s.live, s.done)
+			s.live = nil
+			s.report = readSupervisorReport(s.status)
+			s.status = nil
+		} else {
+			killGroup(s.cmd)
+			s.exit = <-s.done
+		}
 		s.output.flush()
 	}
 	s.cmd = nil
@@ -265,8 +301,8 @@ func (s *Session) kill() {
 // closePipe closes the pipes of a process that is gone.
 func (s *Session) closePipe() {
 	s.tokens = s.tokens[:0]
-	closeFiles(s.requests, s.live)
-	s.requests, s.live = nil, nil
+	closeFiles(s.requests, s.live, s.status)
+	s.requests, s.live, s.status = nil, nil, nil
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.pipe != nil {
@@ -411,6 +447,12 @@ func (s *Session) alive() bool { return s.cmd != nil }
 // crashed turns a dead harness into a panic result and forgets the process.
 func (s *Session) crashed() (*Result, error) {
 	s.kill()
+	if s.report.parent != "" {
+		// The subject signalled its parent, the supervisor, which ended
+		// the run.
+		frames := "signal to the parent: " + s.report.parent
+		return &Result{Outcome: Panic, Message: s.report.parentNote(), Frames: frames, Stack: hashFrames(frames)}, nil
+	}
 	text := s.crashText()
 	return &Result{Outcome: Panic, Message: firstLine(text), Frames: crashFrames(text), Stack: hashFrames(crashFrames(text))}, nil
 }
@@ -426,6 +468,9 @@ func (s *Session) crashText() string {
 	}
 	if text := strings.TrimSpace(strings.Join(lines, "\n")); text != "" {
 		return text
+	}
+	if t := s.report.text(); t != "" {
+		return "the program exited: " + t
 	}
 	if s.exit != nil {
 		return "the program exited: " + s.exit.Error()
