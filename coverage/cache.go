@@ -82,7 +82,7 @@ func PrivateDir(dir string) error {
 		return err
 	}
 	if err := os.MkdirAll(abs, 0o700); err != nil {
-		return fmt.Errorf("cache folder: %w", err)
+		return fmt.Errorf("cache folder: %w", shownPath(err))
 	}
 	return checkPrivate(abs)
 }
@@ -91,14 +91,14 @@ func PrivateDir(dir string) error {
 func checkPrivate(dir string) error {
 	fail := func(reason string) error {
 		return fmt.Errorf("cache folder %s cannot be trusted: %s; arbor runs what it builds there, so it must be your own and writable by no one else: "+
-			"remove it, or fix it (chown, chmod go-w), or set XDG_CACHE_HOME to a folder of your own", dir, reason)
+			"remove it, or fix it (chown, chmod go-w), or set XDG_CACHE_HOME to a folder of your own", ShowName(dir), reason)
 	}
 	// Symbolic links on the path as written: whoever owns one can point
 	// it elsewhere.
 	for p := dir; ; p = filepath.Dir(p) {
 		fi, err := os.Lstat(p)
 		if err != nil {
-			return fmt.Errorf("cache folder: %w", err)
+			return fmt.Errorf("cache folder: %w", shownPath(err))
 		}
 		if fi.Mode()&fs.ModeSymlink != 0 {
 			if reason := ownedBy(p, fi, false); reason != "" {
@@ -111,14 +111,14 @@ func checkPrivate(dir string) error {
 	}
 	real, err := filepath.EvalSymlinks(dir)
 	if err != nil {
-		return fmt.Errorf("cache folder: %w", err)
+		return fmt.Errorf("cache folder: %w", shownPath(err))
 	}
 	fi, err := os.Lstat(real)
 	if err != nil {
-		return fmt.Errorf("cache folder: %w", err)
+		return fmt.Errorf("cache folder: %w", shownPath(err))
 	}
 	if !fi.IsDir() {
-		return fail(real + " is not a folder")
+		return fail(ShowName(real) + " is not a folder")
 	}
 	if reason := ownedBy(real, fi, true); reason != "" {
 		return fail(reason)
@@ -126,7 +126,7 @@ func checkPrivate(dir string) error {
 	for p := filepath.Dir(real); ; p = filepath.Dir(p) {
 		fi, err := os.Stat(p)
 		if err != nil {
-			return fmt.Errorf("cache folder: %w", err)
+			return fmt.Errorf("cache folder: %w", shownPath(err))
 		}
 		if reason := ownedBy(p, fi, false); reason != "" {
 			return fail(reason)
@@ -148,12 +148,12 @@ const sealName = "arbor.sha256"
 func seal(dir string) error {
 	sums, err := hashTree(dir)
 	if err != nil {
-		return fmt.Errorf("seal %s: %w", dir, err)
+		return fmt.Errorf("seal %s: %w", ShowName(dir), shownPath(err))
 	}
 	var b bytes.Buffer
 	for _, name := range slices.Sorted(maps.Keys(sums)) {
 		if strings.ContainsAny(name, "\n\\") {
-			return fmt.Errorf("seal %s: file name %q", dir, name)
+			return fmt.Errorf("seal %s: file name %q", ShowName(dir), name)
 		}
 		fmt.Fprintf(&b, "%s  %s\n", sums[name], name)
 	}
@@ -195,7 +195,7 @@ func hashTree(dir string) (map[string]string, error) {
 			return nil
 		}
 		if !d.Type().IsRegular() {
-			return fmt.Errorf("%s is not a regular file", rel)
+			return fmt.Errorf("%s is not a regular file", ShowName(rel))
 		}
 		f, err := os.Open(p)
 		if err != nil {
@@ -239,19 +239,19 @@ func verifyEntry(dir string) error {
 	}
 	got, err := hashTree(dir)
 	if err != nil {
-		return err
+		return shownPath(err)
 	}
 	for name, sum := range got {
 		switch w, ok := want[name]; {
 		case !ok:
-			return fmt.Errorf("%s is not in its manifest", name)
+			return fmt.Errorf("%s is not in its manifest", ShowName(name))
 		case w != sum:
-			return fmt.Errorf("%s has changed since it was built (sha256 %s, built as %s)", name, sum, w)
+			return fmt.Errorf("%s has changed since it was built (sha256 %s, built as %s)", ShowName(name), sum, ShowName(w))
 		}
 	}
 	for name := range want {
 		if _, ok := got[name]; !ok {
-			return fmt.Errorf("%s, in its manifest, is missing", name)
+			return fmt.Errorf("%s, in its manifest, is missing", ShowName(name))
 		}
 	}
 	return nil
@@ -266,7 +266,7 @@ func cachedEntry(dir string) (bool, error) {
 		return false, nil
 	}
 	if err := verifyEntry(dir); err != nil {
-		return false, fmt.Errorf("the cached build %s was not used: %w; remove the folder to build it again", dir, err)
+		return false, fmt.Errorf("the cached build %s was not used: %w; remove the folder to build it again", ShowName(dir), err)
 	}
 	return true, nil
 }

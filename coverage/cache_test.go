@@ -475,3 +475,25 @@ func TestBuildKeyEnv(t *testing.T) {
 		t.Errorf("without cgo, CC changes the key: %s, %s", off, other)
 	}
 }
+
+// TestCacheErrorNames (issue 29, item 11): whoever plants a file in a
+// cached build chooses its name; the error that refuses the build shows
+// it quoted, without the escape sequence that would rewrite the terminal.
+func TestCacheErrorNames(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "entry")
+	if err := PrivateDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "harness"), []byte("built"), 0o700)
+	if err := seal(dir); err != nil {
+		t.Fatal(err)
+	}
+	planted := "x\x1b]0;owned\a"
+	if err := os.WriteFile(filepath.Join(dir, planted), []byte("planted"), 0o700); err != nil {
+		t.Skip(err)
+	}
+	_, err := cachedEntry(dir)
+	if err == nil || !strings.Contains(err.Error(), `"x\x1b]0;owned\a" is not in its manifest`) || strings.ContainsAny(err.Error(), "\x1b\a") {
+		t.Errorf("error %q, want one naming the planted file, quoted", err)
+	}
+}

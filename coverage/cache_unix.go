@@ -22,13 +22,13 @@ func ownedBy(path string, fi fs.FileInfo, self bool) string {
 	uid := uint32(os.Getuid())
 	switch {
 	case self && st.Uid != uid:
-		return fmt.Sprintf("%s belongs to uid %d, not to you (uid %d)", path, st.Uid, uid)
+		return fmt.Sprintf("%s belongs to uid %d, not to you (uid %d)", ShowName(path), st.Uid, uid)
 	case !self && st.Uid != uid && st.Uid != 0:
-		return fmt.Sprintf("%s, on the way to it, belongs to uid %d, neither to you (uid %d) nor to root", path, st.Uid, uid)
+		return fmt.Sprintf("%s, on the way to it, belongs to uid %d, neither to you (uid %d) nor to root", ShowName(path), st.Uid, uid)
 	case fi.Mode()&fs.ModeSymlink != 0:
 		return "" // a link's own mode means nothing
 	case fi.Mode().Perm()&0o022 != 0 && (self || fi.Mode()&fs.ModeSticky == 0):
-		return fmt.Sprintf("%s can be written by others (mode %04o)", path, fi.Mode().Perm())
+		return fmt.Sprintf("%s can be written by others (mode %04o)", ShowName(path), fi.Mode().Perm())
 	}
 	return ""
 }
