@@ -40,6 +40,11 @@ func FuzzLoadModel(f *testing.F) {
 	f.Add([]byte(`[{"arbor":"model"}]`))
 	f.Add([]byte(`{"arbor":"model","version":2,"grammar":{"source":"S := \"a\" ;"},"features":[{"kind":"sibling","ids":[-1,99],"pattern":"x"}],"functions":[]}`))
 	f.Add([]byte(`{"arbor":"model","version":2,"features":[{"kind":"nosuch","pattern":"x"}]}`))
+	// Fields out of range and text the size bound scans (issue 29).
+	f.Add([]byte(`{"arbor":"model","version":2,"k":-1,"features":[],"functions":[]}`))
+	f.Add([]byte(`{"arbor":"model","version":2,"k":1,"subject":"\\\",[{","data":{"rows":1099511627776,"never_covered":["a"]}}`))
+	f.Add([]byte(`{"arbor":"model","version":2,"k":1,"features":[{"ids":[0],"pattern":"x"}],"functions":[{"name":"f","tree":{"nodes":[{"feature":0,"absent":1,"present":2},{"feature":-1},{"feature":-1}]}}],"data":{"rows":0,"columns":[""],"labels":[""],"max_depth":-1}}`))
+	f.Add(zipped[:10])
 	f.Fuzz(func(t *testing.T, b []byte) {
 		p := filepath.Join(t.TempDir(), "m.json")
 		if err := os.WriteFile(p, b, 0o644); err != nil {
@@ -47,6 +52,14 @@ func FuzzLoadModel(f *testing.F) {
 		}
 		m, err := learn.LoadModel(p)
 		if err != nil {
+			return
+		}
+		// What loaded is in range: rebuilding its training data must not
+		// allocate without bound either.
+		if m.K < 1 || m.K > learn.MaxModelK {
+			t.Fatalf("loaded a model of k %d", m.K)
+		}
+		if _, err := m.Dataset(); err != nil {
 			return
 		}
 		pr, err := learn.NewPredictor(m, nil)

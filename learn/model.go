@@ -1,6 +1,7 @@
 package learn
 
 import (
+	"bytes"
 	"compress/flate"
 	"compress/gzip"
 	"crypto/sha256"
@@ -232,87 +233,122 @@ func LoadModel(path string) (*Model, error) {
 	return m.checked(path)
 }
 
-// limitError is a bound of boundedReader that a model file crosses.
+// limitError is a bound of MaxModelSize or MaxModelValues that a model
+// file crosses.
 type limitError struct{ msg string }
 
 func (e *limitError) Error() string        { return e.msg }
 func (e *limitError) Is(target error) bool { return target == ErrModelTooLarge }
 
-// boundedReader passes a model's JSON to the decoder and fails once it
-// has passed MaxModelSize bytes or MaxModelValues values. It counts the
-// values as they pass, before the decoder (which reads a whole value
-// into memory first) allocates anything for them: every '[' and '{'
-// and every ',' outside strings starts one.
-type boundedReader struct {
-	r        io.Reader
-	zipped   bool
-	n        int64
-	values   int
-	inString bool
-	escaped  bool
-}
-
-func (b *boundedReader) Read(p []byte) (int, error) {
-	n, err := b.r.Read(p)
-	b.n += int64(n)
-	if b.n > MaxModelSize {
-		what := "size"
-		if b.zipped {
-			what = "decompressed size"
+// valueLength reads r to the end of the JSON value it starts with and
+// returns the value's length in bytes, failing once it has read
+// MaxModelSize bytes or MaxModelValues values (every '[' and '{' and
+// every ',' outside strings starts one). It keeps nothing it reads: a
+// gzip bomb is refused in constant memory, and a model is read again
+// into a buffer of the length found, where json.Decoder would read it
+// into one that doubles as it fills. Text that ends inside the value
+// counts whole, for the decoder to say where it ends.
+func valueLength(r io.Reader, zipped bool) (int, error) {
+	buf := make([]byte, 64<<10)
+	length, values, depth := 0, 0, 0
+	inString, escaped := false, false
+	for {
+		n, err := r.Read(buf)
+		for i, c := range buf[:n] {
+			switch {
+			case escaped:
+				escaped = false
+			case inString:
+				escaped = c == '\\'
+				inString = c != '"'
+			case c == '"':
+				inString = true
+			case c == '[' || c == '{':
+				values++
+				depth++
+			case c == ']' || c == '}':
+				if depth--; depth == 0 {
+					return length + i + 1, nil // the end of the value
+				}
+			case c == ',':
+				values++
+			}
 		}
-		return 0, &limitError{fmt.Sprintf("%s exceeds %d MiB", what, MaxModelSize>>20)}
-	}
-	for _, c := range p[:n] {
+		length += n
 		switch {
-		case b.escaped:
-			b.escaped = false
-		case b.inString:
-			b.escaped = c == '\\'
-			b.inString = c != '"'
-		case c == '"':
-			b.inString = true
-		case c == ',' || c == '[' || c == '{':
-			b.values++
+		case length > MaxModelSize:
+			what := "size"
+			if zipped {
+				what = "decompressed size"
+			}
+			return 0, &limitError{fmt.Sprintf("%s exceeds %d MiB", what, MaxModelSize>>20)}
+		case values > MaxModelValues:
+			return 0, &limitError{fmt.Sprintf("more than %d JSON values", MaxModelValues)}
+		case err == io.EOF:
+			return length, nil
+		case err != nil:
+			return 0, err
 		}
 	}
-	if b.values > MaxModelValues {
-		return 0, &limitError{fmt.Sprintf("more than %d JSON values", MaxModelValues)}
-	}
-	return n, err
 }
 
 // decodeModel reads a model's JSON, gunzipping it first if it is
 // gzipped, and says why bytes are not a model in words about the file.
 func decodeModel(f io.ReadSeeker) (*Model, error) {
-	var r io.Reader = f
 	var magic [2]byte
 	n, _ := io.ReadFull(f, magic[:])
 	if n == 0 {
 		return nil, errors.New("the file is empty")
 	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return nil, err
-	}
 	zipped := n == 2 && magic == [2]byte{0x1f, 0x8b}
-	if zipped {
+	// The file is read twice: once to measure and bound its JSON, then
+	// into a buffer of that length.
+	open := func() (io.Reader, error) {
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return nil, err
+		}
+		if !zipped {
+			return f, nil
+		}
 		zr, err := gzip.NewReader(f)
 		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 			return nil, errors.New("the file ends early: truncated?")
 		} else if err != nil {
 			return nil, fmt.Errorf("a damaged gzip file: %w", err)
 		}
-		r = zr
+		return zr, nil
 	}
-	// One byte past the limit is read, so that a file of exactly
-	// MaxModelSize bytes loads and a larger one is refused.
-	r = &boundedReader{r: io.LimitReader(r, MaxModelSize+1), zipped: zipped}
-	var m Model
-	err := json.NewDecoder(r).Decode(&m)
-	var syntax *json.SyntaxError
-	var typ *json.UnmarshalTypeError
+	r, err := open()
+	if err != nil {
+		return nil, err
+	}
+	length, err := valueLength(r, zipped)
+	if err == nil {
+		if r, err = open(); err != nil {
+			return nil, err
+		}
+	}
+	text := make([]byte, length)
+	if err == nil {
+		_, err = io.ReadFull(r, text)
+	}
 	switch {
 	case errors.Is(err, ErrModelTooLarge):
 		return nil, err
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return nil, errors.New("the file ends early: truncated?")
+	case errors.Is(err, gzip.ErrChecksum), errors.Is(err, gzip.ErrHeader), errors.As(err, new(flate.CorruptInputError)):
+		return nil, fmt.Errorf("a damaged gzip file: %w", err)
+	case err != nil:
+		return nil, err
+	case zipped && len(bytes.TrimSpace(text)) == 0:
+		return nil, errors.New("gzip of an empty file")
+	}
+	var m Model
+	err = json.Unmarshal(text, &m)
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
 	case err == nil || errors.As(err, &typ):
 		// After a type error the decoder goes on with the other fields, so
 		// "arbor" tells a model with one wrong field from other JSON.
@@ -327,12 +363,10 @@ func decodeModel(f io.ReadSeeker) (*Model, error) {
 			return nil, fmt.Errorf("JSON %s, where a model is an object", typ.Value)
 		}
 		return nil, errors.New(`JSON without "arbor":"model"`)
-	case errors.Is(err, io.EOF) && zipped:
-		return nil, errors.New("gzip of an empty file")
-	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+	case errors.As(err, &syntax) && syntax.Offset >= int64(len(text)):
+		// The text ended inside the value: readValue stopped at the end
+		// of the file, not of the value.
 		return nil, errors.New("the file ends early: truncated?")
-	case errors.Is(err, gzip.ErrChecksum), errors.Is(err, gzip.ErrHeader), errors.As(err, new(flate.CorruptInputError)):
-		return nil, fmt.Errorf("a damaged gzip file: %w", err)
 	case errors.As(err, &syntax) && zipped:
 		return nil, fmt.Errorf("gzip of something that is not JSON: %w at byte %d", err, syntax.Offset)
 	case errors.As(err, &syntax):
