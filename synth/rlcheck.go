@@ -101,7 +101,7 @@ func (f FuncOracle) Judge(input []byte) (Verdict, error) { return Verdict{Valid:
 // coverage trace: functions run, with hit counts bucketed to powers of two.
 type SubjectOracle struct {
 	Session *coverage.Session
-	Timeout time.Duration
+	Timeout time.Duration // per input; 0 means 10 seconds, as SessionRunner
 	// Observe, if set, is told of every run: an experiment measuring the
 	// coverage the generator reaches reads it there.
 	Observe func(*coverage.Result)
@@ -112,21 +112,16 @@ func (o *SubjectOracle) Judge(input []byte) (Verdict, error) {
 	return o.JudgeContext(context.Background(), input)
 }
 
-// JudgeContext runs the input; when ctx is done, the run ends at once
-// (coverage.Session.Interrupt, after which the session records nothing
-// more) and the error wraps ctx.Err().
+// JudgeContext runs the input as SessionRunner.Run does: a deadline of
+// ctx shortens the wait for the input, and its cancellation interrupts
+// the session for good (Ctrl-C); either way the error wraps ctx.Err()
+// and the input is not judged.
 func (o *SubjectOracle) JudgeContext(ctx context.Context, input []byte) (Verdict, error) {
-	if err := ctx.Err(); err != nil {
-		return Verdict{}, fmt.Errorf("subject oracle: %w", err)
-	}
-	stop := context.AfterFunc(ctx, o.Session.Interrupt)
-	r, err := o.Session.Record(input, o.Timeout)
-	stop()
-	if cerr := ctx.Err(); cerr != nil {
-		// The result, if any, is the interruption's, not the input's.
-		return Verdict{}, fmt.Errorf("subject oracle: %w", cerr)
-	}
+	r, err := (&SessionRunner{Session: o.Session, Timeout: o.Timeout}).Run(ctx, input)
 	if err != nil {
+		if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
+			return Verdict{}, fmt.Errorf("subject oracle: %w", err)
+		}
 		return Verdict{}, err
 	}
 	if o.Observe != nil {
@@ -272,7 +267,8 @@ type CheckOptions struct {
 // (a timeout too).
 //
 // When ctx is done, Check stops, ending the input in flight where the
-// oracle is a ContextOracle, and returns the result of the trials
+// oracle is a ContextOracle (so does the end of opts.Duration, which is
+// no error, and the input cut short is not counted), and returns the result of the trials
 // judged so far with an error that wraps ctx.Err(). An error of the
 // oracle stops it too, with the result so far.
 func Check(ctx context.Context, gen func() []byte, guide *Guide, oracle Oracle, opts CheckOptions) (*CheckResult, error) {
@@ -290,6 +286,15 @@ func Check(ctx context.Context, gen func() []byte, guide *Guide, oracle Oracle, 
 	start := time.Now()
 	every := max(1, opts.Trials/points)
 	lastCurve := time.Time{}
+	// The duration ends the input in flight too, where the oracle can be
+	// stopped: that input is not counted, and the run ends as it does
+	// between inputs. Only ctx ending is an error.
+	judgeCtx := ctx
+	if opts.Duration > 0 {
+		var cancel context.CancelFunc
+		judgeCtx, cancel = context.WithDeadline(ctx, start.Add(opts.Duration))
+		defer cancel()
+	}
 	finish := func() {
 		res.UniqueValid, res.DiverseValid, res.Failures = len(unique), len(diverse), len(failures)
 		res.Seconds = time.Since(start).Seconds()
@@ -306,7 +311,10 @@ func Check(ctx context.Context, gen func() []byte, guide *Guide, oracle Oracle, 
 			break
 		}
 		input := gen()
-		v, err := judge(ctx, oracle, input)
+		v, err := judge(judgeCtx, oracle, input)
+		if err != nil && ctx.Err() == nil && judgeCtx.Err() != nil {
+			break // the duration is over
+		}
 		if err != nil {
 			finish()
 			if cerr := ctx.Err(); cerr != nil {

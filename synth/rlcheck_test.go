@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/internal/proctest"
 	"github.com/arbor-fuzz/arbor/internal/testenv"
 	"github.com/arbor-fuzz/arbor/synth"
@@ -148,5 +149,58 @@ func TestCheckCountsTimeouts(t *testing.T) {
 	res, err = synth.Check(ctx, gen3, nil, slow, synth.CheckOptions{Trials: 1000})
 	if !errors.Is(err, context.Canceled) || res == nil || res.Trials != 2 || res.Valid != 1 || res.Invalid != 1 {
 		t.Errorf("cancelled: %+v, %v; want 2 trials, 1 valid, and the context's error", res, err)
+	}
+}
+
+// TestCheckDurationEndsTheInput (issue 29, item 9): the end of
+// CheckOptions.Duration ends the oracle command in flight, as the end of
+// the context does, but as the end of a run, not an error, and the input
+// cut short is not counted. Before, Check waited out the input's time
+// limit (here 20 s) and counted it.
+func TestCheckDurationEndsTheInput(t *testing.T) {
+	o := shOracle(t, `read -r x; case $x in v*) exit 0;; *) sleep 60;; esac`, 20*time.Second, 0)
+	inputs := []string{"v1", "v2", "s"}
+	next := 0
+	gen := func() []byte {
+		in := inputs[min(next, len(inputs)-1)]
+		next++
+		return []byte(in + "\n")
+	}
+	res, err := synth.Check(context.Background(), gen, nil, o, synth.CheckOptions{Duration: 500 * time.Millisecond})
+	if err != nil || res.Trials != 2 || res.Valid != 2 || res.Timeouts != 0 {
+		t.Errorf("%+v, %v; want the 2 valid trials before the slow one, and no error", res, err)
+	}
+}
+
+// TestSubjectOracleContext (issue 29, item 9): a subject oracle judges
+// as before under a context that is not done, and a done context stops
+// it and Check with the context's error, the input not judged. Before, Check looked at its context every 256
+// trials, and the subject's run waited out its time limit.
+func TestSubjectOracleContext(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the json subject")
+	}
+	bin := jsonHarness(t)
+	s, err := coverage.Open(context.Background(), bin.Target, coverage.DefaultCacheDir(), coverage.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	o := &synth.SubjectOracle{Session: s, Timeout: 10 * time.Second}
+	if v, err := o.JudgeContext(context.Background(), []byte(`[1, 2]`)); err != nil || !v.Valid || v.TimedOut || v.Trace == "" {
+		t.Errorf("a valid input: %+v, %v", v, err)
+	}
+	if v, err := o.JudgeContext(context.Background(), []byte(`[1, `)); err != nil || v.Valid {
+		t.Errorf("an invalid input: %+v, %v", v, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if v, err := o.JudgeContext(ctx, []byte(`[1, 2]`)); !errors.Is(err, context.Canceled) || v.Valid {
+		t.Errorf("cancelled: %+v, %v; want the context's error", v, err)
+	}
+	n := 0
+	res, err := synth.Check(ctx, func() []byte { n++; return []byte(`[1]`) }, nil, o, synth.CheckOptions{Trials: 10})
+	if !errors.Is(err, context.Canceled) || res.Trials != 0 || n != 0 {
+		t.Errorf("Check cancelled: %+v, %v, %d inputs generated; want none and the context's error", res, err, n)
 	}
 }
