@@ -193,7 +193,9 @@ func (w *Writer) Write(r Record) error {
 	if r.Covered == nil {
 		r.Covered = []int{}
 	}
-	line, err := json.Marshal(r)
+	// MarshalJSON itself, not json.Marshal, which would check and
+	// compact what it returns a second time.
+	line, err := r.MarshalJSON()
 	if err != nil {
 		return err
 	}
@@ -771,7 +773,12 @@ func Merge(out string, paths []string) (*File, error) {
 	enc := json.NewEncoder(bw)
 	enc.Encode(merged.Header)
 	for _, r := range merged.Records {
-		enc.Encode(r)
+		line, err := r.MarshalJSON()
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		bw.Write(append(line, '\n'))
 	}
 	if err := bw.Flush(); err != nil {
 		f.Close()
