@@ -378,18 +378,12 @@ func goCmd(ctx context.Context, dir string, args ...string) (string, error) {
 // buildKey hashes the inputs of a harness build.
 func buildKey(ctx context.Context, dir string, t Target, src map[string][]byte, modDir string) (string, error) {
 	h := sha256.New()
-	version, err := exec.CommandContext(ctx, "go", "version").Output()
-	if err != nil {
-		if ctx.Err() != nil {
-			return "", ctx.Err()
-		}
-		return "", fmt.Errorf("go version: %w", err)
-	}
+	// The toolchain (GOVERSION, GOROOT) is part of the environment.
 	env, err := buildEnv(ctx, dir)
 	if err != nil {
 		return "", err
 	}
-	fmt.Fprintf(h, "%s\n%d\n%s\n%s\n%q\n", version, buildRecipe, t.ImportPath, t.Func, t.coverPkgs())
+	fmt.Fprintf(h, "%d\n%s\n%s\n%q\n", buildRecipe, t.ImportPath, t.Func, t.coverPkgs())
 	for _, name := range slices.Sorted(maps.Keys(env)) {
 		fmt.Fprintf(h, "%s=%q\n", name, env[name])
 	}
