@@ -10,24 +10,32 @@ import (
 
 // TestRLCheckOracleOutcomes (issue 29, item 10): rlcheck --oracle-cmd
 // has a time limit of its own, --timeout, and counts the inputs that run
-// out of it apart from the invalid ones, in the summary and in --json.
+// out of it apart from the invalid ones, in the summary and in --json;
+// --memory limits it, and an oracle past the limit judges its input
+// invalid instead of taking the memory.
 // Before, the limit was a fixed second and a timeout was counted as an
 // invalid input: the first case printed
 // {"trials":2,"valid":0,"unique_valid":0,"diverse_valid":0,"failures":0}
 // after 2 s.
 func TestRLCheckOracleOutcomes(t *testing.T) {
+	// Doubling a shell variable 25 times makes a 32 MiB string: some 75
+	// MB at the peak without a limit, "Out of space" under one of 8 MiB.
+	const alloc = `i=0; x=a; while [ $i -lt 25 ]; do x=$x$x; i=$((i+1)); done; exit 0`
 	tests := []struct {
 		name                     string
 		oracle                   string
+		timeout, memory          string
 		valid, invalid, timeouts int
 	}{
-		{"timeouts", "sleep 30", 0, 0, 2},
-		{"invalid", "exit 1", 0, 2, 0},
-		{"valid", "cat >/dev/null", 2, 0, 0},
+		{"timeouts", "sleep 30", "100ms", "0", 0, 0, 2},
+		{"invalid", "exit 1", "100ms", "0", 0, 2, 0},
+		{"valid", "cat >/dev/null", "100ms", "0", 2, 0, 0},
+		{"past --memory", alloc, "20s", "8MiB", 0, 2, 0},
+		{"within --memory", "cat >/dev/null", "20s", "8MiB", 2, 0, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, errOut, code := runArbor(t, "", "rlcheck", "--grammar", "expr", "--oracle-cmd", tt.oracle, "--timeout", "100ms", "--trials", "2", "--json")
+			out, errOut, code := runArbor(t, "", "rlcheck", "--grammar", "expr", "--oracle-cmd", tt.oracle, "--timeout", tt.timeout, "--memory", tt.memory, "--trials", "2", "--json")
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errOut)
 			}
