@@ -50,6 +50,14 @@ type Command struct {
 	// CacheDir is where arbor keeps what it builds to drive a coverage
 	// tool (JaCoCo's reporter); empty means DefaultCacheDir().
 	CacheDir string
+	// Memory, if positive, bounds each run's memory (bytes), on Linux:
+	// its data (RLIMIT_DATA: every private writable mapping) at Memory,
+	// and its address space (RLIMIT_AS), which counts shared mappings
+	// too, at twice Memory, to leave room for what runtimes reserve
+	// without using (a JVM reserves over a GiB before it runs anything:
+	// it starts under the default 2 GiB, not under 512 MiB). A run that
+	// needs more fails as its program fails to allocate.
+	Memory int64
 
 	// driver, if set, runs the report format's coverage tool around each
 	// run (drive.go), making a report of format; driven says the choice
@@ -182,40 +190,80 @@ func (c *Command) Run(ctx context.Context, input []byte) (*CommandRun, error) {
 	stderr := &tailBuffer{max: 1 << 16}
 	cmd.Stdout = output.writer("stdout", nil)
 	cmd.Stderr = output.writer("stderr", stderr)
-	isolate(cmd)
+	// Where it can, the program runs under a supervisor
+	// (supervise_linux.go): it cannot signal arbor, its memory is bounded
+	// from its first instruction, and whatever it starts, setsid children
+	// included, is killed when the run ends. Elsewhere it is a process
+	// group of its own.
+	live, status, supervised, err := supervisedCmd(cmd, 2*max(c.Memory, 0), max(c.Memory, 0), -1)
+	if err != nil {
+		run.Close()
+		return nil, fmt.Errorf("start %s: %w", argv[0], err)
+	}
+	if !supervised {
+		isolate(cmd)
+	}
 	cmd.WaitDelay = time.Second // a child holding stdout must not hold arbor
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	if supervised {
+		closeFiles(cmd.ExtraFiles...) // the supervisor has its own copies
+	}
+	if err != nil {
+		closeFiles(live, status)
 		run.Close()
 		return nil, fmt.Errorf("start %s: %w", argv[0], err)
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
+	// end ends the run and what it started, and says how it ended.
+	end := func() (error, supervisorReport) {
+		if !supervised {
+			killGroup(cmd)
+			return <-done, supervisorReport{}
+		}
+		err := endSupervised(cmd.Process, live, done)
+		return err, readSupervisorReport(status)
+	}
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	var waitErr error
+	var rep supervisorReport
 	timedOut := false
 	select {
 	case waitErr = <-done:
+		// The supervisor has already killed what the program started
+		// and left running; without one, that is done here.
+		run.Duration = time.Since(start)
+		if supervised {
+			closeFiles(live)
+			rep = readSupervisorReport(status)
+		} else {
+			killGroup(cmd)
+		}
 	case <-timer.C:
 		timedOut = true
 	case <-ctx.Done():
-		killGroup(cmd)
-		<-done
+		end()
 		run.Close()
 		return nil, ctx.Err()
 	}
 	if timedOut {
-		killGroup(cmd)
-		<-done
+		_, rep = end()
+		if rep.parent != "" {
+			c.judgeParent(&run.Result, rep)
+			return run, nil
+		}
 		run.Duration = timeout
 		run.Outcome, run.Message = Timeout, fmt.Sprintf("no result after %v", timeout)
 		return run, nil
 	}
-	run.Duration = time.Since(start)
-	killGroup(cmd) // what the program started and left running
 	output.flush()
-	c.judge(&run.Result, waitErr, stderr.String())
+	if rep.parent != "" {
+		c.judgeParent(&run.Result, rep)
+		return run, nil
+	}
+	c.judge(&run.Result, exitOf(waitErr, rep), stderr.String())
 	// A report the command made itself is the one read.
 	if c.driver != nil && !hasReport(dir, c.format) {
 		if err := c.driver.report(ctx, dir); err != nil {
@@ -234,25 +282,56 @@ func (c *Command) Run(ctx context.Context, input []byte) (*CommandRun, error) {
 	return run, nil
 }
 
-// judge sets the outcome of a finished run from its exit and stderr.
-func (c *Command) judge(r *Result, waitErr error, stderr string) {
-	text := strings.TrimSpace(stderr)
-	var exit *exec.ExitError
+// judgeParent labels a run during which the program signalled its
+// parent, the supervisor, which ended it.
+func (c *Command) judgeParent(r *Result, rep supervisorReport) {
+	r.Outcome, r.Message = Panic, rep.parentNote()
+	r.Frames = "signal to the parent: " + rep.parent
+	r.Stack = hashFrames(r.Frames)
+}
+
+// exit is how a program ended: an exit code, or a signal.
+type exit struct {
+	code   int
+	signal syscall.Signal // 0: it exited
+	err    error          // it could not be waited for
+}
+
+// exitOf is how a run ended: as its supervisor reports it, or else as
+// the wait for the process says.
+func exitOf(waitErr error, rep supervisorReport) exit {
 	switch {
+	case rep.signal != 0:
+		return exit{signal: rep.signal}
+	case rep.exited:
+		return exit{code: rep.code}
 	case waitErr == nil:
-		r.Outcome = OK
-	case errors.As(waitErr, &exit):
-		status, signaled := exit.Sys().(syscall.WaitStatus)
-		switch {
-		case signaled && status.Signaled():
-			r.Outcome, r.Message = Panic, "killed by signal: "+status.Signal().String()
-		case c.Reject == nil || slices.Contains(c.Reject, exit.ExitCode()):
-			r.Outcome, r.Message = Error, fmt.Sprintf("exit status %d", exit.ExitCode())
-		default:
-			r.Outcome, r.Message = Panic, fmt.Sprintf("exit status %d", exit.ExitCode())
+		return exit{}
+	}
+	var ee *exec.ExitError
+	if errors.As(waitErr, &ee) {
+		if status, ok := ee.Sys().(syscall.WaitStatus); ok && status.Signaled() {
+			return exit{signal: status.Signal()}
 		}
+		return exit{code: ee.ExitCode()}
+	}
+	return exit{err: waitErr}
+}
+
+// judge sets the outcome of a finished run from its exit and stderr.
+func (c *Command) judge(r *Result, e exit, stderr string) {
+	text := strings.TrimSpace(stderr)
+	switch {
+	case e.err != nil:
+		r.Outcome, r.Message = Panic, e.err.Error()
+	case e.signal != 0:
+		r.Outcome, r.Message = Panic, "killed by signal: "+e.signal.String()
+	case e.code == 0:
+		r.Outcome = OK
+	case c.Reject == nil || slices.Contains(c.Reject, e.code):
+		r.Outcome, r.Message = Error, fmt.Sprintf("exit status %d", e.code)
 	default:
-		r.Outcome, r.Message = Panic, waitErr.Error()
+		r.Outcome, r.Message = Panic, fmt.Sprintf("exit status %d", e.code)
 	}
 	if c.Crash != nil && r.Outcome != Panic {
 		if m := c.Crash.FindString(stderr); m != "" {

@@ -54,6 +54,7 @@ func (s *Session) startCommand() error {
 		return err
 	}
 	c.Output = s.opts.Output
+	c.Memory = commandMemory(s.opts.Memory)
 	run, cov, err := runAndRead(context.Background(), c, rr, nil)
 	if err != nil {
 		return fmt.Errorf("%s, on the empty input: %w", s.bin.Target, err)
@@ -105,4 +106,12 @@ func (cs *commandSubject) interrupt() {
 	if cs.cancel != nil {
 		cs.cancel()
 	}
+}
+
+// commandMemory is Command.Memory for RunOptions.Memory.
+func commandMemory(m int64) int64 {
+	if m == 0 {
+		return DefaultMemory
+	}
+	return max(m, 0)
 }

@@ -84,6 +84,7 @@ func RecordInputs(ctx context.Context, bin *Binary, inputs []string, out string,
 		if err != nil {
 			return nil, err
 		}
+		c.Memory = commandMemory(opts.Memory)
 		return RecordCommand(ctx, c, rr, inputs, out, opts)
 	}
 	s, err := Start(bin, opts.RunOptions)

@@ -52,7 +52,9 @@ type RunOptions struct {
 	// Memory is the most memory (bytes) a harness may allocate; an input
 	// that needs more ends as a panic ("out of memory"). 0 means
 	// DefaultMemory; a negative value, no limit. It is enforced on Linux
-	// (a limit on the process's data) and is a soft limit elsewhere.
+	// (a limit on the process's data, and one on its address space, which
+	// counts shared mappings too, with room for what the runtime reserves:
+	// see harnessLinux and Command.Memory) and is a soft limit elsewhere.
 	Memory int64
 	// Output, if set, receives what the subject writes to stdout and
 	// stderr, line by line, each line prefixed with the stream's name.

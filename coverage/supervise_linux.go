@@ -86,7 +86,16 @@ func (sp superviseSpec) String() string {
 // no supervisor can be started.
 func supervisedCmd(cmd *exec.Cmd, as, data int64, liveIndex int) (live, status *os.File, ok bool, err error) {
 	exe, err := os.Executable()
-	if err != nil {
+	if err != nil || cmd.Err != nil {
+		return nil, nil, false, nil
+	}
+	// A program that cannot be started is left to cmd.Start to report,
+	// as it would without a supervisor.
+	prog := cmd.Path
+	if !filepath.IsAbs(prog) && cmd.Dir != "" {
+		prog = filepath.Join(cmd.Dir, prog)
+	}
+	if fi, err := os.Stat(prog); err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
 		return nil, nil, false, nil
 	}
 	sp := superviseSpec{as: as, data: data, files: len(cmd.ExtraFiles)}
@@ -114,11 +123,6 @@ func supervisedCmd(cmd *exec.Cmd, as, data int64, liveIndex int) (live, status *
 	sp.status = 3 + len(extra)
 	extra = append(extra, sw)
 	path := cmd.Path
-	if filepath.Base(path) == path {
-		if lp, err := exec.LookPath(path); err == nil {
-			path = lp
-		}
-	}
 	args := cmd.Args
 	if len(args) == 0 {
 		args = []string{path}
