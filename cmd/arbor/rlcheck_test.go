@@ -13,10 +13,10 @@ import (
 // out of it apart from the invalid ones, in the summary and in --json;
 // --memory limits it, and an oracle past the limit judges its input
 // invalid instead of taking the memory.
-// Before, the limit was a fixed second and a timeout was counted as an
-// invalid input: the first case printed
+// Before, there was no --timeout and no limit: --oracle-cmd 'sleep 30'
+// --trials 2 --json took 2.0 s (a fixed second each), printed
 // {"trials":2,"valid":0,"unique_valid":0,"diverse_valid":0,"failures":0}
-// after 2 s.
+// and left both sleeps running.
 func TestRLCheckOracleOutcomes(t *testing.T) {
 	// Doubling a shell variable 25 times makes a 32 MiB string: some 75
 	// MB at the peak without a limit, "Out of space" under one of 8 MiB.
