@@ -237,12 +237,18 @@ func decodePackage(b []byte) (*MetaPackage, error) {
 		Name: lookup(tab, uint64(pkgName), r), Path: lookup(tab, uint64(pkgPath), r), Module: lookup(tab, uint64(modPath), r),
 		Funcs: make([]MetaFunc, nfuncs),
 	}
+	// Each unit takes at least five bytes of its own function's encoding,
+	// so the package's functions hold fewer units than it has bytes. A
+	// forged file (the subject can write where the harness keeps them)
+	// could point every function at one long one: its units, made once
+	// per function, would take memory quadratic in the file's size.
+	var allUnits uint64
 	for i, off := range offs {
 		r.seek(int(off))
 		units := r.uleb()
 		name, file := r.uleb(), r.uleb()
-		if units > uint64(len(b)) {
-			return nil, fmt.Errorf("%w: function with %d units", ErrFormat, units)
+		if allUnits += units; units > uint64(len(b)) || allUnits > uint64(len(b)) {
+			return nil, fmt.Errorf("%w: functions with %d units in a package of %d bytes", ErrFormat, allUnits, len(b))
 		}
 		f := MetaFunc{Name: lookup(tab, name, r), File: lookup(tab, file, r), Units: make([]Unit, units)}
 		for u := range f.Units {
