@@ -51,8 +51,12 @@ type detParser struct {
 	inRest   bool
 	limit    int
 	memo     map[uint64]int32
-	active   []uint64 // speculations under way, by memo key
-	specs    int      // speculations begun
+	specs    int // speculations begun
+	// The speculations under way: activeAt[id] is where the innermost
+	// speculation of node id began (-1: none), and active, innermost
+	// last, the nodes with the positions to restore when each ends.
+	activeAt []int32
+	active   []activeSpec
 
 	// before is the literal that follows the node being parsed, when
 	// that node is a Cat's element followed by a literal element (see
@@ -235,10 +239,19 @@ func (p *detParser) reset(ll *ll1, mode detMode, in []byte) {
 	} else {
 		clear(memo)
 	}
+	// Every speculation ends before its parse does; a parse left under
+	// way still leaves activeAt as it found it.
+	for i := len(p.active) - 1; i >= 0; i-- {
+		p.activeAt[p.active[i].node] = p.active[i].prev
+	}
+	activeAt := p.activeAt
+	if ll != nil && len(activeAt) != len(ll.first) {
+		activeAt = nil // made when first needed
+	}
 	*p = detParser{
 		ll: ll, mode: mode, in: in, specBase: -1, recMax: math.MaxInt32,
 		chain: p.chain[:0], frames: p.frames[:0], memo: memo, active: p.active[:0],
-		ends: p.ends[:0], rec: p.rec[:0],
+		activeAt: activeAt, ends: p.ends[:0], rec: p.rec[:0],
 	}
 }
 

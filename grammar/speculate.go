@@ -32,6 +32,10 @@ type detFrame struct {
 	i int32
 }
 
+// activeSpec is a speculation under way: its node, and where the one of
+// the same node it is inside began (-1: none).
+type activeSpec struct{ node, prev int32 }
+
 // restBudget bounds how far a continuation is read: past it, the choice
 // it would have ruled out stays possible.
 const restBudget = 4096
@@ -134,13 +138,21 @@ func (p *detParser) spec(c *Node) (int, detOutcome) {
 	}
 	// While c is being speculated here, speculating it here again (left
 	// recursion) cannot settle anything. Speculations under way nest, and
-	// their positions grow inward, so only the innermost few can be here.
-	for i := len(p.active) - 1; i >= 0 && uint32(p.active[i]) == uint32(p.pos); i-- {
-		if p.active[i] == key {
-			return -1, detBail
+	// their positions grow inward, so if one of c is under way here, the
+	// innermost one of c is. (Scanning the speculations under way at this
+	// position took time quadratic in their number: a chain of 40,000
+	// rules r := s "a" | "b" speculates all of them at the first byte.)
+	if p.activeAt == nil {
+		p.activeAt = make([]int32, len(p.ll.first))
+		for i := range p.activeAt {
+			p.activeAt[i] = -1
 		}
 	}
-	p.active = append(p.active, key)
+	if int(p.activeAt[c.ID]) == p.pos {
+		return -1, detBail
+	}
+	p.active = append(p.active, activeSpec{int32(c.ID), p.activeAt[c.ID]})
+	p.activeAt[c.ID] = int32(p.pos)
 	specs := p.specs
 	p.specs++
 	// The result is kept by node and position alone, so it must not
@@ -151,6 +163,7 @@ func (p *detParser) spec(c *Node) (int, detOutcome) {
 	end := p.pos
 	p.speculated(end - pos)
 	p.pos, p.mode, p.specBase, p.frames, p.before = pos, mode, base, p.frames[:nframes], before
+	p.activeAt[c.ID] = p.active[len(p.active)-1].prev
 	p.active = p.active[:len(p.active)-1]
 	// Inside a continuation conflicts are decided less far: that is not
 	// kept. A result too deep is kept as undecided (the general parser
