@@ -133,7 +133,7 @@ func OpenStore(ctx context.Context, cfg StoreConfig) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.readBack(); err != nil {
+	if err := s.readBack(ctx); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -170,7 +170,7 @@ func (s *Store) abs(rel string) string {
 
 // readBack reads the corpus, failures, state and curve a campaign left,
 // cutting away a line a crash cut off.
-func (s *Store) readBack() error {
+func (s *Store) readBack(ctx context.Context) error {
 	var err error
 	if s.log, err = openLog(s.path("corpus.jsonl")); err != nil {
 		return err
@@ -197,7 +197,7 @@ func (s *Store) readBack() error {
 		// A Go seed corpus holds the user's inputs too; its names are
 		// hashes of the content, which a resumed campaign that keeps an
 		// input again writes again under the same name.
-		if err := s.readOrphans(); err != nil {
+		if err := s.readOrphans(ctx); err != nil {
 			return err
 		}
 	}
@@ -290,7 +290,7 @@ func (s *Store) readInput(rel string) ([]byte, error) {
 // a campaign killed between writing an input and its line leaves one.
 // Their choices are derived, so that the resumed campaign runs them
 // again, and an orphan kept again gets its line under its old name.
-func (s *Store) readOrphans() error {
+func (s *Store) readOrphans(ctx context.Context) error {
 	entries, err := os.ReadDir(s.corpusDir())
 	if err != nil {
 		return fmt.Errorf("resuming: %w", err)
@@ -315,7 +315,10 @@ func (s *Store) readOrphans() error {
 	if len(inputs) == 0 || s.cfg.Grammar == nil {
 		return nil
 	}
-	seeds, _ := SeedsFromInputs(s.cfg.Grammar, inputs, s.cfg.Bounds)
+	seeds, _, err := SeedsFromInputsContext(ctx, s.cfg.Grammar, inputs, s.cfg.Bounds)
+	if err != nil {
+		return fmt.Errorf("resuming: %w", err)
+	}
 	s.seeds = append(s.seeds, seeds...)
 	s.orphaned = len(seeds)
 	return nil

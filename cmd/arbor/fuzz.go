@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -247,7 +248,7 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags) error {
 	runner := &synth.SessionRunner{Session: s, Timeout: f.timeout}
 	seeds := store.Seeds()
 	if f.seedsDir != "" {
-		fromDir, err := seedsFromDir(f.seedsDir, setup.Grammar, bounds, errOut)
+		fromDir, err := seedsFromDir(ctx, f.seedsDir, setup.Grammar, bounds, errOut)
 		if err != nil {
 			return err
 		}
@@ -333,7 +334,7 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags) error {
 // Inputs that cannot be parsed or derived (invalid UTF-8) are skipped
 // and told of on w, with the reasons of the first few; none at all is an
 // error.
-func seedsFromDir(dir string, g *grammar.Graph, bounds fuzz.Bounds, w io.Writer) ([][]int, error) {
+func seedsFromDir(ctx context.Context, dir string, g *grammar.Graph, bounds fuzz.Bounds, w io.Writer) ([][]int, error) {
 	files, err := corpus.List(dir)
 	if err != nil {
 		return nil, fmt.Errorf("--seeds: %w", err)
@@ -362,7 +363,10 @@ func seedsFromDir(dir string, g *grammar.Graph, bounds fuzz.Bounds, w io.Writer)
 		}
 		inputs, names = append(inputs, data), append(names, f)
 	}
-	seeds, errs := fuzz.SeedsFromInputs(g, inputs, bounds)
+	seeds, errs, err := fuzz.SeedsFromInputsContext(ctx, g, inputs, bounds)
+	if err != nil {
+		return nil, fmt.Errorf("--seeds: %w", err)
+	}
 	for _, err := range errs {
 		var ie *fuzz.InputError
 		if errors.As(err, &ie) && len(reasons) < 3 {

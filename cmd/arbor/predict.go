@@ -49,7 +49,7 @@ func predictFiles(ctx context.Context, p *learn.Predictor, files []string, o pre
 	}
 	out := newOut(o.stdout)
 	err = parallel.Ordered(ctx, len(files), len(predictors), func(w, i int) predicted {
-		return predictOne(predictors[w], files[i], o)
+		return predictOne(ctx, predictors[w], files[i], o)
 	}, func(i int, r predicted) error {
 		if r.err == nil {
 			_, err := out.Write(r.text)
@@ -69,12 +69,14 @@ func predictFiles(ctx context.Context, p *learn.Predictor, files []string, o pre
 	return failed, flushed(out, err)
 }
 
-func predictOne(p *learn.Predictor, file string, o predictOptions) predicted {
+func predictOne(ctx context.Context, p *learn.Predictor, file string, o predictOptions) predicted {
 	data, err := readInput(file, o.stdin)
 	if err != nil {
 		return predicted{err: err}
 	}
-	preds, err := p.Predict(data)
+	// An ambiguous input parses for up to the parse budget: Ctrl-C
+	// ends it.
+	preds, err := p.PredictContext(ctx, data)
 	if err != nil {
 		var pe *grammar.ParseError
 		if errors.As(err, &pe) {
