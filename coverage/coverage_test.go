@@ -194,12 +194,12 @@ func TestDecoderAgainstCovdata(t *testing.T) {
 	}
 	rd.ReadString('\n')
 	for _, in := range []string{"abc", "xq", "sba"} {
-		var hdr [5]byte
-		hdr[0] = 'W' // counters accumulate: the exit-time file holds all three runs
-		binary.LittleEndian.PutUint32(hdr[1:], uint32(len(in)))
+		var hdr [requestHeader]byte // kind, token (any here), length
+		hdr[0] = 'W'                // counters accumulate: the exit-time file holds all three runs
+		binary.LittleEndian.PutUint32(hdr[1+tokenSize:], uint32(len(in)))
 		reqW.Write(append(hdr[:], in...))
 	}
-	reqW.Write([]byte{'Q', 0, 0, 0, 0})
+	reqW.Write(append([]byte{'Q'}, make([]byte, requestHeader-1)...))
 	reqW.Close()
 	go func() { _, _ = rd.WriteTo(discard{}) }()
 	if err := cmd.Wait(); err != nil {

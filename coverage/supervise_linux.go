@@ -85,8 +85,10 @@ func (sp superviseSpec) String() string {
 // pipe), and live is nil. It returns false, with cmd unchanged, where
 // no supervisor can be started.
 func supervisedCmd(cmd *exec.Cmd, as, data int64, liveIndex int) (live, status *os.File, ok bool, err error) {
-	exe, err := os.Executable()
-	if err != nil || cmd.Err != nil {
+	// /proc/self/exe, which the forked child resolves to arbor's own
+	// program, even one replaced or removed since it started.
+	const exe = "/proc/self/exe"
+	if _, err := os.Stat(exe); err != nil || cmd.Err != nil {
 		return nil, nil, false, nil
 	}
 	// A program that cannot be started is left to cmd.Start to report,
