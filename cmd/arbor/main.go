@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/arbor-fuzz/arbor/coverage"
 	"io"
 	"os"
 	"os/signal"
@@ -56,7 +57,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = usageError{err}
 	}
 	if !errors.Is(err, errReported) {
-		fmt.Fprintln(stderr, "arbor:", err)
+		// An error may name a file, and a file name may hold an escape
+		// sequence that would rewrite the terminal.
+		fmt.Fprintln(stderr, "arbor:", coverage.ShowText(err.Error()))
 	}
 	var ue usageError
 	if errors.As(err, &ue) {

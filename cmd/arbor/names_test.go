@@ -102,3 +102,23 @@ func TestInputNamesShown(t *testing.T) {
 		t.Errorf("kpaths does not name plain.json:\n%s", out2)
 	}
 }
+
+// TestErrorsShown: every command's error goes to the terminal with its
+// control characters escaped, whichever package made it (a missing
+// file's *fs.PathError names the file raw).
+func TestErrorsShown(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "gone\x1b[2J\xff.json")
+	for _, args := range [][]string{
+		{"parse", "json", missing},
+		{"train", "--grammar", "json", "--inputs", missing, "--coverage", missing},
+		{"explain", "--model", missing},
+	} {
+		_, errOut, code := runArbor(t, "", args...)
+		if code == 0 || !strings.Contains(errOut, `gone\x1b[2J\xff.json`) {
+			t.Errorf("%s: exit %d, stderr %q does not name the file escaped", args[0], code, errOut)
+		}
+		if strings.ContainsAny(errOut, "\x1b") || strings.Contains(errOut, "\xff") {
+			t.Errorf("%s: stderr holds a control character or invalid UTF-8: %q", args[0], errOut)
+		}
+	}
+}
