@@ -3,7 +3,10 @@
 package coverage
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -97,4 +100,31 @@ func TestForgedReply(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzReply feeds the reply reader bytes that may be anything a subject
+// could write to the reply pipe: it must never panic or read past what
+// a blob's length allows, and must return a result only for a reply
+// that starts with the request's token.
+func FuzzReply(f *testing.F) {
+	token := [tokenSize]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}
+	good := append(token[:], 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0)
+	f.Add(good)
+	f.Add(append(make([]byte, tokenSize), good[tokenSize:]...))
+	f.Add(good[:20])
+	f.Add(append(token[:], 7, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff))
+	f.Fuzz(func(t *testing.T, reply []byte) {
+		s := &Session{bin: &Binary{}, Funcs: &Functions{Names: []string{"a", "b", "c"}}, ids: []int{0, 1, 2}}
+		s.seen, s.counts = make([]int32, 3), make([]uint32, 3)
+		s.stdout = bufio.NewReader(bytes.NewReader(reply))
+		s.tokens = [][tokenSize]byte{token}
+		r, err := s.readReply('R')
+		if err == nil && !bytes.HasPrefix(reply, token[:]) {
+			t.Errorf("a reply without the token was taken: %+v", r)
+		}
+		var proto protocolError
+		if errors.As(err, &proto) && bytes.HasPrefix(reply, token[:]) && len(reply) > tokenSize && reply[tokenSize] <= 2 && !strings.Contains(err.Error(), "blob") {
+			t.Errorf("a reply with the token and a known outcome: %v", err)
+		}
+	})
 }
