@@ -364,8 +364,8 @@ func decodeModel(f io.ReadSeeker) (*Model, error) {
 		}
 		return nil, errors.New(`JSON without "arbor":"model"`)
 	case errors.As(err, &syntax) && syntax.Offset >= int64(len(text)):
-		// The text ended inside the value: readValue stopped at the end
-		// of the file, not of the value.
+		// The text ended inside the value: valueLength stopped at the
+		// end of the file, not of the value.
 		return nil, errors.New("the file ends early: truncated?")
 	case errors.As(err, &syntax) && zipped:
 		return nil, fmt.Errorf("gzip of something that is not JSON: %w at byte %d", err, syntax.Offset)
@@ -441,9 +441,9 @@ func (md *ModelData) checkBounds() error {
 		return fmt.Errorf("%d rows", md.Rows)
 	}
 	// The rows' bitsets rebuilt must fit in what a model file may hold.
-	if bytes := (int64(md.Rows) + 7) / 8 * int64(len(md.NeverCovered)+1); bytes > MaxModelSize {
+	if size := (int64(md.Rows) + 7) / 8 * int64(len(md.NeverCovered)+1); size > MaxModelSize {
 		return fmt.Errorf("%d rows for %d functions that no row ran: their bitsets would take %d MiB, more than a model may (%d MiB)",
-			md.Rows, len(md.NeverCovered), bytes>>20, MaxModelSize>>20)
+			md.Rows, len(md.NeverCovered), size>>20, MaxModelSize>>20)
 	}
 	return nil
 }
