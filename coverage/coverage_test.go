@@ -355,7 +355,7 @@ func TestRecordResumeShardsMerge(t *testing.T) {
 		total += sum.Recorded
 		shards = append(shards, p)
 	}
-	merged, err := Merge(filepath.Join(t.TempDir(), "merged.jsonl"), shards)
+	merged, err := Merge(context.Background(), filepath.Join(t.TempDir(), "merged.jsonl"), shards, false)
 	if err != nil || total != 6 || len(merged.Records) != 6 {
 		t.Fatalf("shards recorded %d, merged %d: %v", total, len(merged.Records), err)
 	}

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"sort"
@@ -138,15 +139,9 @@ type Writer struct {
 // so nothing written by another program in between is overwritten.
 func OpenWriter(ctx context.Context, path string, h Header, wait bool) (*Writer, error) {
 	w := &Writer{path: path, done: map[string]bool{}}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
+	f, err := lockCoverageFile(ctx, path, os.O_RDWR|os.O_CREATE|os.O_APPEND, wait,
+		"record each shard to a file of its own and join them with 'arbor record merge', or wait for it with --wait")
 	if err != nil {
-		return nil, fmt.Errorf("coverage file: %w", shownPath(err))
-	}
-	// Two recordings appending to one file at once interleave and tear
-	// lines: one writer at a time.
-	if err := filelock.LockFile(ctx, f, filelock.Options{What: "coverage file " + ShowName(path), Wait: wait,
-		Hint: "record each shard to a file of its own and join them with 'arbor record merge', or wait for it with --wait"}); err != nil {
-		f.Close()
 		return nil, err
 	}
 	w.f = f
@@ -737,12 +732,55 @@ func (f *File) Matrix() []features.Bitset {
 	return m
 }
 
+// lockCoverageFile opens path with flag and takes its lock, the one
+// writer of a coverage file: a recording, or a merge into it. The lock
+// is on the file, so a file that was replaced (a merge renames its result
+// over path) while the lock was being taken is opened again: the lock of
+// a file no longer at path would protect nothing.
+func lockCoverageFile(ctx context.Context, path string, flag int, wait bool, hint string) (*os.File, error) {
+	for {
+		f, err := os.OpenFile(path, flag, 0o644)
+		if err != nil {
+			return nil, fmt.Errorf("coverage file: %w", shownPath(err))
+		}
+		// Two recordings appending to one file at once interleave and
+		// tear lines: one writer at a time.
+		if err := filelock.LockFile(ctx, f, filelock.Options{What: "coverage file " + ShowName(path), Wait: wait, Hint: hint}); err != nil {
+			f.Close()
+			return nil, err
+		}
+		held, err1 := f.Stat()
+		now, err2 := os.Stat(path)
+		if err1 == nil && err2 == nil && os.SameFile(held, now) {
+			return f, nil
+		}
+		f.Close()
+		if err1 != nil {
+			return nil, fmt.Errorf("coverage file: %w", shownPath(err1))
+		}
+	}
+}
+
 // Merge combines coverage files of the same subject and build (such as
 // the shards of one corpus) into out: each input once (by sha256), sorted
-// by input name.
-func Merge(out string, paths []string) (*File, error) {
+// by input name. It holds the lock a recording into out holds, so that it
+// never replaces a file being recorded into (the recording would go on
+// into the file replaced and its records be lost): it fails if one is,
+// naming it, or with wait waits for it until ctx is done. out is replaced
+// whole (written beside it and renamed), so a merge killed at any moment
+// leaves the old file or the merged one.
+func Merge(ctx context.Context, out string, paths []string, wait bool) (*File, error) {
 	if len(paths) == 0 {
 		return nil, errors.New("no coverage files to merge")
+	}
+	const hint = "merge into another file, or wait for it with --wait"
+	// Locked before the inputs are read: out may be one of them.
+	var held *os.File
+	if _, err := os.Lstat(out); err == nil {
+		if held, err = lockCoverageFile(ctx, out, os.O_RDONLY, wait, hint); err != nil {
+			return nil, err
+		}
+		defer held.Close()
 	}
 	var merged *File
 	seen := map[string]bool{}
@@ -764,11 +802,12 @@ func Merge(out string, paths []string) (*File, error) {
 		}
 	}
 	sort.SliceStable(merged.Records, func(i, j int) bool { return merged.Records[i].Input < merged.Records[j].Input })
-	tmp := out + ".tmp"
-	f, err := os.Create(tmp)
+	f, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+"-*.tmp")
 	if err != nil {
 		return nil, err
 	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // gone once renamed; left only by a kill
 	bw := bufio.NewWriter(f)
 	enc := json.NewEncoder(bw)
 	enc.Encode(merged.Header)
@@ -784,8 +823,25 @@ func Merge(out string, paths []string) (*File, error) {
 		f.Close()
 		return nil, err
 	}
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		return nil, err
+	}
 	if err := f.Close(); err != nil {
 		return nil, err
 	}
-	return merged, os.Rename(tmp, out)
+	if held != nil {
+		return merged, os.Rename(tmp, out)
+	}
+	// out did not exist: a link makes it whole at once, and fails if a
+	// recording made it meanwhile, whose lock is then taken.
+	err = os.Link(tmp, out)
+	if errors.Is(err, fs.ErrExist) {
+		if held, err = lockCoverageFile(ctx, out, os.O_RDONLY, wait, hint); err != nil {
+			return nil, err
+		}
+		defer held.Close()
+		err = os.Rename(tmp, out)
+	}
+	return merged, err
 }

@@ -230,7 +230,7 @@ func TestMergeVersion(t *testing.T) {
 	v99 := filepath.Join(dir, "v99.jsonl")
 	os.WriteFile(v1, []byte(`{"arbor":"coverage","version":1,"subject":"s","functions":["f"]}`+"\n"+line), 0o644)
 	os.WriteFile(v99, []byte(`{"arbor":"coverage","version":99,"subject":"s","functions":["f"]}`+"\n"+line), 0o644)
-	_, err := Merge(filepath.Join(dir, "out.jsonl"), []string{v1, v99})
+	_, err := Merge(context.Background(), filepath.Join(dir, "out.jsonl"), []string{v1, v99}, false)
 	if err == nil || !strings.Contains(err.Error(), "version 99") || !strings.Contains(err.Error(), "reads version 1") {
 		t.Errorf("merge: %v, want an error naming version 99 and version 1", err)
 	}
@@ -282,7 +282,7 @@ func TestInputNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("ReadFile", f.Records)
-	merged, err := Merge(filepath.Join(dir, "m.jsonl"), []string{path})
+	merged, err := Merge(context.Background(), filepath.Join(dir, "m.jsonl"), []string{path}, false)
 	if err != nil {
 		t.Fatal(err)
 	}

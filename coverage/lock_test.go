@@ -90,3 +90,51 @@ func TestWriterLock(t *testing.T) {
 		t.Errorf("%d records in the file, want %d", len(seen), 2*n)
 	}
 }
+
+// TestWriterAfterReplace: a recording that waits for the lock while a
+// merge replaces the file writes into the new file, not into the one
+// replaced (whose records nobody would see again).
+func TestWriterAfterReplace(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "cov.jsonl")
+	h := NewHeader("s", []string{"f"})
+	ctx := context.Background()
+	w, err := OpenWriter(ctx, path, h, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	held, err := lockCoverageFile(ctx, path, os.O_RDONLY, false, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opened := make(chan *Writer, 1)
+	go func() {
+		w, err := OpenWriter(ctx, path, h, true)
+		if err != nil {
+			t.Error(err)
+		}
+		opened <- w
+	}()
+	time.Sleep(100 * time.Millisecond) // the writer waits on the old file
+	replacement := filepath.Join(dir, "new")
+	if _, err := Merge(ctx, replacement, []string{path}, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(replacement, path); err != nil {
+		t.Fatal(err)
+	}
+	held.Close()
+	w = <-opened
+	if w == nil {
+		return
+	}
+	if err := w.Write(Record{Input: "x", SHA256: "x1", Covered: []int{0}, Outcome: OK}); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	f, err := ReadFile(path)
+	if err != nil || len(f.Records) != 1 {
+		t.Fatalf("the record went elsewhere: %v, %d records in the file at the path", err, len(f.Records))
+	}
+}

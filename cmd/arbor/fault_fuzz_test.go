@@ -5,7 +5,9 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -16,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/fuzz"
 	"github.com/arbor-fuzz/arbor/grammar"
 	"github.com/arbor-fuzz/arbor/internal/proctest"
@@ -540,6 +543,82 @@ func manyC()  {}
 				t.Fatalf("target --rare: %s", p.err.String())
 			}
 			checkRare(t, out, true)
+		})
+	}
+}
+
+// TestMergeKilled kills record merge (SIGKILL, SIGTERM) at 20 seeded
+// random moments each: --out is never a part of a file (the old one or
+// the whole merge), and the merge run again to its end holds every
+// record once.
+func TestMergeKilled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills processes")
+	}
+	dir := t.TempDir()
+	h := coverage.NewHeader("s", []string{"f", "g", "h"})
+	const perShard = 40000
+	var shards []string
+	for s := range 3 {
+		path := filepath.Join(dir, fmt.Sprintf("shard%d.jsonl", s))
+		w, err := coverage.OpenWriter(context.Background(), path, h, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range perShard {
+			name := fmt.Sprintf("in/%d-%06d", s, i)
+			if err := w.Write(coverage.Record{Input: name, SHA256: fmt.Sprintf("%064x", s*perShard+i), Covered: []int{i % 3}, Outcome: coverage.OK}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		w.Close()
+		shards = append(shards, path)
+	}
+	mark := proctest.NewMark()
+	merge := func(out string) *arborProc {
+		p := &arborProc{cmd: exec.Command(os.Args[0], append([]string{"record", "merge", "--out", out}, shards...)...)}
+		p.cmd.Env = append(os.Environ(), "ARBOR_TEST_AS_ARBOR=1", mark)
+		p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.err
+		return p
+	}
+	// How long a merge takes here: the kills fall within it.
+	start := time.Now()
+	if p := merge(filepath.Join(dir, "timing.jsonl")); p.exitCode(t) != 0 {
+		t.Fatal(p.err.String())
+	}
+	span := max(time.Since(start), 100*time.Millisecond)
+	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "merged.jsonl")
+			r := rand.New(rand.NewPCG(uint64(sig), 11))
+			for i := range 20 {
+				p := merge(out)
+				if err := p.cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(time.Duration(r.Int64N(int64(span))))
+				p.cmd.Process.Signal(sig)
+				p.cmd.Wait()
+				if _, err := os.Stat(out); err == nil {
+					f, err := coverage.ReadFile(out)
+					switch {
+					case err != nil:
+						t.Fatalf("kill %d: --out is damaged: %v", i, err)
+					case len(f.Records) != 0 && len(f.Records) != 3*perShard:
+						t.Fatalf("kill %d: --out holds %d records, a part of %d", i, len(f.Records), 3*perShard)
+					}
+				}
+			}
+			if p := merge(out); p.exitCode(t) != 0 {
+				t.Fatal(p.err.String())
+			}
+			f, err := coverage.ReadFile(out)
+			if err != nil || len(f.Records) != 3*perShard {
+				t.Fatalf("the merge: %v, %d records", err, len(f.Records))
+			}
+			if left := proctest.WaitGone(mark, 5*time.Second); len(left) > 0 {
+				t.Errorf("processes outlive arbor: %v", left)
+			}
 		})
 	}
 }

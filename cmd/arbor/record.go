@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"strconv"
 	"strings"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/arbor-fuzz/arbor/corpus"
 	"github.com/arbor-fuzz/arbor/coverage"
-	"github.com/arbor-fuzz/arbor/internal/filelock"
 )
 
 type recordFlags struct {
@@ -273,23 +271,8 @@ input name. Files of different subjects or builds are refused.`,
 			if out == "" {
 				return usageError{errors.New("--out is required")}
 			}
-			// The lock a recording into --out holds: a merge must not
-			// replace a file being recorded into (the recording would go
-			// on into the file replaced, and its records be lost).
-			_, statErr := os.Lstat(out)
-			lock, err := filelock.Acquire(contextOf(cmd), out, filelock.Options{
-				What: "coverage file " + out, Wait: wait,
-				Hint: "merge into another file, or wait for it with --wait",
-			})
+			f, err := coverage.Merge(contextOf(cmd), out, args, wait)
 			if err != nil {
-				return err
-			}
-			defer lock.Release()
-			f, err := coverage.Merge(out, args)
-			if err != nil {
-				if fi, serr := os.Stat(out); errors.Is(statErr, fs.ErrNotExist) && serr == nil && fi.Size() == 0 {
-					os.Remove(out) // the lock's, not a merge's
-				}
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d inputs of %s from %d files\n", out, len(f.Records), f.Subject, len(args))
