@@ -27,21 +27,28 @@ import (
 
 // CacheRoot is arbor's folder in the user's cache folder: arbor under
 // $XDG_CACHE_HOME, else under $HOME/.cache (os.UserCacheDir). With
-// neither set, as under cron or a service, it is an error: the shared
-// temporary folder, the only other place, is one where another user
-// could plant what arbor would run.
+// neither set, as under cron or a service, it is a folder of the user's
+// own in the temporary folder, arbor-UID (CacheTemporary says so): made
+// 0700 and checked by PrivateDir like any other, so that one another
+// user made first (to plant what arbor would run) is refused, never
+// used.
 func CacheRoot() (string, error) {
-	d, err := os.UserCacheDir()
-	if err != nil {
-		return "", fmt.Errorf("arbor has no cache folder (%v): set XDG_CACHE_HOME or HOME to a folder of your own; "+
-			"arbor runs what it builds there, so it uses no shared folder instead", err)
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "arbor"), nil
 	}
-	return filepath.Join(d, "arbor"), nil
+	return filepath.Join(os.TempDir(), fmt.Sprintf("arbor-%d", os.Getuid())), nil
+}
+
+// CacheTemporary reports whether CacheRoot is in the temporary folder
+// (there is no user cache folder), where what arbor built may be
+// removed when the system cleans it, and builds then happen again.
+func CacheTemporary() bool {
+	_, err := os.UserCacheDir()
+	return err != nil
 }
 
 // DefaultCacheDir is where harness binaries are kept between runs:
-// CacheRoot's harness folder, or "" when the user has no cache folder,
-// which Build and Open then refuse with CacheRoot's error.
+// CacheRoot's harness folder.
 func DefaultCacheDir() string {
 	root, err := CacheRoot()
 	if err != nil {

@@ -366,10 +366,13 @@ func TestCachePlanted(t *testing.T) {
 	}
 }
 
-// TestCacheNoHome (issue 29): with neither XDG_CACHE_HOME nor HOME set,
-// as under cron, arbor has no cache folder and says so; it no longer
-// falls back to the shared temporary folder, where, before the fix, a
-// binary another user planted at arbor-harness/KEY/harness ran.
+// TestCacheNoHome (issue 29, item 2): with neither XDG_CACHE_HOME nor
+// HOME set, as under cron, the cache is a folder of the user's own in
+// the temporary folder, arbor-UID, made 0700; one that another user
+// could write to (made first, to plant a binary) is refused and nothing
+// in it runs. Before the fix the cache was TMPDIR/arbor-harness, and a
+// binary another user planted at arbor-harness/KEY/harness ran (then,
+// for a while, no cache at all: an error).
 func TestCacheNoHome(t *testing.T) {
 	if runtime.GOOS == "windows" || runtime.GOOS == "darwin" || runtime.GOOS == "ios" || runtime.GOOS == "plan9" {
 		t.Skip("the cache folder comes from XDG_CACHE_HOME and HOME only on unix systems other than macOS")
@@ -382,32 +385,56 @@ func TestCacheNoHome(t *testing.T) {
 		t.Fatal(err)
 	}
 	target := Target{ImportPath: "example.com/covtest/lib", Func: "Parse", Dir: mod}
-	// The harness's key, to plant a binary where the old fallback
-	// looked: TMPDIR/arbor-harness/KEY/harness.
+	// The harness's key, to plant a binary where arbor will look.
 	bin, err := Build(context.Background(), target, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmp := t.TempDir()
-	planted := filepath.Join(tmp, "arbor-harness", filepath.Base(filepath.Dir(bin.Path)))
-	os.MkdirAll(planted, 0o777)
-	marker := filepath.Join(t.TempDir(), "MARKER")
-	plantedHarness(t, filepath.Join(planted, "harness"), marker)
-	t.Setenv("TMPDIR", tmp)
+	key := filepath.Base(filepath.Dir(bin.Path))
+	// The go command needs its own caches named when there is no home,
+	// as a cron job that runs Go sets them.
+	for _, v := range []string{"GOCACHE", "GOMODCACHE", "GOPATH"} {
+		out, err := exec.Command("go", "env", v).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv(v, strings.TrimSpace(string(out)))
+	}
 	t.Setenv("XDG_CACHE_HOME", "")
 	t.Setenv("HOME", "")
+
+	// Another user's folder, writable by all, with a binary in it.
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	root, err := CacheRoot()
+	if err != nil || !CacheTemporary() || filepath.Dir(root) != tmp {
+		t.Fatalf("CacheRoot() = %q, %v (temporary: %v), want a folder in %s", root, err, CacheTemporary(), tmp)
+	}
+	planted := filepath.Join(root, "harness", key)
+	os.MkdirAll(planted, 0o777)
+	for p := planted; p != tmp; p = filepath.Dir(p) {
+		os.Chmod(p, 0o777)
+	}
+	marker := filepath.Join(t.TempDir(), "MARKER")
+	plantedHarness(t, filepath.Join(planted, "harness"), marker)
 	err = buildOrRun(t, target, DefaultCacheDir())
 	if _, statErr := os.Stat(marker); statErr == nil {
 		t.Error("a planted binary ran")
 	}
-	if err == nil || !strings.Contains(err.Error(), "set XDG_CACHE_HOME or HOME") {
-		t.Errorf("Build with no home: %v, want an error saying to set XDG_CACHE_HOME or HOME", err)
+	if err == nil || !strings.Contains(err.Error(), "cannot be trusted") {
+		t.Errorf("Build in a folder writable by all: %v, want it refused", err)
 	}
-	if d := DefaultCacheDir(); d != "" {
-		t.Errorf("DefaultCacheDir() = %q with no home, want none", d)
+
+	// A clean temporary folder: the cache is made there, the user's alone.
+	tmp = t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	if err := buildOrRun(t, target, DefaultCacheDir()); err != nil {
+		t.Fatalf("Build with no home: %v", err)
 	}
-	if _, err := CacheRoot(); err == nil {
-		t.Error("CacheRoot has a folder with no home")
+	root, _ = CacheRoot()
+	fi, err := os.Stat(root)
+	if err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("the cache folder %s: %v, mode %v, want 0700", root, err, fi.Mode().Perm())
 	}
 }
 

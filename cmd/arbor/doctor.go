@@ -57,6 +57,8 @@ The exit status is 0 whatever is missing.`,
 				optional = append(optional, t.Optional...)
 			}
 			r.InstallOptional = coverage.InstallCommand(optional)
+			r.Cache, _ = coverage.CacheRoot()
+			r.CacheTemporary = coverage.CacheTemporary()
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), r)
 			}
@@ -79,6 +81,11 @@ type doctorReport struct {
 	// arbor does not need, which hand-written recipes and arbor's own
 	// tests use.
 	InstallOptional string `json:"install_optional,omitempty"`
+	// Cache is the folder of what arbor builds and runs (harnesses, the
+	// subjects' sources); CacheTemporary says it is in the temporary
+	// folder, for want of XDG_CACHE_HOME and HOME.
+	Cache          string `json:"cache"`
+	CacheTemporary bool   `json:"cache_temporary,omitempty"`
 }
 
 func printDoctor(w io.Writer, r doctorReport, subjects int) error {
@@ -135,6 +142,12 @@ func printDoctor(w io.Writer, r doctorReport, subjects int) error {
 	}
 	if r.InstallOptional != "" {
 		fmt.Fprintf(w, "Optional, for the hand-written recipes of docs/recording.md and arbor's own tests: %s\n", r.InstallOptional)
+	}
+	if r.CacheTemporary {
+		fmt.Fprintf(w, "Cache: %s, a folder of your own in the temporary folder, since neither XDG_CACHE_HOME nor HOME is set; "+
+			"what arbor builds there is built again once the system cleans it.\n", coverage.ShowName(r.Cache))
+	} else {
+		fmt.Fprintf(w, "Cache: %s\n", coverage.ShowName(r.Cache))
 	}
 	return nil
 }
