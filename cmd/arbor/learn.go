@@ -63,8 +63,9 @@ func countsText(counts map[string]int, noun string) string {
 // checkLearnOptions reports learnFlags' values that cannot be used.
 func checkLearnOptions(o learn.Options) error {
 	switch {
-	case o.MaxDepth < 1:
-		return usageError{fmt.Errorf("--tree-depth must be at least 1, not %d", o.MaxDepth)}
+	case o.MaxDepth < 1 || o.MaxDepth > learn.MaxTreeDepth:
+		// A model with deeper trees would not load.
+		return usageError{fmt.Errorf("--tree-depth must be from 1 to %d, not %d", learn.MaxTreeDepth, o.MaxDepth)}
 	case o.MinSamplesLeaf < 1:
 		return usageError{fmt.Errorf("--min-samples-leaf must be at least 1, not %d", o.MinSamplesLeaf)}
 	case o.MinImpurityDec < 0:

@@ -380,6 +380,8 @@ func TestLearnCommands(t *testing.T) {
 				"│ 190 "}, nil}, // 200 is more than two folds of 286 rows hold
 		{"train bad kind", "", []string{"train", "--grammar", "json", "--inputs", corpus, "--coverage", cov, "--features", "kpath,siblings"}, 2, nil,
 			[]string{`--features: unknown feature kind "siblings"`}},
+		{"train deep trees", "", []string{"train", "--grammar", "json", "--inputs", corpus, "--coverage", cov, "--out", filepath.Join(dir, "x.gz"), "--tree-depth", "5000"}, 2, nil,
+			[]string{"--tree-depth must be from 1 to 1024, not 5000"}},
 		{"train bad curve", "", []string{"train", "--grammar", "json", "--inputs", corpus, "--coverage", cov, "--out", filepath.Join(dir, "x.gz"), "--curve", "0"}, 2, nil,
 			[]string{"--curve: training sizes must be at least 1"}},
 		{"explain kinds", "", []string{"explain", "--model", kinds}, 0, []string{"features kpath,sibling,value,class,length,count,number", "cv accuracy / majority"}, nil},
