@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -21,7 +22,8 @@ import (
 // A tiny library with a known call structure: "n..." counts digits with
 // digit(), "w..." calls word() once per letter through a static helper,
 // "x" is rejected, "crash" writes through NULL, "abort" aborts, "loop"
-// never returns. Its header holds a function of the library's own.
+// never returns, "forge" writes a reply-shaped frame to fd 4, "kill"
+// sends its parent SIGTERM. Its header holds a function of the library's own.
 const (
 	cLibHeader = `#include <stddef.h>
 static inline int is_letter(char c) { return (c >= 'a' && c <= 'z'); }
@@ -35,9 +37,12 @@ static void word(const char *s, int *k) { if (is_letter(*s)) (*k)++; }
 int letters(const char *s, size_t n) { int k = 0; for (size_t i = 0; i < n; i++) word(s + i, &k); return k; }
 int unused(void) { return 7; }
 `
-	cEntry = `#include <stdint.h>
+	cEntry = `#include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 #include "lib.h"
 volatile int sink;
 __attribute__((noinline)) static void smash(volatile int *p) { *p = 1; }
@@ -48,6 +53,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 	if (size == 5 && memcmp(s, "crash", 5) == 0) crash();
 	if (size == 5 && memcmp(s, "abort", 5) == 0) abort();
 	if (size == 4 && memcmp(s, "loop", 4) == 0) for (;;) sink++;
+	if (size == 5 && memcmp(s, "forge", 5) == 0) {
+		static const char frame[29] = {[16] = 2};
+		sink = (int)write(4, frame, sizeof frame);
+		return 0;
+	}
+	if (size == 4 && memcmp(s, "kill", 4) == 0) {
+		struct timespec pause = {0, 300000000};
+		kill(getppid(), SIGTERM);
+		nanosleep(&pause, NULL);
+		return 0;
+	}
 	if (size == 3 && memcmp(s, "big", 3) == 0) {
 		char *p = malloc(1 << 30);
 		if (p == NULL) return -1;
@@ -121,6 +137,7 @@ func TestCHarness(t *testing.T) {
 		outcome coverage.Outcome
 		covered []count
 		frames  string // a crash's innermost frames, or the first of them
+		message string // in the message, if set
 	}{
 		{in: "n12a", outcome: coverage.OK, covered: []count{{"lib.c:digit", 3}, {"lib.c:digits", 1}}},
 		{in: "wab1", outcome: coverage.OK, covered: []count{{"lib.c:letters", 1}, {"lib.c:word", 3}, {"lib.h:is_letter", 3}}},
@@ -129,6 +146,11 @@ func TestCHarness(t *testing.T) {
 		{in: "n1", outcome: coverage.OK, covered: []count{{"lib.c:digit", 1}, {"lib.c:digits", 1}}},
 		{in: "abort", outcome: coverage.Panic, frames: "fuzz/entry.c:LLVMFuzzerTestOneInput"},
 		{in: "loop", outcome: coverage.Timeout},
+		// A subject writing to fd 4 writes to /dev/null (issue 29, item 3),
+		// and one that signals its parent signals arbor's supervisor
+		// (Linux), which ends the run; the labels after them are their own.
+		{in: "forge", outcome: coverage.OK},
+		{in: "n12", outcome: coverage.OK, covered: []count{{"lib.c:digit", 2}, {"lib.c:digits", 1}}},
 		{in: "wz", outcome: coverage.OK, covered: []count{{"lib.c:letters", 1}, {"lib.c:word", 1}, {"lib.h:is_letter", 1}}},
 	} {
 		timeout := 10 * time.Second
@@ -138,6 +160,9 @@ func TestCHarness(t *testing.T) {
 		r, err := s.Record([]byte(tt.in), timeout)
 		if err != nil {
 			t.Fatalf("%q: %v", tt.in, err)
+		}
+		if tt.message != "" && !strings.Contains(r.Message, tt.message) {
+			t.Errorf("%q: message %q, want %q in it", tt.in, r.Message, tt.message)
 		}
 		if r.Outcome != tt.outcome {
 			t.Errorf("%q: outcome %s (%s), want %s", tt.in, r.Outcome, r.Message, tt.outcome)
@@ -157,6 +182,18 @@ func TestCHarness(t *testing.T) {
 			if !strings.HasPrefix(r.Message, "SIG") {
 				t.Errorf("%q: message %q, want the signal's name", tt.in, r.Message)
 			}
+		}
+	}
+
+	if runtime.GOOS == "linux" {
+		// Under the supervisor, a signal to the parent ends the run as a
+		// crash that names it, and the session goes on.
+		r, err := s.Record([]byte("kill"), 10*time.Second)
+		if err != nil || r.Outcome != coverage.Panic || !strings.Contains(r.Message, "sent SIGTERM to its parent") {
+			t.Errorf("kill: %v %+v, want a panic naming SIGTERM", err, r)
+		}
+		if r, err := s.Record([]byte("n1"), 10*time.Second); err != nil || r.Outcome != coverage.OK || len(r.Covered) != 2 {
+			t.Errorf("after kill: %v %+v", err, r)
 		}
 	}
 
