@@ -22,7 +22,8 @@ type Options struct {
 	Timeout time.Duration // per input; 0 means one second
 	// Isolate runs each input in a process of its own (warmed up with the
 	// same input first): exact labels, crashes cannot affect other inputs,
-	// a few milliseconds per input. Otherwise one process runs all inputs,
+	// a few milliseconds per input (about 7 on Linux, where each process
+	// starts under a supervisor: supervise_linux.go). Otherwise one process runs all inputs,
 	// a chunk at a time, each chunk after a warm-up pass over it.
 	Isolate bool
 	// Chunk is how many inputs are read, warmed up and recorded at a time
