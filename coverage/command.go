@@ -286,7 +286,7 @@ func (c *Command) Run(ctx context.Context, input []byte) (*CommandRun, error) {
 // parent, the supervisor, which ended it.
 func (c *Command) judgeParent(r *Result, rep supervisorReport) {
 	r.Outcome, r.Message = Panic, rep.parentNote()
-	r.Frames = "signal to the parent: " + rep.parent
+	r.Frames = parentFrames + rep.parent
 	r.Stack = hashFrames(r.Frames)
 }
 

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/arbor-fuzz/arbor/corpus"
@@ -369,6 +370,16 @@ func (sum *Summary) fileStats(out string) error {
 	return nil
 }
 
+// rerun runs an input again, warmed up, in a harness of its own.
+func (s *Session) rerun(input []byte, timeout time.Duration) (*Result, error) {
+	s.kill()
+	r, err := s.WarmUp(input, timeout)
+	if err != nil || r.Outcome == Timeout || !s.alive() {
+		return r, err
+	}
+	return s.Record(input, timeout)
+}
+
 // Pipelining limits: requests in flight, and their bytes. Unread requests
 // never exceed half a pipe buffer, so the recorder never blocks writing
 // while the harness blocks writing replies.
@@ -430,6 +441,21 @@ func (s *Session) pipeline(ctx context.Context, todo []pending, timeout time.Dur
 			// The harness died with requests in flight: send them again.
 			next = queue[0].i
 			queue, bytes = queue[:0], 0
+		}
+		if kind == 'R' && r.Outcome == Panic && strings.HasPrefix(r.Frames, parentFrames) {
+			// The supervisor got a signal while this input's request was
+			// the oldest in flight, but a subject that signals its parent
+			// and returns at once has its reply written before the
+			// supervisor ends the run: the signal may be the previous
+			// input's. The input runs again, alone in a new harness, and
+			// keeps the label it gets there, so that no input is blamed
+			// for another's signal (the previous one keeps its label).
+			if r, err = s.rerun(todo[f.i].data, timeout); err != nil {
+				return err
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 		}
 		if err := done(f.i, r); err != nil {
 			return err

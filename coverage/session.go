@@ -452,7 +452,7 @@ func (s *Session) crashed() (*Result, error) {
 	if s.report.parent != "" {
 		// The subject signalled its parent, the supervisor, which ended
 		// the run.
-		frames := "signal to the parent: " + s.report.parent
+		frames := parentFrames + s.report.parent
 		return &Result{Outcome: Panic, Message: s.report.parentNote(), Frames: frames, Stack: hashFrames(frames)}, nil
 	}
 	text := s.crashText()
@@ -531,6 +531,10 @@ func (s *Session) readReply(kind byte) (*Result, error) {
 	}
 	return r, nil
 }
+
+// parentFrames starts the frames of a run the supervisor ended because
+// the subject signalled it (see supervise_linux.go).
+const parentFrames = "signal to the parent: "
 
 // protocolError is a reply that is not framed as the protocol says, or
 // does not echo its request's token: the input's run cannot be told,
