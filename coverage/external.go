@@ -184,6 +184,11 @@ func RecordCommand(ctx context.Context, c *Command, rr *ReportReader, inputs []s
 		return nil, err
 	}
 	c.Timeout, c.Output = opts.Timeout, opts.Output
+	if c.Memory == 0 {
+		// The session's limit (DefaultMemory unless said), as
+		// RecordInputs gives it.
+		c.Memory = commandMemory(opts.Memory)
+	}
 	if err := c.drive(ctx, rr.Format); err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -64,15 +65,28 @@ func TestWriteCachedPrivate(t *testing.T) {
 		})
 	}
 	t.Run("no home", func(t *testing.T) {
+		// With no home the cache is a folder of the user's own in the
+		// temporary folder (coverage.CacheRoot), made private; before
+		// the fix the shared temporary folder itself was used.
 		tmp := t.TempDir()
 		t.Setenv("TMPDIR", tmp)
 		t.Setenv("XDG_CACHE_HOME", "")
 		t.Setenv("HOME", "")
-		if _, err := writeCached("test", sum, files); err == nil || !strings.Contains(err.Error(), "set XDG_CACHE_HOME or HOME") {
-			t.Errorf("err = %v, want one saying to set XDG_CACHE_HOME or HOME", err)
+		dir, err := writeCached("test", sum, files)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if entries, _ := os.ReadDir(tmp); len(entries) > 0 {
-			t.Errorf("written to the temporary folder: %v", entries)
+		private := filepath.Join(tmp, fmt.Sprintf("arbor-%d", os.Getuid()))
+		if !strings.HasPrefix(dir, private+string(filepath.Separator)) {
+			t.Errorf("written to %s, want a folder in %s", dir, private)
+		}
+		if fi, err := os.Stat(private); err != nil || fi.Mode().Perm() != 0o700 {
+			t.Errorf("%s: %v, want mode 0700", private, err)
+		}
+		// Another user's folder there, writable by all, is refused.
+		os.Chmod(private, 0o777)
+		if _, err := writeCached("test", sum, files); err == nil || !strings.Contains(err.Error(), "can be written by others") {
+			t.Errorf("a folder writable by all: err = %v", err)
 		}
 	})
 }

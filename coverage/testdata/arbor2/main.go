@@ -21,11 +21,11 @@ func main() {
 	out.Flush()
 	ids := map[rune]uint32{'b': 0, 'a': 1, 'c': 2}
 	for {
-		var hdr [5]byte
+		var hdr [21]byte // kind, the token, the input's length
 		if _, err := io.ReadFull(in, hdr[:]); err != nil || hdr[0] == 'Q' {
 			return
 		}
-		data := make([]byte, binary.LittleEndian.Uint32(hdr[1:]))
+		data := make([]byte, binary.LittleEndian.Uint32(hdr[17:]))
 		if _, err := io.ReadFull(in, data); err != nil {
 			return
 		}
@@ -53,6 +53,7 @@ func main() {
 		if strings.HasPrefix(s, "x") {
 			outcome = 1
 		}
+		out.Write(hdr[1:17]) // the reply echoes the request's token
 		out.WriteByte(outcome)
 		out.Write(make([]byte, 8))
 		blob(out, nil)
