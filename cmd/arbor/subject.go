@@ -300,7 +300,7 @@ func (f *subjectFlags) setup() (eval.SubjectSetup, error) {
 type memoryFlag struct{ size string }
 
 func (m *memoryFlag) register(fl *pflag.FlagSet) {
-	fl.StringVar(&m.size, "memory", "2GiB", "memory limit of the program under test (like 512MiB, 4GB; 0: none); an input needing more ends as a panic (see docs/limits.md for what each kind of program counts)")
+	fl.StringVar(&m.size, "memory", "2GiB", "memory limit of the program under test (like 512MiB, 4GB; 0: none); an input needing more ends as a panic (docs/recording.md says what each kind of program counts)")
 }
 
 // runOptions turns the flag into the session's options.
