@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/arbor-fuzz/arbor/coverage"
@@ -186,9 +187,16 @@ func NewModel(subject, grammarName string, g *grammar.Graph, d *Dataset, fns []F
 
 // Save writes the model as JSON, gzipped if the path ends in .gz.
 func (m *Model) Save(path string) error {
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
+	// Written beside the path and renamed: a kill leaves the old model
+	// or the new one, and two saves at once do not share a file.
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*.tmp")
 	if err != nil {
+		return fmt.Errorf("save model: %w", err)
+	}
+	tmp := f.Name()
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		os.Remove(tmp)
 		return fmt.Errorf("save model: %w", err)
 	}
 	var w io.Writer = f

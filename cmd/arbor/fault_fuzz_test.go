@@ -22,6 +22,7 @@ import (
 	"github.com/arbor-fuzz/arbor/fuzz"
 	"github.com/arbor-fuzz/arbor/grammar"
 	"github.com/arbor-fuzz/arbor/internal/proctest"
+	"github.com/arbor-fuzz/arbor/learn"
 	"github.com/arbor-fuzz/arbor/synth"
 )
 
@@ -517,6 +518,37 @@ func manyC()  {}
 		if p := b.arbor(args...); p.exitCode(t) != 0 {
 			t.Fatalf("%s: %s", args[0], p.err.String())
 		}
+	}
+	// train killed at random moments: the model file is the old one or
+	// the whole new one, never a part.
+	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGTERM} {
+		t.Run("train/"+sig.String(), func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "m.json.gz")
+			start := time.Now()
+			if p := b.arbor("train", "--grammar", b.grammarFile, "--inputs", inputs, "--coverage", cov, "--out", out); p.exitCode(t) != 0 {
+				t.Fatal(p.err.String())
+			}
+			span := time.Since(start)
+			os.Remove(out)
+			r := rand.New(rand.NewPCG(uint64(sig), 5))
+			for i := range 20 {
+				p := b.arbor("train", "--grammar", b.grammarFile, "--inputs", inputs, "--coverage", cov, "--out", out)
+				if err := p.cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(time.Duration(r.Int64N(int64(span))))
+				p.cmd.Process.Signal(sig)
+				p.cmd.Wait()
+				if _, err := os.Stat(out); err == nil {
+					if _, err := learn.LoadModel(out); err != nil {
+						t.Fatalf("kill %d: the model file is damaged: %v", i, err)
+					}
+				}
+			}
+			if left := proctest.WaitGone(b.mark, 5*time.Second); len(left) > 0 {
+				t.Errorf("processes outlive arbor: %v", left)
+			}
+		})
 	}
 	rare := func(out string) *arborProc {
 		return b.arbor("target", "--model", model, "--go", "example.com/rare.Run", "--dir", b.mod, "--rare", "--below", "0.5",
