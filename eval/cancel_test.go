@@ -5,39 +5,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/datasets"
+	"github.com/arbor-fuzz/arbor/internal/testctx"
 )
-
-// countdownCtx is a context that is done once its Err has been asked n
-// times: work that looks at its context stops part way, at a point that
-// depends on the work's looks, not on timing.
-type countdownCtx struct {
-	context.Context // Background's Deadline and Value
-	left            atomic.Int64
-	once            sync.Once
-	done            chan struct{}
-}
-
-func newCountdownCtx(n int64) *countdownCtx {
-	c := &countdownCtx{Context: context.Background(), done: make(chan struct{})}
-	c.left.Store(n)
-	return c
-}
-
-func (c *countdownCtx) Err() error {
-	if c.left.Add(-1) < 0 {
-		c.once.Do(func() { close(c.done) })
-		return context.Canceled
-	}
-	return nil
-}
-
-func (c *countdownCtx) Done() <-chan struct{} { return c.done }
 
 // TestCancelledE3AndBench (issue 29, item 9): a done context stops the
 // long loops of E3 and of the bench that did not look at it: generating
@@ -55,7 +28,7 @@ func TestCancelledE3AndBench(t *testing.T) {
 	cfg.setDefaults()
 	const n = 300
 	t.Run("generate", func(t *testing.T) {
-		files, _, err := generate(newCountdownCtx(50), cfg, "train", n, 1)
+		files, _, err := generate(testctx.Countdown(50), cfg, "train", n, 1)
 		if !errors.Is(err, context.Canceled) || files != nil {
 			t.Errorf("%d files, %v; want none and the context's error", len(files), err)
 		}
@@ -73,14 +46,14 @@ func TestCancelledE3AndBench(t *testing.T) {
 		if err != nil || len(ts.trees) != len(cov.Records) {
 			t.Fatalf("uncancelled: %v", err)
 		}
-		for _, ctx := range []context.Context{newCountdownCtx(0), newCountdownCtx(50)} {
+		for _, ctx := range []context.Context{testctx.Countdown(0), testctx.Countdown(50)} {
 			if ts, err := newTestSet(ctx, g, cov, data, nil); !errors.Is(err, context.Canceled) || ts != nil {
 				t.Errorf("%v; want the context's error", err)
 			}
 		}
 	})
 	t.Run("generateAccepted", func(t *testing.T) {
-		ins, _, err := generateAccepted(newCountdownCtx(50), g, n, 1, func([]byte) bool { return true })
+		ins, _, err := generateAccepted(testctx.Countdown(50), g, n, 1, func([]byte) bool { return true })
 		if !errors.Is(err, context.Canceled) || ins != nil {
 			t.Errorf("%d inputs, %v; want none and the context's error", len(ins), err)
 		}
@@ -93,7 +66,7 @@ func TestCancelledE3AndBench(t *testing.T) {
 		if err := parseAll(context.Background(), g, ins); err != nil {
 			t.Fatal(err)
 		}
-		for _, ctx := range []context.Context{newCountdownCtx(0), newCountdownCtx(50)} {
+		for _, ctx := range []context.Context{testctx.Countdown(0), testctx.Countdown(50)} {
 			if err := parseAll(ctx, g, ins); !errors.Is(err, context.Canceled) {
 				t.Errorf("parseAll: %v; want the context's error", err)
 			}
@@ -115,7 +88,7 @@ func TestCancelledE3AndBench(t *testing.T) {
 	})
 	t.Run("Bench", func(t *testing.T) {
 		// The first part, generation, stops inside its first round.
-		res, err := Bench(newCountdownCtx(20), BenchConfig{Quick: true, Seed: 1})
+		res, err := Bench(testctx.Countdown(20), BenchConfig{Quick: true, Seed: 1})
 		if !errors.Is(err, context.Canceled) || res != nil {
 			t.Errorf("%v, %v; want the context's error", res, err)
 		}

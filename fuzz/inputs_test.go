@@ -6,12 +6,11 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/arbor-fuzz/arbor/datasets"
 	"github.com/arbor-fuzz/arbor/grammar"
+	"github.com/arbor-fuzz/arbor/internal/testctx"
 	"github.com/arbor-fuzz/arbor/synth"
 )
 
@@ -318,32 +317,6 @@ func TestSeedsNotOfTheGrammar(t *testing.T) {
 	}
 }
 
-// countdownCtx is a context that is done once its Err has been asked n
-// times: work that looks at its context stops part way, at a point that
-// depends on the work's looks, not on timing.
-type countdownCtx struct {
-	context.Context // Background's Deadline and Value
-	left            atomic.Int64
-	once            sync.Once
-	done            chan struct{}
-}
-
-func newCountdownCtx(n int64) *countdownCtx {
-	c := &countdownCtx{Context: context.Background(), done: make(chan struct{})}
-	c.left.Store(n)
-	return c
-}
-
-func (c *countdownCtx) Err() error {
-	if c.left.Add(-1) < 0 {
-		c.once.Do(func() { close(c.done) })
-		return context.Canceled
-	}
-	return nil
-}
-
-func (c *countdownCtx) Done() <-chan struct{} { return c.done }
-
 // TestSeedsFromInputsCancelled (issue 29, item 9): a done context stops
 // the derivation of seeds from inputs, before the first or part way,
 // with an error that wraps the context's, the seeds of the inputs before
@@ -365,8 +338,8 @@ func TestSeedsFromInputsCancelled(t *testing.T) {
 		ctx  context.Context
 		some bool // seeds before the stop
 	}{
-		{"cancelled", newCountdownCtx(0), false},
-		{"cancelled part way", newCountdownCtx(40), true},
+		{"cancelled", testctx.Countdown(0), false},
+		{"cancelled part way", testctx.Countdown(40), true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			seeds, serrs, err := SeedsFromInputsContext(tt.ctx, g, inputs, Bounds{})

@@ -8,12 +8,11 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/features"
+	"github.com/arbor-fuzz/arbor/internal/testctx"
 	"github.com/arbor-fuzz/arbor/learn"
 )
 
@@ -134,32 +133,6 @@ func TestNewDatasetStreams(t *testing.T) {
 	}
 }
 
-// countdown is a context that is done once its Err has been asked n
-// times: work that looks at its context stops part way, at a point that
-// depends on the work's looks, not on timing.
-type countdown struct {
-	context.Context // Background's Deadline and Value
-	left            atomic.Int64
-	once            sync.Once
-	done            chan struct{}
-}
-
-func newCountdown(n int64) *countdown {
-	c := &countdown{Context: context.Background(), done: make(chan struct{})}
-	c.left.Store(n)
-	return c
-}
-
-func (c *countdown) Err() error {
-	if c.left.Add(-1) < 0 {
-		c.once.Do(func() { close(c.done) })
-		return context.Canceled
-	}
-	return nil
-}
-
-func (c *countdown) Done() <-chan struct{} { return c.done }
-
 // TestDatasetCancelled (issue 29, item 9): a done context stops the
 // parsing of recorded inputs, before the first input or part way, with
 // an error that wraps the context's, the rows read so far, and no input
@@ -193,7 +166,7 @@ func TestDatasetCancelled(t *testing.T) {
 			someRows bool // the rows read before the stop are kept
 		}{
 			{func() context.Context { return cancelled }, "cancelled", false},
-			{func() context.Context { return newCountdown(60) }, "cancelled part way", true},
+			{func() context.Context { return testctx.Countdown(60) }, "cancelled part way", true},
 		} {
 			t.Run(name+", "+tc.ctxName, func(t *testing.T) {
 				rows, skipped, err := build[name](tc.ctx())

@@ -14,6 +14,7 @@ import (
 	"github.com/arbor-fuzz/arbor/datasets"
 	"github.com/arbor-fuzz/arbor/features"
 	"github.com/arbor-fuzz/arbor/grammar"
+	"github.com/arbor-fuzz/arbor/internal/testctx"
 	"github.com/arbor-fuzz/arbor/learn"
 	"github.com/arbor-fuzz/arbor/synth"
 )
@@ -213,7 +214,7 @@ func TestPredictCancelled(t *testing.T) {
 	} {
 		// The parse looks at its context once before it starts and then
 		// every few thousand items: a countdown of 3 stops it inside.
-		err := predict(newCountdown(3))
+		err := predict(testctx.Countdown(3))
 		var budget *grammar.BudgetError
 		if !errors.Is(err, context.Canceled) || errors.As(err, &budget) || !strings.Contains(err.Error(), "parse stopped at byte") {
 			t.Errorf("%s: %v, want the context's error", name, err)

@@ -9,13 +9,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/features"
 	"github.com/arbor-fuzz/arbor/grammar"
+	"github.com/arbor-fuzz/arbor/internal/testctx"
 	"github.com/arbor-fuzz/arbor/learn"
 	"github.com/arbor-fuzz/arbor/synth"
 )
@@ -106,32 +105,6 @@ func TestTargetEveryFunction(t *testing.T) {
 	}
 }
 
-// countdown is a context that is done once its Err has been asked n
-// times: work that looks at its context stops part way, at a point that
-// depends on the work's looks, not on timing.
-type countdown struct {
-	context.Context // Background's Deadline and Value
-	left            atomic.Int64
-	once            sync.Once
-	done            chan struct{}
-}
-
-func newCountdown(n int64) *countdown {
-	c := &countdown{Context: context.Background(), done: make(chan struct{})}
-	c.left.Store(n)
-	return c
-}
-
-func (c *countdown) Err() error {
-	if c.left.Add(-1) < 0 {
-		c.once.Do(func() { close(c.done) })
-		return context.Canceled
-	}
-	return nil
-}
-
-func (c *countdown) Done() <-chan struct{} { return c.done }
-
 // TestSatisfiesCancelled (issue 29, item 9): a done context stops the
 // parse that checks a solution, inside the parse of an input of an
 // ambiguous grammar that would otherwise run until its budget is spent,
@@ -157,8 +130,8 @@ func TestSatisfiesCancelled(t *testing.T) {
 	}{
 		{"parses", context.Background(), "1+1", true, false},
 		{"does not parse", context.Background(), "1+", false, false},
-		{"cancelled before", newCountdown(0), "1+1", false, true},
-		{"cancelled inside the parse", newCountdown(3), long, false, true},
+		{"cancelled before", testctx.Countdown(0), "1+1", false, true},
+		{"cancelled inside the parse", testctx.Countdown(3), long, false, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
