@@ -554,6 +554,24 @@ func manyC()  {}
 		return b.arbor("target", "--model", model, "--go", "example.com/rare.Run", "--dir", b.mod, "--rare", "--below", "0.5",
 			"-n", "3", "--budget", "40", "--out", out)
 	}
+	t.Run("two writers", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "rare")
+		first := rare(out)
+		if err := first.cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, 30*time.Second, "the first run's lock", func() bool {
+			locks, _ := os.ReadFile("/proc/locks")
+			return bytes.Contains(locks, []byte(" "+strconv.Itoa(first.cmd.Process.Pid)+" "))
+		})
+		second := rare(out)
+		code := second.exitCode(t)
+		first.cmd.Wait()
+		if code == 0 || !strings.Contains(second.err.String(), "is being written by process "+strconv.Itoa(first.cmd.Process.Pid)) {
+			t.Errorf("a second target run on one folder: exit %d: %s", code, second.err.String())
+		}
+		checkRare(t, out, true)
+	})
 	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "rare")
