@@ -589,12 +589,11 @@ func (b *bencher) predict() error {
 	if err != nil {
 		return err
 	}
-	topts := learn.TrainOptions{Seed: b.cfg.Seed}
-	fns, err := learn.Train(b.ctx, d, topts)
+	m, err := learn.TrainModel(b.ctx, g, d, learn.ModelConfig{Subject: "json", GrammarName: "json", Train: learn.TrainOptions{Seed: b.cfg.Seed}})
 	if err != nil {
 		return err
 	}
-	p, err := learn.NewPredictor(learn.NewModel("json", "json", g, d, fns, topts), g)
+	p, err := learn.NewPredictor(m, g)
 	if err != nil {
 		return err
 	}
@@ -627,7 +626,7 @@ func (b *bencher) predict() error {
 	b.row(BenchRow{Name: "predict", Compared: "Predictor.AppendPredict (parse, features, every tree, into reused storage) vs parse",
 		A: pr, B: pa, Ratio: pr / pa, Unit: "µs/input", Goal: "≤ 2 (throughput ≥ 50% of parsing's)",
 		Note: fmt.Sprintf("%d json inputs; model of %d functions trained on %d recorded inputs; B is a check (Graph.ParseLazy); prediction parses once, recording the tree (Parser.ParseLazy): %.3g µs/input, %.3g× the check; Predict, a new slice of predictions per input: %.3g µs/input",
-			len(b.jsonIn), len(fns), d.Rows, rec, rec/pa, alloc)},
+			len(b.jsonIn), len(m.Functions), d.Rows, rec, rec/pa, alloc)},
 		func(r float64) bool { return r <= 2 })
 	return nil
 }

@@ -124,14 +124,13 @@ func E3(ctx context.Context, cfg E3Config) (*E3Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	topts := learn.TrainOptions{Options: cfg.Learn, Seed: cfg.Seed, NoBalance: cfg.NoBalance}
-	fns, err := learn.Train(ctx, d, topts)
+	target := bin.Target
+	model, err := learn.TrainModel(ctx, cfg.Grammar, d, learn.ModelConfig{Subject: cfg.Subject, GrammarName: cfg.GrammarName,
+		Train: learn.TrainOptions{Options: cfg.Learn, Seed: cfg.Seed, NoBalance: cfg.NoBalance}, Target: &target})
 	if err != nil {
 		return nil, err
 	}
-	model := learn.NewModel(cfg.Subject, cfg.GrammarName, cfg.Grammar, d, fns, topts)
-	target := bin.Target
-	model.Target = &target
+	fns := model.Functions
 	res := &E3Result{Subject: cfg.Subject, FunctionsObserved: model.Stats.Observed, FunctionsTrainable: len(fns),
 		TrainInputs: d.Rows, TrainSeconds: time.Since(start).Seconds(), Model: filepath.Join(cfg.WorkDir, "model.json.gz"),
 		DistinctLabels: distinctLabels(d, fns), Unseen: []string{}}

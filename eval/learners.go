@@ -299,13 +299,13 @@ func runLearner(ctx context.Context, cfg LearnersConfig, l Learner, examples *le
 	if l.MaxDepth > 0 {
 		opts.MaxDepth = l.MaxDepth
 	}
-	topts := learn.TrainOptions{Options: opts, Seed: cfg.Seed, NoBalance: l.NoBalance, BalancedLeaves: l.NoRecount}
-	fns, err := learn.Train(ctx, d, topts)
+	model, err := learn.TrainModel(ctx, cfg.Grammar, d, learn.ModelConfig{Subject: cfg.Subject, GrammarName: cfg.GrammarName,
+		Train: learn.TrainOptions{Options: opts, Seed: cfg.Seed, NoBalance: l.NoBalance, BalancedLeaves: l.NoRecount}})
 	if err != nil {
 		return nil, err
 	}
 	trainTime := time.Since(start)
-	model := learn.NewModel(cfg.Subject, cfg.GrammarName, cfg.Grammar, d, fns, topts)
+	fns := model.Functions
 	p, err := learn.NewPredictor(model, cfg.Grammar)
 	if err != nil {
 		return nil, err

@@ -1,9 +1,11 @@
 package learn_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"maps"
+	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -186,5 +188,42 @@ func TestDatasetCancelled(t *testing.T) {
 	d, err := learn.NewDatasetContext(context.Background(), g, features.Options{MaxK: 3}, cov, data)
 	if err != nil || d.Rows != n {
 		t.Errorf("%d rows of %d, %v", d.Rows, n, err)
+	}
+}
+
+// TestTrainModel: the recipe gives the model that Train and NewModel
+// give by hand, byte for byte in its file, with the target recorded;
+// a done context stops it with the context's error.
+func TestTrainModel(t *testing.T) {
+	g := plantedGraph(t)
+	cov, data, _ := plantedCorpus(g, 200, 2, func(s string) bool { return strings.Contains(s, "=") })
+	d := learn.NewDataset(g, features.Options{MaxK: 3}, cov, data)
+	opts := learn.TrainOptions{Seed: 5, Options: learn.Options{MaxDepth: 4}}
+	fns, err := learn.Train(context.Background(), d, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := &coverage.Target{ImportPath: "example.com/p", Func: "Run"}
+	byHand := learn.NewModel("planted", "planted", g, d, fns, opts)
+	byHand.Target = target
+	m, err := learn.TrainModel(context.Background(), g, d, learn.ModelConfig{Subject: "planted", GrammarName: "planted", Train: opts, Target: target})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
+	if err := byHand.Save(a); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Save(b); err != nil {
+		t.Fatal(err)
+	}
+	da, _ := os.ReadFile(a)
+	db, _ := os.ReadFile(b)
+	if !bytes.Equal(da, db) || m.Target != target {
+		t.Errorf("TrainModel's model differs from Train and NewModel's (%d and %d bytes)", len(db), len(da))
+	}
+	if _, err := learn.TrainModel(testctx.Countdown(0), g, d, learn.ModelConfig{Train: opts}); !errors.Is(err, context.Canceled) {
+		t.Errorf("a done context: %v", err)
 	}
 }

@@ -4,9 +4,9 @@
 // model files that keep their grammar and training data, prediction with
 // reasons, and the constraints targeted generation solves.
 //
-//	d := learn.NewDataset(g, features.Options{MaxK: 4}, covFile, inputs)
-//	fns, err := learn.Train(ctx, d, learn.TrainOptions{Seed: 1})
-//	m := learn.NewModel("json", "json", g, d, fns, learn.TrainOptions{Seed: 1})
+//	d, err := learn.NewDatasetContext(ctx, g, features.Options{MaxK: 4}, covFile, inputs)
+//	m, err := learn.TrainModel(ctx, g, d, learn.ModelConfig{Subject: "json", GrammarName: "json",
+//		Train: learn.TrainOptions{Seed: 1}})
 //	err = m.Save("json.model.gz")
 //
 //	p, err := learn.NewPredictor(m, g)

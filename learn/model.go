@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/flate"
 	"compress/gzip"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -504,4 +505,30 @@ func (m *Model) Function(name string) (*FunctionModel, error) {
 		return nil, fmt.Errorf("the model has no function %q; did you mean %s?", name, strings.Join(close, " or "))
 	}
 	return nil, fmt.Errorf("the model has no function %q (it has %d; 'arbor explain --model M' lists them)", name, len(m.Functions))
+}
+
+// ModelConfig names a model and says how to train it.
+type ModelConfig struct {
+	// Subject is the program's name, as its coverage file has it, and
+	// GrammarName the grammar's, as the model records them.
+	Subject, GrammarName string
+	// Train shapes the trees.
+	Train TrainOptions
+	// Target, if set, is how the program was run, recorded in the model
+	// (a model is data: commands run it only when the user names it).
+	Target *coverage.Target
+}
+
+// TrainModel is the training recipe of arbor train, the demo and the
+// experiments: a tree for every function that some of the dataset's
+// rows run and others do not (Train), wrapped with the grammar, the
+// feature vocabulary and the training data into a model (NewModel).
+func TrainModel(ctx context.Context, g *grammar.Graph, d *Dataset, cfg ModelConfig) (*Model, error) {
+	fns, err := Train(ctx, d, cfg.Train)
+	if err != nil {
+		return nil, err
+	}
+	m := NewModel(cfg.Subject, cfg.GrammarName, g, d, fns, cfg.Train)
+	m.Target = cfg.Target
+	return m, nil
 }

@@ -200,18 +200,18 @@ statistics.`,
 					bad, bad+d.Rows, grammarArg, grammarArg)
 			}
 			topts := learn.TrainOptions{Options: opts, Seed: seed, NoBalance: noBalance}
-			fns, err := learn.Train(contextOf(cmd), d, topts)
+			m, err := learn.TrainModel(contextOf(cmd), g, d, learn.ModelConfig{Subject: cov.Subject, GrammarName: eval.GrammarName(grammarArg),
+				Train: topts, Target: cov.Target})
 			if err != nil {
 				return err
 			}
+			fns := m.Functions
 			if folds > 0 && len(fns) > 0 {
+				// The scores go into the model's own trees.
 				if err := learn.ScoreCV(contextOf(cmd), d, fns, topts, folds); err != nil {
 					return err
 				}
 			}
-
-			m := learn.NewModel(cov.Subject, eval.GrammarName(grammarArg), g, d, fns, topts)
-			m.Target = cov.Target
 			if len(fns) == 0 {
 				return fmt.Errorf("no trainable function: of the %d functions in %s, %d ran on every input and the rest on none; "+
 					"record more packages (--coverpkg) or more varied inputs", len(cov.Functions), covPath, len(m.Stats.AlwaysCovered))
