@@ -1,7 +1,9 @@
-// Package coverage records which functions of a Go program each input
-// makes run (docs/recording.md).
+// Package coverage records which functions of a program each input makes
+// run (docs/recording.md, docs/languages.md): Go functions in-process or
+// with a process per input, C, Java and Python functions through harnesses
+// of their languages, and any command through its coverage tool's report.
 //
-// A target is a function func([]byte) error or func([]byte) in any
+// A Go target is a function func([]byte) error or func([]byte) in any
 // package. Build writes a harness main around it inside the module,
 // builds it once with -cover -covermode=atomic (cached), and a Session
 // runs inputs in the harness process: clear the counters, call the

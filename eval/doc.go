@@ -10,6 +10,11 @@
 //   - E4 and E5 (Targeted) compare inputs solved for a function's calling
 //     condition with random inputs.
 //   - E6 compares the bandit generator with uniformly random choices.
+//   - E7 compares coverage over time of random generation, the bandit,
+//     Zest-style fuzzing and Go's fuzzer at equal wall time.
+//   - E8 compares FairFuzz's and PerfFuzz's feedback with plain Zest.
+//   - E9 compares Bonsai's bounded lattice with unbounded fuzzing.
+//   - E10 measures seeding a campaign from the bandit generator (Kummer).
 //
 // All runs them all on the bundled subjects and writes a Markdown report
 // linking CSV, JSON and SVG plots:

@@ -855,7 +855,7 @@ func (f *experimentFlags) config(cmd *cobra.Command) (eval.E3Config, func(), err
 func newEvalCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "eval",
-		Short: "Run arbor's experiments (E1-E6), the generalization suite (eval suite) and the full report (eval all)",
+		Short: "Run arbor's experiments (E1-E10), the generalization suite (eval suite) and the full report (eval all)",
 	}
 	var f3, f4, f5 experimentFlags
 	e3 := &cobra.Command{

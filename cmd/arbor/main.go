@@ -75,12 +75,14 @@ func newRoot(stdin io.Reader) *cobra.Command {
 		Short: "ML-driven targeted input generation from grammars",
 		Long: `arbor learns which input structures make which functions of a program run.
 
-Give it a grammar of the program's input format. arbor parses inputs into
-derivation trees, describes them by k-paths (paths of k grammar symbols),
-and - in the stages built on this foundation - learns one decision tree per
-function, predicts coverage, generates inputs aimed at a function, explains
-each function's calling condition as grammar patterns, and generates
-diverse valid inputs.
+Give it a grammar of the program's input format and the program (Go, C,
+Java, Python or any command). arbor parses inputs into derivation trees,
+describes them by k-paths (paths of k grammar symbols) and other
+features, records which functions each input runs, learns one decision
+tree per function, predicts coverage, generates inputs aimed at a
+function, explains each function's calling condition as grammar
+patterns, generates diverse valid inputs with a bandit, and fuzzes with
+coverage and validity feedback over its own choice sequences.
 
 A GRAMMAR argument is a .grammar file or the name of a bundled grammar
 (see 'arbor subjects').`,

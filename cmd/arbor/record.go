@@ -29,7 +29,7 @@ func newRecordCmd() *cobra.Command {
 	var f recordFlags
 	cmd := &cobra.Command{
 		Use:   "record (--subject NAME | --go IMPORTPATH.Func | --cmd LINE --report FORMAT) --inputs DIR --out cov.jsonl",
-		Short: "Record which functions of a Go program each input makes run",
+		Short: "Record which functions of a program (Go, C, Java, Python or any command) each input makes run",
 		Long: `record runs a program under test on every input below --inputs and appends
 one line per input to the coverage file --out: the functions that ran, how
 often their entry block ran, the outcome (ok, error, panic, timeout), the
