@@ -260,8 +260,8 @@ func allE9(ctx context.Context, cfg AllConfig, say func(string, ...any)) (string
 			continue
 		}
 		for _, row := range s.Rows {
-			fmt.Fprintf(&b, "| %s | %s | %.1f %s | %s | %.1f | %.1f | %.0f | %s | %.0f | %.1f |\n", s.Subject, row.Method, row.CorpusCovered, s.Unit, pString(row.CoveredP),
-				row.ValidCovered, row.Files, row.Bytes, pString(row.BytesP), row.Largest, row.BytesPerUnit)
+			fmt.Fprintf(&b, "| %s | %s | %.1f %s | %s | %.1f | %.1f | %.0f | %s | %.0f | %.1f |\n", s.Subject, row.Method, row.CorpusCovered, s.Unit, PValue(row.CoveredP),
+				row.ValidCovered, row.Files, row.Bytes, PValue(row.BytesP), row.Largest, row.BytesPerUnit)
 		}
 	}
 	fmt.Fprintf(&b, "\nFiles: %s\n", topLinks(files))

@@ -453,7 +453,7 @@ func allE7(ctx context.Context, cfg AllConfig, say func(string, ...any)) (string
 			continue
 		}
 		for _, row := range s.Rows {
-			fmt.Fprintf(&b, "| %s | %d %s | %s | %.0f | %.1f | %.1f | %s |\n", s.Subject, s.Units, s.Unit, row.Method, row.Execs, row.Covered, row.ValidCovered, pString(row.PvsZest))
+			fmt.Fprintf(&b, "| %s | %d %s | %s | %.0f | %.1f | %.1f | %s |\n", s.Subject, s.Units, s.Unit, row.Method, row.Execs, row.Covered, row.ValidCovered, PValue(row.PvsZest))
 		}
 		for _, sk := range s.Skipped {
 			fmt.Fprintf(&b, "| %s | %d %s | %s | skipped: %s | | | |\n", s.Subject, s.Units, s.Unit, sk.Method, sk.Reason)
@@ -493,7 +493,7 @@ func allE8(ctx context.Context, cfg AllConfig, say func(string, ...any)) (string
 			continue
 		}
 		for _, row := range s.Rows {
-			fmt.Fprintf(&b, "| %s | %d | %s | %.1f | %s | %.1f | %.0f | %s |\n", s.Subject, len(s.Rare), row.Variant, row.RareReached, pString(row.RareP), row.Functions, row.MaxCalls, pString(row.CallsP))
+			fmt.Fprintf(&b, "| %s | %d | %s | %.1f | %s | %.1f | %.0f | %s |\n", s.Subject, len(s.Rare), row.Variant, row.RareReached, PValue(row.RareP), row.Functions, row.MaxCalls, PValue(row.CallsP))
 		}
 	}
 	fmt.Fprintf(&b, "\nFiles: %s\n", topLinks(files))
@@ -553,8 +553,9 @@ func topLinks(files []string) string {
 	return strings.Join(links, " · ")
 }
 
-// pString prints a p-value, or nothing where there is none.
-func pString(p *float64) string {
+// PValue prints a p-value (two significant digits), or nothing where
+// there is none: the one form of every table, terminal and Markdown.
+func PValue(p *float64) string {
 	if p == nil {
 		return ""
 	}

@@ -87,7 +87,7 @@ func e7Table(res *eval.E7Result) [][]string {
 		units := fmt.Sprintf("%d %s", s.Units, s.Unit)
 		for _, r := range s.Rows {
 			rows = append(rows, []string{s.Subject, units, r.Method, fmt.Sprintf("%.0f", r.Execs),
-				fmt.Sprintf("%.1f", r.Covered), fmt.Sprintf("%.1f", r.ValidCovered), pValue(r.PvsZest)})
+				fmt.Sprintf("%.1f", r.Covered), fmt.Sprintf("%.1f", r.ValidCovered), eval.PValue(r.PvsZest)})
 		}
 		for _, sk := range s.Skipped {
 			rows = append(rows, []string{s.Subject, units, sk.Method, "skipped: " + sk.Reason, "", "", ""})

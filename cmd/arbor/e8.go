@@ -51,8 +51,8 @@ func e8Table(res *eval.E8Result) [][]string {
 			continue
 		}
 		for _, r := range s.Rows {
-			rows = append(rows, []string{s.Subject, fmt.Sprint(len(s.Rare)), r.Variant, fmt.Sprintf("%.1f", r.RareReached), pValue(r.RareP),
-				fmt.Sprintf("%.1f", r.Functions), fmt.Sprintf("%.0f", r.MaxCalls), pValue(r.CallsP)})
+			rows = append(rows, []string{s.Subject, fmt.Sprint(len(s.Rare)), r.Variant, fmt.Sprintf("%.1f", r.RareReached), eval.PValue(r.RareP),
+				fmt.Sprintf("%.1f", r.Functions), fmt.Sprintf("%.0f", r.MaxCalls), eval.PValue(r.CallsP)})
 		}
 	}
 	return rows

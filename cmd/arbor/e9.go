@@ -63,8 +63,8 @@ func e9Table(res *eval.E9Result) [][]string {
 			continue
 		}
 		for _, r := range s.Rows {
-			rows = append(rows, []string{s.Subject, r.Method, fmt.Sprintf("%.1f %s", r.CorpusCovered, s.Unit), pValue(r.CoveredP), fmt.Sprintf("%.1f", r.ValidCovered),
-				fmt.Sprintf("%.1f", r.Files), fmt.Sprintf("%.0f", r.Bytes), pValue(r.BytesP), fmt.Sprintf("%.0f", r.Largest), fmt.Sprintf("%.1f", r.BytesPerUnit)})
+			rows = append(rows, []string{s.Subject, r.Method, fmt.Sprintf("%.1f %s", r.CorpusCovered, s.Unit), eval.PValue(r.CoveredP), fmt.Sprintf("%.1f", r.ValidCovered),
+				fmt.Sprintf("%.1f", r.Files), fmt.Sprintf("%.0f", r.Bytes), eval.PValue(r.BytesP), fmt.Sprintf("%.0f", r.Largest), fmt.Sprintf("%.1f", r.BytesPerUnit)})
 		}
 	}
 	return rows

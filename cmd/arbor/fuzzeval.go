@@ -90,10 +90,3 @@ func runFuzzExperiment[R any](cmd *cobra.Command, f *fuzzExperiment,
 	return renderTable(w, header, table(res))
 }
 
-// pValue prints a p-value, or nothing where there is none.
-func pValue(p *float64) string {
-	if p == nil {
-		return ""
-	}
-	return fmt.Sprintf("%.2g", *p)
-}
