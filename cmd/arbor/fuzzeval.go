@@ -89,4 +89,3 @@ func runFuzzExperiment[R any](cmd *cobra.Command, f *fuzzExperiment,
 	}
 	return renderTable(w, header, table(res))
 }
-
