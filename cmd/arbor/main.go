@@ -5,17 +5,23 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/arbor-fuzz/arbor/coverage"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/arbor-fuzz/arbor/coverage"
 )
 
 // Exit statuses: 0 success, 1 failure, 2 bad usage.
@@ -170,4 +176,62 @@ func warnRenamed(cmd *cobra.Command) {
 			fmt.Fprintf(cmd.ErrOrStderr(), "arbor: warning: --%s is now --%s (%s); the old name will go\n", f.Name, r[0], r[1])
 		}
 	})
+}
+
+func contextOf(cmd *cobra.Command) context.Context {
+	if ctx := cmd.Context(); ctx != nil {
+		return ctx
+	}
+	return context.Background()
+}
+
+// countsText writes counts by reason as "2 inputs: does not parse; 1
+// input: timeout", reasons in order.
+func countsText(counts map[string]int, noun string) string {
+	var parts []string
+	for _, reason := range slices.Sorted(maps.Keys(counts)) {
+		n := counts[reason]
+		word := noun
+		if n != 1 {
+			word += "s"
+		}
+		parts = append(parts, fmt.Sprintf("%d %s: %s", n, word, reason))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// missingFlags names the required flags (name to value) left empty,
+// in alphabetical order, or is nil when none is.
+func missingFlags(flags map[string]string) error {
+	var missing []string
+	for _, name := range slices.Sorted(maps.Keys(flags)) {
+		if flags[name] == "" {
+			missing = append(missing, name)
+		}
+	}
+	switch len(missing) {
+	case 0:
+		return nil
+	case 1:
+		return usageError{fmt.Errorf("%s is required", missing[0])}
+	}
+	return usageError{fmt.Errorf("%s and %s are required", strings.Join(missing[:len(missing)-1], ", "), missing[len(missing)-1])}
+}
+
+// writeJSON prints v as indented JSON, the form every --json result takes.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func renderTable(w io.Writer, header []string, rows [][]string) error {
+	t := tablewriter.NewWriter(w).Options(tablewriter.WithHeaderAutoFormat(tw.Off), tablewriter.WithRowAutoWrap(tw.WrapNone))
+	t.Header(header)
+	for _, r := range rows {
+		if err := t.Append(r); err != nil {
+			return err
+		}
+	}
+	return t.Render()
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -251,59 +250,4 @@ func (f *rlcheckFlags) benchmark(cmd *cobra.Command, st synth.StateKind) (eval.B
 	return eval.Benchmark{Name: name, Make: func(guide *synth.Guide) (func() []byte, synth.Oracle, error) {
 		return synth.GrammarGenerator(g, guide, st, f.seed, f.maxDepth), oracle, nil
 	}}, cleanup, nil
-}
-
-func newE6Cmd() *cobra.Command {
-	var out string
-	var bstTrials, subjectTrials int
-	var seed uint64
-	var asJSON bool
-	cmd := &cobra.Command{
-		Use:   "E6",
-		Short: "Bandit generator: valid, unique valid and diverse valid inputs, rl against random",
-		Long: `E6 runs uniformly random choices, the bandit guide with RLCheck's published
-settings (rlcheck) and with the improved settings (rl) on three benchmarks:
-the binary-search-tree example; JSON documents that must match a
-schema-like rule (an object of at least two members, all numbers, with
-distinct keys), checked by a Go function; and XML documents that the xml
-subject (encoding/xml, strict) must accept. It prints a table and writes
-CSV and an SVG curve of unique valid inputs over trials per benchmark.`,
-		Args: exactArgs(0),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if out == "" {
-				out = "arbor-e6"
-			}
-			benchmarks, done, err := eval.E6Benchmarks(contextOf(cmd), seed, bstTrials, subjectTrials, coverage.DefaultCacheDir())
-			if err != nil {
-				return err
-			}
-			defer done()
-			res, err := eval.E6(contextOf(cmd), benchmarks, seed, out)
-			if err != nil {
-				return err
-			}
-			w := cmd.OutOrStdout()
-			if asJSON {
-				return json.NewEncoder(w).Encode(res)
-			}
-			var rows [][]string
-			for _, b := range res {
-				for _, r := range b.Runs {
-					rows = append(rows, []string{b.Name, r.Guide, strconv.Itoa(r.Result.Trials), strconv.Itoa(r.Result.Valid),
-						strconv.Itoa(r.Result.UniqueValid), strconv.Itoa(r.Result.DiverseValid), fmt.Sprintf("%.2f", r.Result.Seconds)})
-				}
-			}
-			if err := renderTable(w, []string{"benchmark", "guide", "trials", "valid", "unique valid", "diverse valid", "seconds"}, rows); err != nil {
-				return err
-			}
-			fmt.Fprintf(w, "curves and CSV in %s\n", out)
-			return nil
-		},
-	}
-	cmd.Flags().StringVar(&out, "out", "", "folder for CSV and SVG (default arbor-e6)")
-	cmd.Flags().IntVar(&bstTrials, "bst-trials", 100000, "trials of the BST example")
-	cmd.Flags().IntVar(&subjectTrials, "trials", 3000, "trials of the JSON and XML benchmarks")
-	cmd.Flags().Uint64Var(&seed, "seed", 1, "random seed")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	return cmd
 }

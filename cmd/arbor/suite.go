@@ -1,0 +1,143 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/arbor-fuzz/arbor/coverage"
+	"github.com/arbor-fuzz/arbor/eval"
+)
+
+func newEvalSuiteCmd() *cobra.Command {
+	var out string
+	var subjects []string
+	var quick, asJSON bool
+	var seed uint64
+	cmd := &cobra.Command{
+		Use:   "suite [--quick] [--out DIR]",
+		Short: "The generalization suite: E3 and E4 on every bundled subject, one table",
+		Long: `suite runs E3 (prediction) and E4 (targeting, at equal executions) on
+every bundled subject - or those named with --subjects - one after the
+other, and prints one table: trainable functions, distinct label vectors,
+accuracy / precision / recall (means over trainable functions) with the
+majority-class baseline and balanced accuracy, the same over mid-rate
+functions (test base rate in [0.05, 0.95]), the share of all trainable
+functions reached by targeted inputs and by random inputs at the same
+number of executions (with random's expected share 1-(1-p)^executions),
+the reach on rare functions (base rate < 0.05), the median share of
+requested inputs verified, mean sizes, and whether arbor beats its
+baselines there.
+
+Budgets: 1000 training and 1000 test inputs, 10 inputs asked for per
+function with at most 100 executions each, base rates from 1000 random
+inputs; --quick: 300, 300, 5 inputs, 30 executions, 300.
+suite.csv, suite.json and each subject's work folder go to --out (a
+temporary folder if unset; suite.csv and suite.json are rewritten after
+every subject, so an interrupted run keeps what it finished). A subject
+that fails gets a row with its error and the suite goes on.`,
+		Example: "  arbor eval suite --quick\n  arbor eval suite --out results/suite --subjects json,yaml,css",
+		Args:    exactArgs(0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			for _, s := range subjects {
+				if _, err := eval.LoadSubject(s); err != nil {
+					return usageError{err}
+				}
+			}
+			dir := out
+			if dir == "" {
+				tmp, err := os.MkdirTemp("", "arbor-suite-")
+				if err != nil {
+					return err
+				}
+				defer os.RemoveAll(tmp)
+				dir = tmp
+			}
+			progress, finish := allProgress(cmd.ErrOrStderr())
+			res, err := eval.Suite(contextOf(cmd), eval.SuiteConfig{Subjects: subjects, Quick: quick, Seed: seed, Out: dir,
+				CacheDir: coverage.DefaultCacheDir(), Progress: progress})
+			finish()
+			if err != nil {
+				if out != "" {
+					return fmt.Errorf("%w (the finished subjects are in %s)", err, filepath.Join(out, "suite.csv"))
+				}
+				return err
+			}
+			w := cmd.OutOrStdout()
+			if asJSON {
+				return json.NewEncoder(w).Encode(res)
+			}
+			return printSuite(w, res)
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "folder for suite.csv, suite.json and work files")
+	cmd.Flags().StringSliceVar(&subjects, "subjects", nil, "bundled subjects to run (default: all)")
+	cmd.Flags().BoolVar(&quick, "quick", false, "small budgets")
+	cmd.Flags().Uint64Var(&seed, "seed", 1, "random `seed`")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+// printSuite prints the suite's table and names the subjects where arbor
+// does not beat its baselines.
+func printSuite(w io.Writer, res *eval.SuiteResult) error {
+	b := res.Budgets
+	fmt.Fprintf(w, "generalization suite: %d subjects; %d training / %d test inputs; %d inputs asked for per function, at most %d executions; base rates from %d random inputs; seed %d\n",
+		len(res.Rows), b.Train, b.Test, b.Inputs, b.Budget, b.BaseInputs, res.Seed)
+	var rows [][]string
+	var noPred, noMid, noTarget, failed []string
+	for _, r := range res.Rows {
+		if r.E3 == nil {
+			rows = append(rows, []string{r.Subject, "error: " + r.Error})
+			failed = append(failed, r.Subject)
+			continue
+		}
+		e, mr := r.E3, r.E3.MidRate
+		row := []string{r.Subject, strconv.Itoa(e.FunctionsTrainable), strconv.Itoa(e.DistinctLabels),
+			fmt.Sprintf("%.2f/%.2f/%.2f", e.Accuracy, e.Precision, e.Recall), fmt.Sprintf("%.2f", e.Baseline), fmt.Sprintf("%.2f", e.Balanced),
+			fmt.Sprintf("%d: %.2f/%.2f", mr.Functions, mr.Precision, mr.Recall), fmt.Sprintf("%.2f vs %.2f", mr.Accuracy, mr.Baseline)}
+		if t := r.E4; t != nil {
+			row = append(row, fmt.Sprintf("%.2f vs %.2f (%.2f)", t.Absolute.Targeted, t.Absolute.Random, t.ExpectedRandom),
+				fmt.Sprintf("%d: %.2f vs %.2f", t.Rare.Functions, t.Rare.Targeted, t.Rare.Random),
+				fmt.Sprintf("%.2f", t.HitRate), fmt.Sprintf("%.0f vs %.0f", t.Size.Targeted, t.Size.Random), fmt.Sprintf("%.1f", t.ExecutionsPerInput))
+		} else {
+			row = append(row, "error: "+r.Error, "", "", "", "")
+		}
+		pred, target := r.Beats()
+		switch {
+		case mr.Functions == 0:
+			noMid = append(noMid, r.Subject)
+		case !pred:
+			noPred = append(noPred, r.Subject)
+		}
+		if !target && r.E4 != nil {
+			noTarget = append(noTarget, r.Subject)
+		}
+		rows = append(rows, row)
+	}
+	if err := renderTable(w, []string{"subject", "trainable", "label vectors", "acc/prec/rec", "baseline", "balanced", "mid-rate n: prec/rec", "mid-rate acc vs baseline",
+		"reach targeted vs random (expected)", "rare n: targeted vs random", "hit rate", "size targeted vs random", "executions per input"}, rows); err != nil {
+		return err
+	}
+	list := func(s []string) string {
+		if len(s) == 0 {
+			return "none"
+		}
+		return strings.Join(s, ", ")
+	}
+	fmt.Fprintf(w, "prediction does not beat the majority class on mid-rate functions: %s\n", list(noPred))
+	if len(noMid) > 0 {
+		fmt.Fprintf(w, "no mid-rate function (nothing a base rate does not already predict): %s\n", list(noMid))
+	}
+	fmt.Fprintf(w, "targeting reaches fewer functions than random is expected to at the same executions: %s\n", list(noTarget))
+	if len(failed) > 0 {
+		fmt.Fprintf(w, "failed: %s\n", list(failed))
+	}
+	return nil
+}

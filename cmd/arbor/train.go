@@ -1,0 +1,294 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/arbor-fuzz/arbor/corpus"
+	"github.com/arbor-fuzz/arbor/coverage"
+	"github.com/arbor-fuzz/arbor/datasets"
+	"github.com/arbor-fuzz/arbor/eval"
+	"github.com/arbor-fuzz/arbor/features"
+	"github.com/arbor-fuzz/arbor/learn"
+)
+
+func learnFlags(cmd *cobra.Command, o *learn.Options) {
+	cmd.Flags().IntVar(&o.MaxDepth, "tree-depth", 5, "depth of each decision tree")
+	// --max-depth was this flag's name, but it means the depth of
+	// generated inputs in generate, target and rlcheck: one name, one
+	// meaning. The old name still works here, with a warning.
+	cmd.Flags().IntVar(&o.MaxDepth, "max-depth", 5, "")
+	renamedFlag(cmd, "max-depth", "tree-depth", "--max-depth is the depth of generated inputs")
+	cmd.Flags().IntVar(&o.MinSamplesLeaf, "min-samples-leaf", 1, "fewest training rows in a leaf")
+	cmd.Flags().Float64Var(&o.MinImpurityDec, "min-impurity-decrease", 0, "smallest weighted gini decrease a split must bring")
+}
+
+// checkLearnOptions reports learnFlags' values that cannot be used.
+func checkLearnOptions(o learn.Options) error {
+	switch {
+	case o.MaxDepth < 1 || o.MaxDepth > learn.MaxTreeDepth:
+		// A model with deeper trees would not load.
+		return usageError{fmt.Errorf("--tree-depth must be from 1 to %d, not %d", learn.MaxTreeDepth, o.MaxDepth)}
+	case o.MinSamplesLeaf < 1:
+		return usageError{fmt.Errorf("--min-samples-leaf must be at least 1, not %d", o.MinSamplesLeaf)}
+	case o.MinImpurityDec < 0:
+		return usageError{fmt.Errorf("--min-impurity-decrease must not be negative, not %v", o.MinImpurityDec)}
+	}
+	return nil
+}
+
+// featuresFlag registers --features, which means the same wherever a
+// model is trained.
+func featuresFlag(cmd *cobra.Command, s *string) {
+	cmd.Flags().StringVar(s, "features", learn.DefaultFeatures.String(),
+		"feature `KINDS` to learn from, comma-separated: kpath, sibling, value, class, length, count, number, or all (kpath is always in)")
+}
+
+func parseFeatures(s string) (features.Kinds, error) {
+	k, err := features.ParseKinds(s)
+	if err != nil {
+		return 0, usageError{fmt.Errorf("--features: %w", err)}
+	}
+	return k, nil
+}
+
+func newTrainCmd() *cobra.Command {
+	var grammarArg, inputs, covPath, out, kinds string
+	var maxK int
+	var seed uint64
+	var noBalance bool
+	var folds int
+	var curve []int
+	var opts learn.Options
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "train --grammar G --inputs DIR --coverage cov.jsonl --out model.json",
+		Short: "Learn one decision tree per function from recorded coverage",
+		Long: `train reads the inputs below --inputs (matched to the coverage file's
+records by sha256), parses them, describes each by its features and fits
+one decision tree per trainable function (covered by some but not all
+inputs): CART on bitsets, gini impurity, rows of each function balanced by
+seeded subsampling unless --no-balance, functions in parallel. Inputs that
+panicked or timed out are left out (their coverage is cut short).
+
+Features (--features, comma-separated; every one is present or absent in
+an input):
+  kpath    k-paths for k = 1..--max-k: chains of symbols down the tree
+  sibling  two symbols adjacent under one parent; a symbol first or last
+  value    a regex terminal's exact text (its most frequent texts in the
+           corpus, each seen at least twice)
+  class    a regex terminal's text has a digit, letter, space, non-ASCII
+           or a given punctuation character (anywhere, first, last)
+  length   a symbol's longest text reaches a threshold (corpus quantiles)
+  count    a symbol occurs at least a threshold number of times
+  number   a symbol's text, read as a number, reaches a threshold
+  all      all of them
+
+--cv scores every function's learning on held-out inputs against always
+guessing the majority class; 'arbor explain' marks the trees that do not
+beat it. The score is of FOLDS trees refitted without one fold each, not
+of the tree the model keeps, whose training accuracy is over all the
+training inputs; with balancing (the default) each tree is fitted on its
+own seeded sample of the majority class, so a kept tree from an unlucky
+sample can score below its refits (docs/targeting.md).
+--curve prints the cross-validated learning curve at the given training
+sizes, to see whether more inputs would help.
+
+The model (JSON; gzipped if --out ends in .gz) carries the grammar, the
+feature vocabulary with readable descriptions, the trees and training
+statistics.`,
+		Example: "  arbor train --grammar json --inputs corpus/ --coverage cov.jsonl --out json.model.gz",
+		Args:    exactArgs(0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := missingFlags(map[string]string{"--grammar": grammarArg, "--inputs": inputs, "--coverage": covPath}); err != nil {
+				return err
+			}
+			if err := checkK("--max-k", maxK); err != nil {
+				return err
+			}
+			if err := checkLearnOptions(opts); err != nil {
+				return err
+			}
+			fk, err := parseFeatures(kinds)
+			if err != nil {
+				return err
+			}
+			for _, n := range curve {
+				if n < 1 {
+					return usageError{fmt.Errorf("--curve: training sizes must be at least 1, not %d", n)}
+				}
+			}
+			g, err := datasets.LoadGrammar(grammarArg)
+			if err != nil {
+				return err
+			}
+			cov, err := coverage.ReadFile(covPath)
+			if err != nil {
+				return err
+			}
+			data, err := readCorpus(inputs)
+			if err != nil {
+				return err
+			}
+			start := time.Now()
+			d, err := learn.NewDatasetContext(contextOf(cmd), g, features.Options{MaxK: maxK, Kinds: fk}, cov, data)
+			if err != nil {
+				return err // interrupted: a model of the rows read so far would mislead
+			}
+			if d.Rows == 0 {
+				return fmt.Errorf("no training rows: none of the %d records matches a parsable input below %s", len(cov.Records), inputs)
+			}
+			// A wrong grammar parses a few inputs by chance: learning from
+			// those alone would say nothing true of the corpus.
+			if bad := d.Skipped["does not parse"]; bad > d.Rows {
+				return fmt.Errorf("%d of the %d recorded inputs do not parse with grammar %s: is it the grammar the inputs were written in? ('arbor parse %s FILE' shows where one fails)",
+					bad, bad+d.Rows, grammarArg, grammarArg)
+			}
+			topts := learn.TrainOptions{Options: opts, Seed: seed, NoBalance: noBalance}
+			m, err := learn.TrainModel(contextOf(cmd), g, d, learn.ModelConfig{Subject: cov.Subject, GrammarName: eval.GrammarName(grammarArg),
+				Train: topts, Target: cov.Target})
+			if err != nil {
+				return err
+			}
+			fns := m.Functions
+			if folds > 0 && len(fns) > 0 {
+				// The scores go into the model's own trees.
+				if err := learn.ScoreCV(contextOf(cmd), d, fns, topts, folds); err != nil {
+					return err
+				}
+			}
+			if len(fns) == 0 {
+				return fmt.Errorf("no trainable function: of the %d functions in %s, %d ran on every input and the rest on none; "+
+					"record more packages (--coverpkg) or more varied inputs", len(cov.Functions), covPath, len(m.Stats.AlwaysCovered))
+			}
+			if err := m.Save(out); err != nil {
+				return err
+			}
+			res := trainResult{Model: out, Subject: m.Subject, Grammar: m.Grammar.Name, Inputs: d.Rows, Features: d.Vocab.Len(),
+				Seconds: time.Since(start).Seconds(), Observed: m.Stats.Observed, Trainable: m.Stats.Trainable,
+				AlwaysCovered: len(m.Stats.AlwaysCovered), LeftOut: d.Skipped, CappedTerminals: d.Vocab.CappedTerminals()}
+			if folds > 0 {
+				res.Folds = folds
+				for _, fn := range fns {
+					if !fn.CV.Beats() {
+						res.Untrusted = append(res.Untrusted, untrustedTree{fn.Name, fn.CV.Accuracy, fn.CV.Baseline})
+					}
+				}
+			}
+			if len(curve) > 0 {
+				points, err := learn.Curve(contextOf(cmd), d, topts, max(folds, 2), slices.Sorted(slices.Values(curve)))
+				if err != nil {
+					return err
+				}
+				res.CurveFolds, res.Curve = max(folds, 2), points
+			}
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), res)
+			}
+			return res.print(cmd.OutOrStdout(), len(fns))
+		},
+	}
+	cmd.Flags().StringVar(&grammarArg, "grammar", "", "grammar of the inputs")
+	cmd.Flags().StringVar(&inputs, "inputs", "", "folder of the recorded inputs")
+	cmd.Flags().StringVar(&covPath, "coverage", "", "coverage file from 'arbor record'")
+	cmd.Flags().StringVar(&out, "out", "model.json", "model file to write")
+	cmd.Flags().IntVar(&maxK, "max-k", 4, "k-paths for k = 1..`K` are the features")
+	cmd.Flags().Uint64Var(&seed, "seed", 1, "seed of the class balancing")
+	cmd.Flags().BoolVar(&noBalance, "no-balance", false, "fit each tree on all rows instead of balancing the classes")
+	cmd.Flags().IntVar(&folds, "cv", 5, "score every tree by `FOLDS`-fold cross-validation against the majority class (0: skip)")
+	cmd.Flags().IntSliceVar(&curve, "curve", nil, "print the cross-validated learning curve at these training `SIZES` (e.g. 250,500,1000,2000)")
+	featuresFlag(cmd, &kinds)
+	learnFlags(cmd, &opts)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print what was trained as JSON (docs/json.md)")
+	return cmd
+}
+
+// readCorpus reads every input below dir (corpus.Read), by sha256.
+func readCorpus(dir string) (map[string][]byte, error) {
+	files, err := corpus.List(dir)
+	if err != nil {
+		return nil, err
+	}
+	data, err := corpus.ReadAll(files)
+	if err != nil {
+		return nil, fmt.Errorf("input: %w", err)
+	}
+	return data, nil
+}
+
+// printCurve prints the learning curve of the training corpus.
+// trainResult is what train did, as --json prints it.
+type trainResult struct {
+	Model           string             `json:"model"`
+	Subject         string             `json:"subject"`
+	Grammar         string             `json:"grammar"`
+	Inputs          int                `json:"inputs"`   // training rows
+	Features        int                `json:"features"` // columns offered to the learner
+	Seconds         float64            `json:"seconds"`
+	Observed        int                `json:"functions_observed"`       // in the coverage file
+	Trainable       int                `json:"functions_trainable"`      // covered by some inputs, not all: one tree each
+	AlwaysCovered   int                `json:"functions_always_covered"` // covered by every input: no tree
+	LeftOut         map[string]int     `json:"left_out,omitempty"`       // inputs not trained on, by reason
+	CappedTerminals int                `json:"capped_terminals,omitempty"`
+	Folds           int                `json:"cv_folds,omitempty"`
+	Untrusted       []untrustedTree    `json:"untrusted,omitempty"` // trees that do not beat the majority class held out
+	CurveFolds      int                `json:"curve_folds,omitempty"`
+	Curve           []learn.CurvePoint `json:"curve,omitempty"`
+}
+
+type untrustedTree struct {
+	Function string  `json:"function"`
+	Accuracy float64 `json:"cv_accuracy"`
+	Majority float64 `json:"cv_majority"`
+}
+
+func (r *trainResult) print(w io.Writer, trees int) error {
+	fmt.Fprintf(w, "%s: %d functions trained in %v on %d inputs (%d features)\n", r.Model, trees, time.Duration(r.Seconds*float64(time.Second)).Round(time.Millisecond), r.Inputs, r.Features)
+	fmt.Fprintf(w, "functions: %d observed, %d trainable, %d always covered\n", r.Observed, r.Trainable, r.AlwaysCovered)
+	if len(r.LeftOut) > 0 {
+		fmt.Fprintf(w, "left out: %s\n", countsText(r.LeftOut, "input"))
+	}
+	if r.CappedTerminals > 0 {
+		fmt.Fprintf(w, "value features: %d terminals have more than %d frequent texts; each keeps its %d most frequent\n",
+			r.CappedTerminals, features.DefaultMaxValues, features.DefaultMaxValues)
+	}
+	if r.Folds > 0 {
+		fmt.Fprintf(w, "under %d-fold cross-validation, %d of %d trees predict better than always guessing the majority class\n",
+			r.Folds, trees-len(r.Untrusted), trees)
+		for i, u := range r.Untrusted {
+			if i == 10 {
+				fmt.Fprintf(w, "  ... and %d more ('arbor explain' marks them all)\n", len(r.Untrusted)-i)
+				break
+			}
+			fmt.Fprintf(w, "  not better: %s (%.3f vs %.3f)\n", u.Function, u.Accuracy, u.Majority)
+		}
+	}
+	if len(r.Curve) == 0 {
+		return nil
+	}
+	points := r.Curve
+	fmt.Fprintf(w, "\nlearning curve (%d-fold cross-validation; means over mid-rate functions, base rate in [%.2f, %.2f]):\n", r.CurveFolds, learn.MidRateLow, learn.MidRateHigh)
+	var rows [][]string
+	for _, p := range points {
+		rows = append(rows, []string{strconv.Itoa(p.Train), strconv.Itoa(p.Functions), fmt.Sprintf("%.3f / %.3f", p.Accuracy, p.Baseline),
+			fmt.Sprintf("%.3f", p.Precision), fmt.Sprintf("%.3f", p.Recall), fmt.Sprintf("%.3f", p.Balanced), fmt.Sprintf("%.1f", p.Seconds)})
+	}
+	if err := renderTable(w, []string{"training inputs", "mid-rate functions", "accuracy / majority", "precision", "recall", "balanced", "seconds"}, rows); err != nil {
+		return err
+	}
+	if n := len(points); n >= 2 {
+		gain := points[n-1].Balanced - points[n-2].Balanced
+		switch {
+		case gain > 0.005:
+			fmt.Fprintf(w, "still rising (%+.3f balanced accuracy from %d to %d inputs): more inputs would likely help\n", gain, points[n-2].Train, points[n-1].Train)
+		default:
+			fmt.Fprintf(w, "flat (%+.3f balanced accuracy from %d to %d inputs): more inputs of this kind are unlikely to help\n", gain, points[n-2].Train, points[n-1].Train)
+		}
+	}
+	return nil
+}
