@@ -178,7 +178,7 @@ func nativeSubjects() []Subject {
 }
 
 // Program is the subject's program as named, for telling whether a
-// target is this subject's (eval.SameProgram): a Go subject's import path
+// target is this subject's (subject.SameProgram): a Go subject's import path
 // and function, without the folder the subjects module is written to;
 // another language's harness with its paths' placeholders as they are.
 // Nothing is written or fetched, and it is not meant to be run.

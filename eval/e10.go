@@ -7,12 +7,13 @@ import (
 	"time"
 
 	"github.com/arbor-fuzz/arbor/fuzz"
+	"github.com/arbor-fuzz/arbor/subject"
 	"github.com/arbor-fuzz/arbor/synth"
 )
 
 // E10Config configures E10.
 type E10Config struct {
-	Subjects []SubjectSetup
+	Subjects []subject.Setup
 	// Trials of the bandit generator that makes the candidate seeds, and
 	// Seeds, how many of them a filter keeps (0 means 2,000 and 20).
 	Trials, Seeds int
@@ -89,12 +90,12 @@ func E10(ctx context.Context, cfg E10Config) (*E10Result, error) {
 		cfg.Reps = 10
 	}
 	fuzzDefaults(&cfg.Timeout, &cfg.MaxDepth)
-	subjects, err := eachSubject(ctx, cfg.Subjects, func(s SubjectSetup) (E10Subject, error) { return e10Subject(ctx, cfg, s) },
+	subjects, err := eachSubject(ctx, cfg.Subjects, func(s subject.Setup) (E10Subject, error) { return e10Subject(ctx, cfg, s) },
 		func(name string, err error) E10Subject { return E10Subject{Subject: name, Error: err.Error()} })
 	return &E10Result{Trials: cfg.Trials, Seeds: cfg.Seeds, Execs: cfg.Execs, Reps: cfg.Reps, Subjects: subjects}, err
 }
 
-func e10Subject(ctx context.Context, cfg E10Config, s SubjectSetup) (E10Subject, error) {
+func e10Subject(ctx context.Context, cfg E10Config, s subject.Setup) (E10Subject, error) {
 	sess, err := openFuzzSession(ctx, s, cfg.CacheDir)
 	if err != nil {
 		return E10Subject{}, err

@@ -9,6 +9,7 @@ import (
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/eval"
 	"github.com/arbor-fuzz/arbor/fuzz"
+	"github.com/arbor-fuzz/arbor/subject"
 )
 
 // TestE10 checks E10's bookkeeping on the csv subject: a run per filter
@@ -18,7 +19,7 @@ func TestE10(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a subject")
 	}
-	res, err := eval.E10(context.Background(), eval.E10Config{Subjects: []eval.SubjectSetup{setup(t, "csv")}, Trials: 200, Seeds: 5,
+	res, err := eval.E10(context.Background(), eval.E10Config{Subjects: []subject.Setup{setup(t, "csv")}, Trials: 200, Seeds: 5,
 		Execs: 1500, Reps: 2, Seed: 1, CacheDir: coverage.DefaultCacheDir()})
 	if err != nil {
 		t.Fatal(err)

@@ -12,11 +12,12 @@ import (
 
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/eval"
+	"github.com/arbor-fuzz/arbor/subject"
 )
 
-func setup(t *testing.T, name string) eval.SubjectSetup {
+func setup(t *testing.T, name string) subject.Setup {
 	t.Helper()
-	s, err := eval.LoadSubject(name)
+	s, err := subject.Load(name)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,9 +48,9 @@ type TargetConfig struct {
 	BaseInputs int
 }
 
-// RareLimit is the random base rate under which a function is rare: the
-// functions a user needs targeting for.
-const RareLimit = 0.05
+// RareLimit is the random base rate under which a function is rare
+// (learn.RareRate): the functions a user needs targeting for.
+const RareLimit = learn.RareRate
 
 // Pair holds a measure for targeted and for grammar-random inputs.
 type Pair struct {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/fuzz"
+	"github.com/arbor-fuzz/arbor/subject"
 	"github.com/arbor-fuzz/arbor/synth"
 )
 
@@ -44,7 +45,7 @@ var E7QuickMethods = []string{E7Random, E7RL, E7Zest, E7ZestFresh}
 
 // E7Config configures E7.
 type E7Config struct {
-	Subjects []SubjectSetup
+	Subjects []subject.Setup
 	Time     time.Duration // per run (0 means 30 seconds)
 	Reps     int           // runs per method and subject (0 means 10)
 	Seed     uint64
@@ -181,7 +182,7 @@ func E7(ctx context.Context, cfg E7Config) (*E7Result, error) {
 	}
 	cfg.Methods = methods
 	fuzzDefaults(&cfg.Timeout, &cfg.MaxDepth)
-	subjects, err := eachSubject(ctx, cfg.Subjects, func(s SubjectSetup) (E7Subject, error) { return e7Subject(ctx, cfg, s) },
+	subjects, err := eachSubject(ctx, cfg.Subjects, func(s subject.Setup) (E7Subject, error) { return e7Subject(ctx, cfg, s) },
 		func(name string, err error) E7Subject { return E7Subject{Subject: name, Error: err.Error()} })
 	res := &E7Result{Seconds: cfg.Time.Seconds(), Reps: cfg.Reps, Methods: methods, Subjects: subjects}
 	if slices.Contains(methods, E7ZestFresh) {
@@ -190,7 +191,7 @@ func E7(ctx context.Context, cfg E7Config) (*E7Result, error) {
 	return res, err
 }
 
-func e7Subject(ctx context.Context, cfg E7Config, s SubjectSetup) (E7Subject, error) {
+func e7Subject(ctx context.Context, cfg E7Config, s subject.Setup) (E7Subject, error) {
 	sess, err := openFuzzSession(ctx, s, cfg.CacheDir)
 	if err != nil {
 		return E7Subject{}, err
@@ -291,7 +292,7 @@ func (c *coverageCurve) run() E7Run {
 
 // e7Generate runs grammar-random generation or, with rl, the bandit
 // generator rewarded by the subject's validity, for cfg.Time.
-func e7Generate(ctx context.Context, cfg E7Config, s SubjectSetup, sess *fuzzSession, seed uint64, rl bool) (E7Run, error) {
+func e7Generate(ctx context.Context, cfg E7Config, s subject.Setup, sess *fuzzSession, seed uint64, rl bool) (E7Run, error) {
 	var guide *synth.Guide
 	if rl {
 		guide = synth.NewImprovedGuide(seed)
@@ -307,7 +308,7 @@ func e7Generate(ctx context.Context, cfg E7Config, s SubjectSetup, sess *fuzzSes
 
 // e7Zest fuzzes for cfg.Time with Zest's domains, over the unit E7
 // measures, giving a share fresh of executions to fresh random inputs.
-func e7Zest(ctx context.Context, cfg E7Config, s SubjectSetup, sess *fuzzSession, seed uint64, fresh float64) (E7Run, error) {
+func e7Zest(ctx context.Context, cfg E7Config, s subject.Setup, sess *fuzzSession, seed uint64, fresh float64) (E7Run, error) {
 	c := newCoverageCurve(sess)
 	runner := &observingRunner{SessionRunner: synth.SessionRunner{Session: sess.Session, Timeout: cfg.Timeout}, observe: c.observe}
 	_, err := fuzz.Fuzz(ctx, s.Grammar, runner, fuzz.Options{Seed: seed, Time: cfg.Time, Domains: sess.zestDomains(), Bounds: fuzz.Bounds{MaxDepth: cfg.MaxDepth},

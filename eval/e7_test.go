@@ -13,6 +13,7 @@ import (
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/eval"
 	"github.com/arbor-fuzz/arbor/internal/testenv"
+	"github.com/arbor-fuzz/arbor/subject"
 )
 
 // TestE7 checks E7's bookkeeping on the csv subject: four methods (all
@@ -24,7 +25,7 @@ func TestE7(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a subject")
 	}
-	cfg := eval.E7Config{Subjects: []eval.SubjectSetup{setup(t, "csv")}, Time: 300 * time.Millisecond, Reps: 3, Seed: 1,
+	cfg := eval.E7Config{Subjects: []subject.Setup{setup(t, "csv")}, Time: 300 * time.Millisecond, Reps: 3, Seed: 1,
 		Methods: []string{eval.E7Random, eval.E7RL, eval.E7Zest, eval.E7ZestFresh}, CacheDir: coverage.DefaultCacheDir()}
 	start := time.Now()
 	res, err := eval.E7(context.Background(), cfg)
@@ -88,7 +89,7 @@ func TestE7BadSubject(t *testing.T) {
 	bad := setup(t, "csv")
 	bad.Name = "broken"
 	bad.Target.ImportPath, bad.Target.Func = "example.com/nowhere", "Run"
-	res, err := eval.E7(context.Background(), eval.E7Config{Subjects: []eval.SubjectSetup{bad, setup(t, "csv")},
+	res, err := eval.E7(context.Background(), eval.E7Config{Subjects: []subject.Setup{bad, setup(t, "csv")},
 		Time: 100 * time.Millisecond, Reps: 1, Methods: []string{eval.E7Random, eval.E7RL, eval.E7Zest}, CacheDir: coverage.DefaultCacheDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -130,7 +131,7 @@ func TestE7Methods(t *testing.T) {
 		t.Skip("runs a subject")
 	}
 	ctx := context.Background()
-	cfg := eval.E7Config{Subjects: []eval.SubjectSetup{setup(t, "csv")}, Time: 100 * time.Millisecond, Reps: 2, Seed: 1,
+	cfg := eval.E7Config{Subjects: []subject.Setup{setup(t, "csv")}, Time: 100 * time.Millisecond, Reps: 2, Seed: 1,
 		Methods: []string{eval.E7RL, eval.E7Random, eval.E7RL}, CacheDir: coverage.DefaultCacheDir()}
 	res, err := eval.E7(ctx, cfg)
 	if err != nil {
@@ -182,7 +183,7 @@ func TestE7GoFuzz(t *testing.T) {
 		t.Skip("builds a fuzz test and runs go test -fuzz")
 	}
 	testenv.NeedTool(t, "go", "Go 1.24 or newer, https://go.dev/doc/install")
-	cfg := eval.E7Config{Subjects: []eval.SubjectSetup{setup(t, "csv")}, Time: 1500 * time.Millisecond, Reps: 1, Seed: 1,
+	cfg := eval.E7Config{Subjects: []subject.Setup{setup(t, "csv")}, Time: 1500 * time.Millisecond, Reps: 1, Seed: 1,
 		Methods: []string{eval.E7GoFuzz}, CacheDir: coverage.DefaultCacheDir()}
 	res, err := eval.E7(context.Background(), cfg)
 	if err != nil {

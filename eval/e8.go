@@ -8,6 +8,7 @@ import (
 
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/fuzz"
+	"github.com/arbor-fuzz/arbor/subject"
 	"github.com/arbor-fuzz/arbor/synth"
 )
 
@@ -20,7 +21,7 @@ const (
 
 // E8Config configures E8.
 type E8Config struct {
-	Subjects []SubjectSetup
+	Subjects []subject.Setup
 	Execs    int // per run (0 means 5,000)
 	Reps     int // runs per variant and subject (0 means 10)
 	// BaseInputs is the size of the random sample that gives each
@@ -90,12 +91,12 @@ func E8(ctx context.Context, cfg E8Config) (*E8Result, error) {
 		cfg.BaseInputs = 1000
 	}
 	fuzzDefaults(&cfg.Timeout, &cfg.MaxDepth)
-	subjects, err := eachSubject(ctx, cfg.Subjects, func(s SubjectSetup) (E8Subject, error) { return e8Subject(ctx, cfg, s) },
+	subjects, err := eachSubject(ctx, cfg.Subjects, func(s subject.Setup) (E8Subject, error) { return e8Subject(ctx, cfg, s) },
 		func(name string, err error) E8Subject { return E8Subject{Subject: name, Error: err.Error()} })
 	return &E8Result{Execs: cfg.Execs, Reps: cfg.Reps, BaseInputs: cfg.BaseInputs, Subjects: subjects}, err
 }
 
-func e8Subject(ctx context.Context, cfg E8Config, s SubjectSetup) (E8Subject, error) {
+func e8Subject(ctx context.Context, cfg E8Config, s subject.Setup) (E8Subject, error) {
 	sess, err := openFuzzSession(ctx, s, cfg.CacheDir)
 	if err != nil {
 		return E8Subject{}, err

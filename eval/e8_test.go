@@ -8,6 +8,7 @@ import (
 
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/eval"
+	"github.com/arbor-fuzz/arbor/subject"
 )
 
 // TestE8 checks E8's bookkeeping on the csv subject: three variants run
@@ -17,7 +18,7 @@ func TestE8(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a subject")
 	}
-	res, err := eval.E8(context.Background(), eval.E8Config{Subjects: []eval.SubjectSetup{setup(t, "csv")}, Execs: 300, Reps: 3,
+	res, err := eval.E8(context.Background(), eval.E8Config{Subjects: []subject.Setup{setup(t, "csv")}, Execs: 300, Reps: 3,
 		BaseInputs: 200, Seed: 1, CacheDir: coverage.DefaultCacheDir()})
 	if err != nil {
 		t.Fatal(err)

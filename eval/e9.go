@@ -9,6 +9,7 @@ import (
 
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/fuzz"
+	"github.com/arbor-fuzz/arbor/subject"
 	"github.com/arbor-fuzz/arbor/synth"
 )
 
@@ -23,7 +24,7 @@ var e9Methods = []string{E9Zest, E9Top, E9Bonsai}
 
 // E9Config configures E9.
 type E9Config struct {
-	Subjects []SubjectSetup
+	Subjects []subject.Setup
 	Execs    int // per run, the lattice's whole budget (0 means 20,000)
 	Reps     int // 0 means 10
 	Seed     uint64
@@ -107,12 +108,12 @@ func E9(ctx context.Context, cfg E9Config) (*E9Result, error) {
 		cfg.Levels = fuzz.DefaultBonsaiLevels
 	}
 	fuzzDefaults(&cfg.Timeout, &cfg.MaxDepth)
-	subjects, err := eachSubject(ctx, cfg.Subjects, func(s SubjectSetup) (E9Subject, error) { return e9Subject(ctx, cfg, s) },
+	subjects, err := eachSubject(ctx, cfg.Subjects, func(s subject.Setup) (E9Subject, error) { return e9Subject(ctx, cfg, s) },
 		func(name string, err error) E9Subject { return E9Subject{Subject: name, Error: err.Error()} })
 	return &E9Result{Execs: cfg.Execs, Reps: cfg.Reps, Top: cfg.Top, Levels: cfg.Levels, Subjects: subjects}, err
 }
 
-func e9Subject(ctx context.Context, cfg E9Config, s SubjectSetup) (E9Subject, error) {
+func e9Subject(ctx context.Context, cfg E9Config, s subject.Setup) (E9Subject, error) {
 	sess, err := openFuzzSession(ctx, s, cfg.CacheDir)
 	if err != nil {
 		return E9Subject{}, err

@@ -9,6 +9,7 @@ import (
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/eval"
 	"github.com/arbor-fuzz/arbor/fuzz"
+	"github.com/arbor-fuzz/arbor/subject"
 )
 
 // TestE9 checks E9's bookkeeping on the csv subject: a run per method and
@@ -20,7 +21,7 @@ func TestE9(t *testing.T) {
 		t.Skip("runs a subject")
 	}
 	top := fuzz.Bounds{MaxDistinct: 2, MaxRepeat: 2, MaxDepth: 12}
-	res, err := eval.E9(context.Background(), eval.E9Config{Subjects: []eval.SubjectSetup{setup(t, "csv")}, Execs: 800, Reps: 2, Seed: 1,
+	res, err := eval.E9(context.Background(), eval.E9Config{Subjects: []subject.Setup{setup(t, "csv")}, Execs: 800, Reps: 2, Seed: 1,
 		Top: top, Levels: 2, CacheDir: coverage.DefaultCacheDir()})
 	if err != nil {
 		t.Fatal(err)

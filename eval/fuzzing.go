@@ -8,6 +8,7 @@ import (
 
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/fuzz"
+	"github.com/arbor-fuzz/arbor/subject"
 	"github.com/arbor-fuzz/arbor/synth"
 )
 
@@ -27,7 +28,7 @@ func fuzzDefaults(timeout *time.Duration, maxDepth *int) {
 // eachSubject runs one experiment's part on every subject. A subject the
 // part fails on gets failed's result and the others go on; a done
 // context stops them all.
-func eachSubject[T any](ctx context.Context, subjects []SubjectSetup, part func(SubjectSetup) (T, error), failed func(name string, err error) T) ([]T, error) {
+func eachSubject[T any](ctx context.Context, subjects []subject.Setup, part func(subject.Setup) (T, error), failed func(name string, err error) T) ([]T, error) {
 	var out []T
 	for _, s := range subjects {
 		v, err := part(s)
@@ -52,7 +53,7 @@ type fuzzSession struct {
 	units  int    // how many the subject has
 }
 
-func openFuzzSession(ctx context.Context, s SubjectSetup, cacheDir string) (*fuzzSession, error) {
+func openFuzzSession(ctx context.Context, s subject.Setup, cacheDir string) (*fuzzSession, error) {
 	sess, err := coverage.Open(ctx, s.Target, cacheDir, coverage.RunOptions{})
 	if err != nil {
 		return nil, err

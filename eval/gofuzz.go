@@ -20,6 +20,7 @@ import (
 	"github.com/arbor-fuzz/arbor/corpus"
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/grammar"
+	"github.com/arbor-fuzz/arbor/subject"
 	"github.com/arbor-fuzz/arbor/synth"
 )
 
@@ -111,7 +112,7 @@ func TestAgree(t *testing.T) {
 // buildGoFuzz builds the subject's fuzz test. It returns why the method
 // does not apply instead when the subject is no Go function, or the go
 // command or arbor's source is not at hand.
-func buildGoFuzz(ctx context.Context, cfg E7Config, s SubjectSetup) (_ *goFuzzTarget, skip string, _ error) {
+func buildGoFuzz(ctx context.Context, cfg E7Config, s subject.Setup) (_ *goFuzzTarget, skip string, _ error) {
 	t := s.Target
 	switch {
 	case t.Harness != nil:

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/arbor-fuzz/arbor/coverage"
+	"github.com/arbor-fuzz/arbor/subject"
 )
 
 // TestGoFuzzSkips: gofuzz applies to Go functions only, and needs arbor's
@@ -24,7 +25,7 @@ func TestGoFuzzSkips(t *testing.T) {
 		{"command", coverage.Target{Command: &coverage.CommandTarget{Argv: []string{"true"}}}, "", "a command"},
 		{"no source", coverage.Target{ImportPath: "example.com/p", Func: "Run"}, t.TempDir(), "arbor's source"},
 	} {
-		s, err := LoadSubject("csv")
+		s, err := subject.Load("csv")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/arbor-fuzz/arbor/datasets"
 	"github.com/arbor-fuzz/arbor/features"
 	"github.com/arbor-fuzz/arbor/learn"
+	"github.com/arbor-fuzz/arbor/subject"
 )
 
 // Learner is one way to learn a model: the feature kinds, how each
@@ -364,7 +365,7 @@ func LearnerSuite(ctx context.Context, cfg LearnerSuiteConfig) (*LearnerSuiteRes
 				cfg.Progress(Step{Done: i, Total: len(names), Text: name + ": " + text})
 			}
 		}
-		s, err := LoadSubject(name)
+		s, err := subject.Load(name)
 		if err == nil {
 			var rs []LearnerResult
 			rs, err = Learners(ctx, LearnersConfig{E3Config: E3Config{Subject: s.Name, GrammarName: s.GrammarName, Grammar: s.Grammar,

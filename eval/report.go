@@ -17,6 +17,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/arbor-fuzz/arbor/datasets"
+	"github.com/arbor-fuzz/arbor/subject"
 )
 
 func writeJSON(path string, v any) error {
@@ -202,10 +203,10 @@ func All(ctx context.Context, cfg AllConfig) (path string, err error) {
 		}
 		return strings.Join(l, " · ")
 	}
-	subjects := func(names ...string) ([]SubjectSetup, error) {
-		var out []SubjectSetup
+	subjects := func(names ...string) ([]subject.Setup, error) {
+		var out []subject.Setup
 		for _, n := range names {
-			s, err := LoadSubject(n)
+			s, err := subject.Load(n)
 			if err != nil {
 				return nil, err
 			}
@@ -408,13 +409,13 @@ func All(ctx context.Context, cfg AllConfig) (path string, err error) {
 // subject; the quick preset takes the first six Go subjects by name
 // (cron, css, csv, exprlang, fastjson, gjson: chosen by name, not by any
 // result).
-func fuzzingSubjects(quick bool) ([]SubjectSetup, error) {
-	var setups []SubjectSetup
+func fuzzingSubjects(quick bool) ([]subject.Setup, error) {
+	var setups []subject.Setup
 	for _, bs := range datasets.Subjects() {
 		if quick && (bs.Lang != "go" || len(setups) == 6) {
 			continue
 		}
-		s, err := LoadSubject(bs.Name)
+		s, err := subject.Load(bs.Name)
 		if err != nil {
 			return nil, err
 		}

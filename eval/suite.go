@@ -10,6 +10,7 @@ import (
 
 	"github.com/arbor-fuzz/arbor/datasets"
 	"github.com/arbor-fuzz/arbor/learn"
+	"github.com/arbor-fuzz/arbor/subject"
 	"github.com/arbor-fuzz/arbor/synth"
 )
 
@@ -98,7 +99,7 @@ func Suite(ctx context.Context, cfg SuiteConfig) (*SuiteResult, error) {
 }
 
 func suiteSubject(ctx context.Context, cfg SuiteConfig, b SuiteBudgets, row *SuiteRow, progress func(string)) error {
-	s, err := LoadSubject(row.Subject)
+	s, err := subject.Load(row.Subject)
 	if err != nil {
 		return err
 	}

@@ -507,6 +507,11 @@ func (m *Model) Function(name string) (*FunctionModel, error) {
 	return nil, fmt.Errorf("the model has no function %q (it has %d; 'arbor explain --model M' lists them)", name, len(m.Functions))
 }
 
+// RareRate is the base rate (the share of random inputs that run a
+// function) under which a function is rare: the functions a user needs
+// targeting for (target --rare, the experiments' rare functions).
+const RareRate = 0.05
+
 // ModelConfig names a model and says how to train it.
 type ModelConfig struct {
 	// Subject is the program's name, as its coverage file has it, and

@@ -8,6 +8,7 @@ import (
 
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/eval"
+	"github.com/arbor-fuzz/arbor/subject"
 )
 
 func newE10Cmd() *cobra.Command {
@@ -31,7 +32,7 @@ executions it took when it did. --out DIR gets e10.json and e10.csv.`,
 		Example: "  arbor eval E10 --subjects json,url --reps 5",
 		Args:    exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runFuzzExperiment(cmd, &f, func(ctx context.Context, subjects []eval.SubjectSetup, progress func(string)) (*eval.E10Result, error) {
+			return runFuzzExperiment(cmd, &f, func(ctx context.Context, subjects []subject.Setup, progress func(string)) (*eval.E10Result, error) {
 				return eval.E10(ctx, eval.E10Config{Subjects: subjects, Trials: trials, Seeds: seeds, Execs: execs, Reps: f.reps, Seed: f.seed,
 					MaxDepth: f.maxDepth, Timeout: f.timeout, CacheDir: coverage.DefaultCacheDir(), Progress: progress})
 			}, eval.WriteE10, []string{"subject", "unit", "filter", "seeds cover", "seedless caught up", "executions to catch up"}, e10Table)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/eval"
+	"github.com/arbor-fuzz/arbor/subject"
 )
 
 func newE7Cmd() *cobra.Command {
@@ -64,7 +65,7 @@ over time). --json prints the result.`,
 			if fresh <= 0 || fresh >= 1 {
 				return usageError{fmt.Errorf("--fresh must be in (0, 1), not %v", fresh)}
 			}
-			return runFuzzExperiment(cmd, &f, func(ctx context.Context, subjects []eval.SubjectSetup, progress func(string)) (*eval.E7Result, error) {
+			return runFuzzExperiment(cmd, &f, func(ctx context.Context, subjects []subject.Setup, progress func(string)) (*eval.E7Result, error) {
 				return eval.E7(ctx, eval.E7Config{Subjects: subjects, Time: per, Reps: f.reps, Seed: f.seed, MaxDepth: f.maxDepth, Timeout: f.timeout,
 					Methods: methods, Fresh: fresh, CacheDir: coverage.DefaultCacheDir(), Progress: progress})
 			}, eval.WriteE7, []string{"subject", "units", "method", "executions", "covered", "valid covered", "p vs zest"}, e7Table)

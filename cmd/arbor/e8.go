@@ -8,6 +8,7 @@ import (
 
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/eval"
+	"github.com/arbor-fuzz/arbor/subject"
 )
 
 func newE8Cmd() *cobra.Command {
@@ -31,7 +32,7 @@ Mann–Whitney U tests of the first and last against zest.
 		Example: "  arbor eval E8 --subjects json,xml --execs 5000 --reps 5",
 		Args:    exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runFuzzExperiment(cmd, &f, func(ctx context.Context, subjects []eval.SubjectSetup, progress func(string)) (*eval.E8Result, error) {
+			return runFuzzExperiment(cmd, &f, func(ctx context.Context, subjects []subject.Setup, progress func(string)) (*eval.E8Result, error) {
 				return eval.E8(ctx, eval.E8Config{Subjects: subjects, Execs: execs, Reps: f.reps, BaseInputs: base, Seed: f.seed, MaxDepth: f.maxDepth,
 					Timeout: f.timeout, CacheDir: coverage.DefaultCacheDir(), Progress: progress})
 			}, eval.WriteE8, []string{"subject", "rare functions", "variant", "rare reached", "p", "functions", "most calls", "p"}, e8Table)

@@ -9,6 +9,7 @@ import (
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/eval"
 	"github.com/arbor-fuzz/arbor/fuzz"
+	"github.com/arbor-fuzz/arbor/subject"
 )
 
 func newE9Cmd() *cobra.Command {
@@ -39,7 +40,7 @@ DIR gets e9.json and e9.csv.`,
 		Example: "  arbor eval E9 --subjects csv,fastjson --reps 5 --execs 10000",
 		Args:    exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runFuzzExperiment(cmd, &f, func(ctx context.Context, subjects []eval.SubjectSetup, progress func(string)) (*eval.E9Result, error) {
+			return runFuzzExperiment(cmd, &f, func(ctx context.Context, subjects []subject.Setup, progress func(string)) (*eval.E9Result, error) {
 				return eval.E9(ctx, eval.E9Config{Subjects: subjects, Execs: execs, Reps: f.reps, Seed: f.seed, MaxDepth: f.maxDepth,
 					Top: top, Levels: levels, Timeout: f.timeout, CacheDir: coverage.DefaultCacheDir(), Progress: progress})
 			}, eval.WriteE9, []string{"subject", "method", "corpus covers", "p", "valid", "files", "bytes", "p", "largest", "bytes/unit"}, e9Table)

@@ -15,6 +15,7 @@ import (
 	"github.com/arbor-fuzz/arbor/datasets"
 	"github.com/arbor-fuzz/arbor/eval"
 	"github.com/arbor-fuzz/arbor/learn"
+	"github.com/arbor-fuzz/arbor/subject"
 	"github.com/arbor-fuzz/arbor/synth"
 )
 
@@ -60,17 +61,17 @@ func (f *experimentFlags) register(cmd *cobra.Command, train int) {
 // subject flags name, which must be the model's, or with --trust-model
 // the model's own (modelProgram); with the model's grammar unless
 // --grammar gives one.
-func (f *experimentFlags) modelSubject(cmd *cobra.Command, p *learn.Predictor) (eval.SubjectSetup, error) {
+func (f *experimentFlags) modelSubject(cmd *cobra.Command, p *learn.Predictor) (subject.Setup, error) {
 	t, name, err := modelProgram(cmd, p.Model, &f.subjectFlags, f.trust, "")
 	if err != nil {
-		return eval.SubjectSetup{}, err
+		return subject.Setup{}, err
 	}
-	s := eval.SubjectSetup{Name: name, GrammarName: p.Model.Grammar.Name, Grammar: p.Graph, Target: t}
+	s := subject.Setup{Name: name, GrammarName: p.Model.Grammar.Name, Grammar: p.Graph, Target: t}
 	if f.grammar != "" {
 		if s.Grammar, err = datasets.LoadGrammar(f.grammar); err != nil {
-			return eval.SubjectSetup{}, err
+			return subject.Setup{}, err
 		}
-		s.GrammarName = eval.GrammarName(f.grammar)
+		s.GrammarName = subject.GrammarName(f.grammar)
 	}
 	return s, nil
 }
@@ -103,7 +104,7 @@ func (f *experimentFlags) config(cmd *cobra.Command) (eval.E3Config, func(), err
 	if f.trust && f.model == "" {
 		return eval.E3Config{}, nothing, usageError{errors.New("--trust-model goes with --model")}
 	}
-	var s eval.SubjectSetup
+	var s subject.Setup
 	f.loaded = nil
 	if f.model != "" {
 		var p *learn.Predictor

@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/arbor-fuzz/arbor/datasets"
-	"github.com/arbor-fuzz/arbor/eval"
+	"github.com/arbor-fuzz/arbor/subject"
 	"github.com/arbor-fuzz/arbor/synth"
 )
 
@@ -38,16 +38,16 @@ func (f *fuzzExperiment) register(fl *pflag.FlagSet, repsUsage string) {
 }
 
 // setups resolves --subjects, every bundled subject by default.
-func (f *fuzzExperiment) setups() ([]eval.SubjectSetup, error) {
+func (f *fuzzExperiment) setups() ([]subject.Setup, error) {
 	names := f.subjects
 	if len(names) == 0 {
 		for _, s := range datasets.Subjects() {
 			names = append(names, s.Name)
 		}
 	}
-	var setups []eval.SubjectSetup
+	var setups []subject.Setup
 	for _, name := range names {
-		s, err := eval.LoadSubject(name)
+		s, err := subject.Load(name)
 		if err != nil {
 			return nil, usageError{err}
 		}
@@ -60,7 +60,7 @@ func (f *fuzzExperiment) setups() ([]eval.SubjectSetup, error) {
 // a terminal, writes its files to --out and prints it: as JSON with
 // --json, else as a table.
 func runFuzzExperiment[R any](cmd *cobra.Command, f *fuzzExperiment,
-	run func(ctx context.Context, subjects []eval.SubjectSetup, progress func(string)) (R, error),
+	run func(ctx context.Context, subjects []subject.Setup, progress func(string)) (R, error),
 	write func(dir string, r R) ([]string, error), header []string, table func(R) [][]string) error {
 	setups, err := f.setups()
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/eval"
+	"github.com/arbor-fuzz/arbor/subject"
 )
 
 func newEvalLearnersCmd() *cobra.Command {
@@ -47,7 +48,7 @@ subject); the table ends with each learner's medians over the subjects.`,
 		Args:    exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			for _, s := range subjects {
-				if _, err := eval.LoadSubject(s); err != nil {
+				if _, err := subject.Load(s); err != nil {
 					return usageError{err}
 				}
 			}

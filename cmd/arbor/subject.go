@@ -14,8 +14,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/arbor-fuzz/arbor/coverage"
-	"github.com/arbor-fuzz/arbor/eval"
 	"github.com/arbor-fuzz/arbor/learn"
+	"github.com/arbor-fuzz/arbor/subject"
 )
 
 // subjectFlags name a program under test. Every command that runs one
@@ -137,8 +137,8 @@ func (f *subjectFlags) check() error {
 	return nil
 }
 
-func (f *subjectFlags) spec() (eval.SubjectSpec, error) {
-	s := eval.SubjectSpec{Name: f.subject, Go: f.goFunc, Dir: f.dir, CoverPkgs: f.coverPkgs, Grammar: f.grammar}
+func (f *subjectFlags) spec() (subject.Spec, error) {
+	s := subject.Spec{Name: f.subject, Go: f.goFunc, Dir: f.dir, CoverPkgs: f.coverPkgs, Grammar: f.grammar}
 	var err error
 	switch {
 	case f.command != "":
@@ -280,18 +280,18 @@ func (f *subjectFlags) target() (coverage.Target, string, error) {
 }
 
 // setup resolves the subject with its grammar.
-func (f *subjectFlags) setup() (eval.SubjectSetup, error) {
+func (f *subjectFlags) setup() (subject.Setup, error) {
 	if err := f.check(); err != nil {
-		return eval.SubjectSetup{}, err
+		return subject.Setup{}, err
 	}
 	if f.subject == "" && f.grammar == "" {
-		return eval.SubjectSetup{}, usageError{fmt.Errorf("--grammar is required with %s", f.kinds()[0])}
+		return subject.Setup{}, usageError{fmt.Errorf("--grammar is required with %s", f.kinds()[0])}
 	}
 	s, err := f.spec()
 	if err != nil {
-		return eval.SubjectSetup{}, err
+		return subject.Setup{}, err
 	}
-	return eval.ResolveSubject(s)
+	return subject.Resolve(s)
 }
 
 // memoryFlag is --memory: the memory limit of the program under test,
@@ -324,7 +324,7 @@ func trustModelFlag(fl *pflag.FlagSet, trust *bool) {
 // modelProgram resolves the program a command runs for model m: the
 // one the subject flags name, which must be the model's, or with trust
 // the model's own, shown on stderr before anything is built
-// (eval.ModelProgram decides). Refusals are usage errors that say what
+// (subject.ModelProgram decides). Refusals are usage errors that say what
 // the model would run and the ways forward; extra is added to them.
 func modelProgram(cmd *cobra.Command, m *learn.Model, f *subjectFlags, trust bool, extra string) (coverage.Target, string, error) {
 	var named *coverage.Target
@@ -336,14 +336,14 @@ func modelProgram(cmd *cobra.Command, m *learn.Model, f *subjectFlags, trust boo
 		}
 		named, name = &t, n
 	}
-	t, fromModel, err := eval.ModelProgram(m, named, trust)
-	var untrusted *eval.UntrustedModelError
-	var mismatch *eval.ProgramMismatchError
+	t, fromModel, err := subject.ModelProgram(m, named, trust)
+	var untrusted *subject.UntrustedModelError
+	var mismatch *subject.ProgramMismatchError
 	switch {
 	case errors.As(err, &untrusted):
 		msg := fmt.Sprintf("%s runs the program the model was trained on, and a model file does not decide what runs. The model records:\n%s"+
 			"Name the program, as when recording it (another program is refused):\n  %s\n"+
-			"or, having read the above, add --trust-model to run what the model records.", cmd.CommandPath(), eval.DescribeTarget(untrusted.Recorded),
+			"or, having read the above, add --trust-model to run what the model records.", cmd.CommandPath(), subject.DescribeTarget(untrusted.Recorded),
 			subjectFlagsFor(untrusted.Recorded, untrusted.Bundled))
 		return coverage.Target{}, "", usageError{errors.New(msg + extra)}
 	case errors.As(err, &mismatch):
@@ -352,7 +352,7 @@ func modelProgram(cmd *cobra.Command, m *learn.Model, f *subjectFlags, trust boo
 		return coverage.Target{}, "", err
 	}
 	if fromModel {
-		fmt.Fprintf(cmd.ErrOrStderr(), "%s: --trust-model: running the program the model records:\n%s", cmd.CommandPath(), eval.DescribeTarget(t))
+		fmt.Fprintf(cmd.ErrOrStderr(), "%s: --trust-model: running the program the model records:\n%s", cmd.CommandPath(), subject.DescribeTarget(t))
 	}
 	return t, name, nil
 }
@@ -361,7 +361,7 @@ func modelProgram(cmd *cobra.Command, m *learn.Model, f *subjectFlags, trust boo
 // bundled, that bundled subject): what a user adds to run a model's
 // program, having checked it.
 func subjectFlagsFor(t coverage.Target, bundled string) string {
-	q := eval.ShellQuote
+	q := subject.ShellQuote
 	if bundled != "" {
 		return "--subject " + q(bundled)
 	}

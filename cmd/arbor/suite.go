@@ -13,6 +13,7 @@ import (
 
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/eval"
+	"github.com/arbor-fuzz/arbor/subject"
 )
 
 func newEvalSuiteCmd() *cobra.Command {
@@ -46,7 +47,7 @@ that fails gets a row with its error and the suite goes on.`,
 		Args:    exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			for _, s := range subjects {
-				if _, err := eval.LoadSubject(s); err != nil {
+				if _, err := subject.Load(s); err != nil {
 					return usageError{err}
 				}
 			}

@@ -16,7 +16,6 @@ import (
 
 	"github.com/arbor-fuzz/arbor/corpus"
 	"github.com/arbor-fuzz/arbor/coverage"
-	"github.com/arbor-fuzz/arbor/eval"
 	"github.com/arbor-fuzz/arbor/learn"
 	"github.com/arbor-fuzz/arbor/synth"
 )
@@ -214,7 +213,7 @@ them to FuzzX.verify.cov.jsonl.`,
 	fl.StringVar(&f.model, "model", "", "model file from 'arbor train'")
 	fl.StringVar(&f.function, "function", "", "the function to aim at")
 	fl.BoolVar(&f.rare, "rare", false, "aim at every function whose share of training inputs is below --below, and at the never-covered ones")
-	fl.Float64Var(&f.below, "below", eval.RareLimit, "with --rare: the share of training inputs under which a function is rare")
+	fl.Float64Var(&f.below, "below", learn.RareRate, "with --rare: the share of training inputs under which a function is rare")
 	fl.BoolVar(&f.wait, "wait", false, "if another run is writing --out, wait for it instead of failing")
 	fl.IntVarP(&f.n, "n", "n", 10, "number of inputs wanted per function (that ran it, with the loop)")
 	fl.IntVar(&f.budget, "budget", 100, "executions of the subject the loop may spend per function")

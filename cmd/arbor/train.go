@@ -12,9 +12,9 @@ import (
 	"github.com/arbor-fuzz/arbor/corpus"
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/datasets"
-	"github.com/arbor-fuzz/arbor/eval"
 	"github.com/arbor-fuzz/arbor/features"
 	"github.com/arbor-fuzz/arbor/learn"
+	"github.com/arbor-fuzz/arbor/subject"
 )
 
 func learnFlags(cmd *cobra.Command, o *learn.Options) {
@@ -150,7 +150,7 @@ statistics.`,
 					bad, bad+d.Rows, grammarArg, grammarArg)
 			}
 			topts := learn.TrainOptions{Options: opts, Seed: seed, NoBalance: noBalance}
-			m, err := learn.TrainModel(contextOf(cmd), g, d, learn.ModelConfig{Subject: cov.Subject, GrammarName: eval.GrammarName(grammarArg),
+			m, err := learn.TrainModel(contextOf(cmd), g, d, learn.ModelConfig{Subject: cov.Subject, GrammarName: subject.GrammarName(grammarArg),
 				Train: topts, Target: cov.Target})
 			if err != nil {
 				return err

@@ -1,4 +1,4 @@
-package eval
+package subject_test
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/learn"
+	"github.com/arbor-fuzz/arbor/subject"
 )
 
 // TestModelProgram (issue 29): what a model records runs only when the
@@ -50,9 +51,9 @@ func TestModelProgram(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, fromModel, err := ModelProgram(&tt.model, tt.named, tt.trust)
-			var ue *UntrustedModelError
-			var me *ProgramMismatchError
+			got, fromModel, err := subject.ModelProgram(&tt.model, tt.named, tt.trust)
+			var ue *subject.UntrustedModelError
+			var me *subject.ProgramMismatchError
 			switch {
 			case tt.untrusted != "":
 				if !errors.As(err, &ue) {
@@ -84,7 +85,7 @@ func TestModelProgram(t *testing.T) {
 // TestDescribeTarget: a target is shown in full, and control characters
 // a crafted model holds are shown escaped, never written raw.
 func TestDescribeTarget(t *testing.T) {
-	got := DescribeTarget(coverage.Target{Command: &coverage.CommandTarget{Argv: []string{"sh", "-c", "id > /tmp/x\x1b[2K", "{}"}, Dir: "/w d", Coverage: "lcov", Reject: []int{1, 2}}})
+	got := subject.DescribeTarget(coverage.Target{Command: &coverage.CommandTarget{Argv: []string{"sh", "-c", "id > /tmp/x\x1b[2K", "{}"}, Dir: "/w d", Coverage: "lcov", Reject: []int{1, 2}}})
 	want := `  command:         sh -c "id > /tmp/x\x1b[2K" {}
   folder:          '/w d'
   report:          lcov

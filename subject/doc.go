@@ -1,0 +1,14 @@
+// Package subject says how to run a program under test: it resolves what
+// a user names (a bundled subject, a Go function, a function of another
+// language, a command, each with the grammar of its inputs) into a
+// coverage.Target and the grammar, and decides what a model's recorded
+// program may run (models are data: nothing they record runs unless the
+// user names that program or trusts the model).
+//
+//	s, err := subject.Resolve(subject.Spec{Go: "example.com/p.Parse", Grammar: "p.grammar"})
+//	bin, err := coverage.Build(ctx, s.Target, coverage.DefaultCacheDir())
+//
+// The commands and the experiments resolve programs here, so that an
+// operational command never needs the experiments package to know how
+// to run one.
+package subject

@@ -1,0 +1,17 @@
+package subject_test
+
+import (
+	"fmt"
+
+	"github.com/arbor-fuzz/arbor/subject"
+)
+
+func ExampleResolve() {
+	s, err := subject.Resolve(subject.Spec{Go: "example.com/p.Parse", Grammar: "json"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(s.Name, s.GrammarName, s.Target.ImportPath, s.Target.Func)
+	// Output: example.com/p.Parse json example.com/p Parse
+}
