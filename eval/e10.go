@@ -6,9 +6,9 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/fuzz"
 	"github.com/arbor-fuzz/arbor/subject"
-	"github.com/arbor-fuzz/arbor/synth"
 )
 
 // E10Config configures E10.
@@ -103,7 +103,7 @@ func e10Subject(ctx context.Context, cfg E10Config, s subject.Setup) (E10Subject
 	defer sess.Close()
 	es := E10Subject{Subject: s.Name, Unit: sess.unit}
 	bounds := fuzz.Bounds{MaxDepth: cfg.MaxDepth}
-	runner := &synth.SessionRunner{Session: sess.Session, Timeout: cfg.Timeout}
+	runner := &coverage.SessionRunner{Session: sess.Session, Timeout: cfg.Timeout}
 	for rep := range cfg.Reps {
 		seed := cfg.Seed + uint64(rep)*1000003
 		if cfg.Progress != nil {

@@ -264,7 +264,7 @@ func Targeted(ctx context.Context, cfg TargetConfig) (*TargetResult, error) {
 		} else {
 			// A fresh loop per function, so that each function's executions
 			// are its own.
-			loop, err := synth.NewLoop(p, &synth.SessionRunner{Session: session})
+			loop, err := synth.NewLoop(p, &coverage.SessionRunner{Session: session})
 			if err != nil {
 				return nil, err
 			}

@@ -310,7 +310,7 @@ func e7Generate(ctx context.Context, cfg E7Config, s subject.Setup, sess *fuzzSe
 // measures, giving a share fresh of executions to fresh random inputs.
 func e7Zest(ctx context.Context, cfg E7Config, s subject.Setup, sess *fuzzSession, seed uint64, fresh float64) (E7Run, error) {
 	c := newCoverageCurve(sess)
-	runner := &observingRunner{SessionRunner: synth.SessionRunner{Session: sess.Session, Timeout: cfg.Timeout}, observe: c.observe}
+	runner := &observingRunner{SessionRunner: coverage.SessionRunner{Session: sess.Session, Timeout: cfg.Timeout}, observe: c.observe}
 	_, err := fuzz.Fuzz(ctx, s.Grammar, runner, fuzz.Options{Seed: seed, Time: cfg.Time, Domains: sess.zestDomains(), Bounds: fuzz.Bounds{MaxDepth: cfg.MaxDepth},
 		Fresh: fresh})
 	if err != nil {
@@ -322,7 +322,7 @@ func e7Zest(ctx context.Context, cfg E7Config, s subject.Setup, sess *fuzzSessio
 // observingRunner tells observe of every run, as SubjectOracle.Observe
 // does for the generators, so that all methods are measured alike.
 type observingRunner struct {
-	synth.SessionRunner
+	coverage.SessionRunner
 	observe func(*coverage.Result)
 }
 

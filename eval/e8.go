@@ -146,7 +146,7 @@ func e8Subject(ctx context.Context, cfg E8Config, s subject.Setup) (E8Subject, e
 					}
 				}
 			}
-			runner := &observingRunner{SessionRunner: synth.SessionRunner{Session: sess.Session, Timeout: cfg.Timeout}, observe: observe}
+			runner := &observingRunner{SessionRunner: coverage.SessionRunner{Session: sess.Session, Timeout: cfg.Timeout}, observe: observe}
 			_, err := fuzz.Fuzz(ctx, s.Grammar, runner, fuzz.Options{Seed: seed, Execs: cfg.Execs, Domains: domains,
 				Rare: variant == E8FairFuzz, Bounds: fuzz.Bounds{MaxDepth: cfg.MaxDepth}})
 			if err != nil {

@@ -10,7 +10,6 @@ import (
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/fuzz"
 	"github.com/arbor-fuzz/arbor/subject"
-	"github.com/arbor-fuzz/arbor/synth"
 )
 
 // E9 methods.
@@ -120,7 +119,7 @@ func e9Subject(ctx context.Context, cfg E9Config, s subject.Setup) (E9Subject, e
 	}
 	defer sess.Close()
 	es := E9Subject{Subject: s.Name, Unit: sess.unit, Units: sess.units, Lattice: len(fuzz.Lattice(s.Grammar, cfg.Top, cfg.Levels))}
-	runner := &synth.SessionRunner{Session: sess.Session, Timeout: cfg.Timeout}
+	runner := &coverage.SessionRunner{Session: sess.Session, Timeout: cfg.Timeout}
 	for rep := range cfg.Reps {
 		seed := cfg.Seed + uint64(rep)*1000003
 		for _, method := range e9Methods {

@@ -518,7 +518,7 @@ loop:
 		return strings.Compare(a.path, b.path)
 	})
 	c := newCoverageCurve(sess)
-	runner := synth.SessionRunner{Session: sess.Session, Timeout: cfg.Timeout}
+	runner := coverage.SessionRunner{Session: sess.Session, Timeout: cfg.Timeout}
 	for _, e := range entries {
 		data := []byte{}
 		if e.path != "" {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/grammar"
 	"github.com/arbor-fuzz/arbor/synth"
 )
@@ -157,7 +158,7 @@ func spaced(lo, hi, n int) []int {
 // one keeps a seed only when it adds to what its smaller seeds covered,
 // and so only the larger inputs it needs: the lattice grows a corpus of
 // concise inputs without a reducer.
-func Bonsai(ctx context.Context, g *grammar.Graph, subject synth.Runner, opts BonsaiOptions) (*BonsaiResult, error) {
+func Bonsai(ctx context.Context, g *grammar.Graph, subject coverage.Runner, opts BonsaiOptions) (*BonsaiResult, error) {
 	if opts.Execs < 0 || opts.Time < 0 {
 		return nil, errors.New("bonsai: negative budget")
 	}

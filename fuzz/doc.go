@@ -12,7 +12,7 @@
 // ran (ValidCoverage).
 //
 //	s, _ := coverage.Open(ctx, target, cacheDir, coverage.RunOptions{})
-//	res, err := fuzz.Fuzz(ctx, g, &synth.SessionRunner{Session: s}, fuzz.Options{
+//	res, err := fuzz.Fuzz(ctx, g, &coverage.SessionRunner{Session: s}, fuzz.Options{
 //		Seed: 1, Execs: 10000,
 //		Domains: []fuzz.Domain{fuzz.Coverage(), fuzz.ValidCoverage(), fuzz.Perf()},
 //	})

@@ -11,7 +11,7 @@ import (
 
 // nesting is a made-up subject: function d runs when the input nests
 // arrays d+1 deep, and nesting four deep crashes it. A real subject is a
-// synth.SessionRunner over a coverage.Session.
+// coverage.SessionRunner over a coverage.Session.
 type nesting struct{}
 
 func (nesting) Functions() []string { return []string{"depth1", "depth2", "depth3", "depth4"} }

@@ -148,7 +148,7 @@ type Result struct {
 // with g's generator, runs it, and keeps it when it moves a domain. It
 // returns what it found when the budget ends, the context is done (with
 // the context's error) or the subject fails (with that error).
-func Fuzz(ctx context.Context, g *grammar.Graph, subject synth.Runner, opts Options) (*Result, error) {
+func Fuzz(ctx context.Context, g *grammar.Graph, subject coverage.Runner, opts Options) (*Result, error) {
 	if opts.Execs < 0 || opts.Time < 0 {
 		return nil, errors.New("fuzz: negative budget")
 	}
@@ -258,7 +258,7 @@ func or(v, def float64) float64 {
 // campaign is the state of one Fuzz call.
 type campaign struct {
 	g        *grammar.Graph
-	subject  synth.Runner
+	subject  coverage.Runner
 	opts     Options
 	domains  []Domain
 	real     *realizer

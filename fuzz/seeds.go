@@ -27,7 +27,7 @@ type Candidate struct {
 // subject (an input it accepts is valid; its functions are its
 // characteristic), and returns the distinct valid inputs, in the order
 // found, with their choice sequences. Kummer's seeds come from these.
-func BanditCandidates(ctx context.Context, g *grammar.Graph, subject synth.Runner, trials int, seed uint64, b Bounds) ([]Candidate, error) {
+func BanditCandidates(ctx context.Context, g *grammar.Graph, subject coverage.Runner, trials int, seed uint64, b Bounds) ([]Candidate, error) {
 	guide := synth.NewImprovedGuide(seed)
 	rec := &pointRecorder{c: &synth.GuideChooser{Guide: guide, State: synth.TreeState}}
 	gen := synth.NewGenerator(g, rec, synth.RandomPolicy)

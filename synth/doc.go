@@ -22,12 +22,12 @@
 // towards diverse valid inputs (Check).
 //
 // Targeting that learns from running its inputs is a Loop over a model
-// and a Runner (the program under test): Pursue solves a function's
+// and a coverage.Runner (the program under test): Pursue solves a function's
 // constraints, runs the inputs, refits the function's tree with what
 // they covered and tries again, mutating the inputs that ran it, until
 // enough inputs verifiably run it or the budget is spent.
 //
-//	loop, _ := synth.NewLoop(predictor, &synth.SessionRunner{Session: s})
+//	loop, _ := synth.NewLoop(predictor, &coverage.SessionRunner{Session: s})
 //	p, _ := loop.Pursue(ctx, "encoding/json.unquote", synth.PursueOptions{Want: 10, Budget: 100})
 //	// p.Inputs ran the function; p.Executions is what they cost.
 //

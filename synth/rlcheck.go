@@ -101,7 +101,7 @@ func (f FuncOracle) Judge(input []byte) (Verdict, error) { return Verdict{Valid:
 // coverage trace: functions run, with hit counts bucketed to powers of two.
 type SubjectOracle struct {
 	Session *coverage.Session
-	Timeout time.Duration // per input; 0 means 10 seconds, as SessionRunner
+	Timeout time.Duration // per input; 0 means 10 seconds, as coverage.SessionRunner
 	// Observe, if set, is told of every run: an experiment measuring the
 	// coverage the generator reaches reads it there.
 	Observe func(*coverage.Result)
@@ -112,12 +112,12 @@ func (o *SubjectOracle) Judge(input []byte) (Verdict, error) {
 	return o.JudgeContext(context.Background(), input)
 }
 
-// JudgeContext runs the input as SessionRunner.Run does: a deadline of
+// JudgeContext runs the input as coverage.SessionRunner.Run does: a deadline of
 // ctx shortens the wait for the input, and its cancellation interrupts
 // the session for good (Ctrl-C); either way the error wraps ctx.Err()
 // and the input is not judged.
 func (o *SubjectOracle) JudgeContext(ctx context.Context, input []byte) (Verdict, error) {
-	r, err := (&SessionRunner{Session: o.Session, Timeout: o.Timeout}).Run(ctx, input)
+	r, err := (&coverage.SessionRunner{Session: o.Session, Timeout: o.Timeout}).Run(ctx, input)
 	if err != nil {
 		if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
 			return Verdict{}, fmt.Errorf("subject oracle: %w", err)

@@ -245,7 +245,7 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags) error {
 		s.Blocks = true
 	}
 	errOut := cmd.ErrOrStderr()
-	runner := &synth.SessionRunner{Session: s, Timeout: f.timeout}
+	runner := &coverage.SessionRunner{Session: s, Timeout: f.timeout}
 	seeds := store.Seeds()
 	if f.seedsDir != "" {
 		fromDir, err := seedsFromDir(ctx, f.seedsDir, setup.Grammar, bounds, errOut)

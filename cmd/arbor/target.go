@@ -175,7 +175,7 @@ them to FuzzX.verify.cov.jsonl.`,
 				}
 			}
 			f.target = target
-			var runner *synth.SessionRunner
+			var runner *coverage.SessionRunner
 			if !f.noRun {
 				runner, err = modelRunner(cmd, target, f.memoryFlag)
 				if err != nil {
@@ -248,7 +248,7 @@ func (f targetFlags) pursueOptions(progress func(*synth.Pursuit)) synth.PursueOp
 
 // modelRunner builds the program the model's inputs run on (modelProgram
 // chose it) and starts a recording session.
-func modelRunner(cmd *cobra.Command, target coverage.Target, memory memoryFlag) (*synth.SessionRunner, error) {
+func modelRunner(cmd *cobra.Command, target coverage.Target, memory memoryFlag) (*coverage.SessionRunner, error) {
 	run, err := memory.runOptions()
 	if err != nil {
 		return nil, err
@@ -261,7 +261,7 @@ func modelRunner(cmd *cobra.Command, target coverage.Target, memory memoryFlag) 
 	if err != nil {
 		return nil, fmt.Errorf("the model's subject %s: %w", target, err)
 	}
-	return &synth.SessionRunner{Session: s}, nil
+	return &coverage.SessionRunner{Session: s}, nil
 }
 
 // pursuitSummary is what target reports of one function's loop.
