@@ -514,7 +514,7 @@ func (b *bencher) record() error {
 	if err != nil {
 		return err
 	}
-	target, err := s.Target()
+	target, err := s.TargetContext(b.ctx)
 	if err != nil {
 		return err
 	}

@@ -21,7 +21,7 @@ func E6Benchmarks(ctx context.Context, seed uint64, bstTrials, trials int, cache
 	if err != nil {
 		return nil, nil, err
 	}
-	xml, err := subject.Load("xml")
+	xml, err := subject.Load(ctx, "xml")
 	if err != nil {
 		return nil, nil, err
 	}

@@ -17,7 +17,7 @@ import (
 
 func setup(t *testing.T, name string) subject.Setup {
 	t.Helper()
-	s, err := subject.Load(name)
+	s, err := subject.Load(context.Background(), name)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -234,7 +234,7 @@ func WriteE9(dir string, r *E9Result) ([]string, error) {
 // the report's section.
 func allE9(ctx context.Context, cfg AllConfig, say func(string, ...any)) (string, error) {
 	reps, execs := 10, 20000
-	setups, err := fuzzingSubjects(cfg.Quick)
+	setups, err := fuzzingSubjects(ctx, cfg.Quick)
 	if err != nil {
 		return "", err
 	}

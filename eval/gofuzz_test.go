@@ -25,7 +25,7 @@ func TestGoFuzzSkips(t *testing.T) {
 		{"command", coverage.Target{Command: &coverage.CommandTarget{Argv: []string{"true"}}}, "", "a command"},
 		{"no source", coverage.Target{ImportPath: "example.com/p", Func: "Run"}, t.TempDir(), "arbor's source"},
 	} {
-		s, err := subject.Load("csv")
+		s, err := subject.Load(context.Background(), "csv")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -365,7 +365,7 @@ func LearnerSuite(ctx context.Context, cfg LearnerSuiteConfig) (*LearnerSuiteRes
 				cfg.Progress(Step{Done: i, Total: len(names), Text: name + ": " + text})
 			}
 		}
-		s, err := subject.Load(name)
+		s, err := subject.Load(ctx, name)
 		if err == nil {
 			var rs []LearnerResult
 			rs, err = Learners(ctx, LearnersConfig{E3Config: E3Config{Subject: s.Name, GrammarName: s.GrammarName, Grammar: s.Grammar,

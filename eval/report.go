@@ -206,7 +206,7 @@ func All(ctx context.Context, cfg AllConfig) (path string, err error) {
 	subjects := func(names ...string) ([]subject.Setup, error) {
 		var out []subject.Setup
 		for _, n := range names {
-			s, err := subject.Load(n)
+			s, err := subject.Load(ctx, n)
 			if err != nil {
 				return nil, err
 			}
@@ -409,13 +409,13 @@ func All(ctx context.Context, cfg AllConfig) (path string, err error) {
 // subject; the quick preset takes the first six Go subjects by name
 // (cron, css, csv, exprlang, fastjson, gjson: chosen by name, not by any
 // result).
-func fuzzingSubjects(quick bool) ([]subject.Setup, error) {
+func fuzzingSubjects(ctx context.Context, quick bool) ([]subject.Setup, error) {
 	var setups []subject.Setup
 	for _, bs := range datasets.Subjects() {
 		if quick && (bs.Lang != "go" || len(setups) == 6) {
 			continue
 		}
-		s, err := subject.Load(bs.Name)
+		s, err := subject.Load(ctx, bs.Name)
 		if err != nil {
 			return nil, err
 		}
@@ -432,7 +432,7 @@ func allE7(ctx context.Context, cfg AllConfig, say func(string, ...any)) (string
 	if cfg.Quick {
 		reps, per, methods = 3, 500*time.Millisecond, E7QuickMethods
 	}
-	setups, err := fuzzingSubjects(cfg.Quick)
+	setups, err := fuzzingSubjects(ctx, cfg.Quick)
 	if err != nil {
 		return "", err
 	}
@@ -472,7 +472,7 @@ func allE8(ctx context.Context, cfg AllConfig, say func(string, ...any)) (string
 	if cfg.Quick {
 		reps, execs, base = 3, 500, 200
 	}
-	setups, err := fuzzingSubjects(cfg.Quick)
+	setups, err := fuzzingSubjects(ctx, cfg.Quick)
 	if err != nil {
 		return "", err
 	}
@@ -508,7 +508,7 @@ func allE8(ctx context.Context, cfg AllConfig, say func(string, ...any)) (string
 // executions. It returns the report's section.
 func allE10(ctx context.Context, cfg AllConfig, say func(string, ...any)) (string, error) {
 	reps, trials, seeds, execs := 10, 2000, 20, 20000
-	setups, err := fuzzingSubjects(cfg.Quick)
+	setups, err := fuzzingSubjects(ctx, cfg.Quick)
 	if err != nil {
 		return "", err
 	}

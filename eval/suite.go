@@ -99,7 +99,7 @@ func Suite(ctx context.Context, cfg SuiteConfig) (*SuiteResult, error) {
 }
 
 func suiteSubject(ctx context.Context, cfg SuiteConfig, b SuiteBudgets, row *SuiteRow, progress func(string)) error {
-	s, err := subject.Load(row.Subject)
+	s, err := subject.Load(ctx, row.Subject)
 	if err != nil {
 		return err
 	}

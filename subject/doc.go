@@ -5,7 +5,7 @@
 // program may run (models are data: nothing they record runs unless the
 // user names that program or trusts the model).
 //
-//	s, err := subject.Resolve(subject.Spec{Go: "example.com/p.Parse", Grammar: "p.grammar"})
+//	s, err := subject.Resolve(ctx, subject.Spec{Go: "example.com/p.Parse", Grammar: "p.grammar"})
 //	bin, err := coverage.Build(ctx, s.Target, coverage.DefaultCacheDir())
 //
 // The commands and the experiments resolve programs here, so that an

@@ -1,13 +1,14 @@
 package subject_test
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/arbor-fuzz/arbor/subject"
 )
 
 func ExampleResolve() {
-	s, err := subject.Resolve(subject.Spec{Go: "example.com/p.Parse", Grammar: "json"})
+	s, err := subject.Resolve(context.Background(), subject.Spec{Go: "example.com/p.Parse", Grammar: "json"})
 	if err != nil {
 		fmt.Println(err)
 		return

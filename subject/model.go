@@ -1,6 +1,7 @@
 package subject
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -16,7 +17,7 @@ import (
 // one, the bundled subject of that name. A model is data that anyone may
 // have written, so what this returns must not be built or run unless the
 // user asked for it: commands go through ModelProgram.
-func ModelTarget(m *learn.Model) (coverage.Target, error) {
+func ModelTarget(ctx context.Context, m *learn.Model) (coverage.Target, error) {
 	if m.Target != nil {
 		if err := checkKinds(*m.Target); err != nil {
 			return coverage.Target{}, err
@@ -28,7 +29,7 @@ func ModelTarget(m *learn.Model) (coverage.Target, error) {
 		return coverage.Target{}, fmt.Errorf("the model does not say how to run its subject %q (it was trained on a coverage file "+
 			"of an older arbor), and no bundled subject has that name: train it again from a newly recorded file", m.Subject)
 	}
-	return b.Target()
+	return b.TargetContext(ctx)
 }
 
 // ModelProgram decides which program a command that runs a model's
@@ -47,7 +48,7 @@ func ModelTarget(m *learn.Model) (coverage.Target, error) {
 //     model would run.
 //
 // Nothing is built, fetched or run here.
-func ModelProgram(m *learn.Model, named *coverage.Target, trust bool) (t coverage.Target, fromModel bool, err error) {
+func ModelProgram(ctx context.Context, m *learn.Model, named *coverage.Target, trust bool) (t coverage.Target, fromModel bool, err error) {
 	recorded, bundled, known := recordedProgram(m)
 	if known {
 		if err := checkKinds(recorded); err != nil {
@@ -61,13 +62,13 @@ func ModelProgram(m *learn.Model, named *coverage.Target, trust bool) (t coverag
 		return *named, false, nil
 	}
 	if !known {
-		_, err := ModelTarget(m) // says why the model names no program
+		_, err := ModelTarget(ctx, m) // says why the model names no program
 		return coverage.Target{}, false, err
 	}
 	if !trust {
 		return coverage.Target{}, false, &UntrustedModelError{Recorded: recorded, Bundled: bundled}
 	}
-	t, err = ModelTarget(m)
+	t, err = ModelTarget(ctx, m)
 	return t, err == nil, err
 }
 

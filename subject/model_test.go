@@ -1,6 +1,7 @@
 package subject_test
 
 import (
+	"context"
 	"errors"
 	"testing"
 
@@ -51,7 +52,7 @@ func TestModelProgram(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, fromModel, err := subject.ModelProgram(&tt.model, tt.named, tt.trust)
+			got, fromModel, err := subject.ModelProgram(context.Background(), &tt.model, tt.named, tt.trust)
 			var ue *subject.UntrustedModelError
 			var me *subject.ProgramMismatchError
 			switch {

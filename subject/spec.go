@@ -1,6 +1,7 @@
 package subject
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -47,7 +48,7 @@ func (s Spec) kinds() int {
 
 // Target resolves the spec to a coverage target without its grammar, and
 // returns the subject's name: the bundled name or importpath.Func.
-func (s Spec) Target() (coverage.Target, string, error) {
+func (s Spec) Target(ctx context.Context) (coverage.Target, string, error) {
 	switch {
 	case s.kinds() > 1:
 		return coverage.Target{}, "", errors.New("give one subject: a bundled one, a Go function, a function of another language or a command")
@@ -66,7 +67,7 @@ func (s Spec) Target() (coverage.Target, string, error) {
 		if err != nil {
 			return coverage.Target{}, "", err
 		}
-		t, err := b.Target()
+		t, err := b.TargetContext(ctx)
 		return t, b.Name, err
 	case s.Go != "":
 		t, err := coverage.ParseTarget(s.Go)
@@ -89,8 +90,8 @@ func (s Spec) Target() (coverage.Target, string, error) {
 
 // Resolve resolves a spec with its grammar: the spec's Grammar if
 // set, else the bundled subject's; a Go function needs one.
-func Resolve(s Spec) (Setup, error) {
-	t, name, err := s.Target()
+func Resolve(ctx context.Context, s Spec) (Setup, error) {
+	t, name, err := s.Target(ctx)
 	if err != nil {
 		return Setup{}, err
 	}
@@ -117,6 +118,6 @@ func GrammarName(arg string) string {
 }
 
 // Load resolves a bundled subject: its grammar and its coverage target.
-func Load(name string) (Setup, error) {
-	return Resolve(Spec{Name: name})
+func Load(ctx context.Context, name string) (Setup, error) {
+	return Resolve(ctx, Spec{Name: name})
 }

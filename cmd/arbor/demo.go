@@ -84,7 +84,7 @@ inputs (--go importpath.Func, --c, --java, --python or --cmd, each with
 					subject.subject = "json"
 				}
 			}
-			s, err := subject.setup()
+			s, err := subject.setup(contextOf(cmd))
 			if err != nil {
 				return err
 			}

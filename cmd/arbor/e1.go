@@ -55,7 +55,7 @@ over repetitions into that folder.`,
 			if err != nil {
 				return err
 			}
-			s, err := subject.setup()
+			s, err := subject.setup(contextOf(cmd))
 			if err != nil {
 				return err
 			}

@@ -33,7 +33,7 @@ With --out it writes E2-SUBJECT.csv, .json and one scatter plot per k.`,
 			if maxK < 1 || sets < 3 || maxSize < 1 {
 				return usageError{errors.New("--max-k and --max-size must be at least 1, --sets at least 3")}
 			}
-			s, err := subject.setup()
+			s, err := subject.setup(contextOf(cmd))
 			if err != nil {
 				return err
 			}

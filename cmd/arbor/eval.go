@@ -114,7 +114,7 @@ func (f *experimentFlags) config(cmd *cobra.Command) (eval.E3Config, func(), err
 		f.loaded = p.Model
 		s, err = f.modelSubject(cmd, p)
 	} else {
-		s, err = f.setup()
+		s, err = f.setup(contextOf(cmd))
 	}
 	if err != nil {
 		return eval.E3Config{}, nothing, err

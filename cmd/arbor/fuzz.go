@@ -190,7 +190,7 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags) error {
 	case f.seedFrom != "" && (f.seedTrials < 1 || f.seedCount < 1):
 		return usageError{errors.New("--seed-trials and --seed-count must be positive")}
 	}
-	setup, err := f.setup()
+	setup, err := f.setup(contextOf(cmd))
 	if err != nil {
 		return err
 	}

@@ -38,7 +38,7 @@ func (f *fuzzExperiment) register(fl *pflag.FlagSet, repsUsage string) {
 }
 
 // setups resolves --subjects, every bundled subject by default.
-func (f *fuzzExperiment) setups() ([]subject.Setup, error) {
+func (f *fuzzExperiment) setups(ctx context.Context) ([]subject.Setup, error) {
 	names := f.subjects
 	if len(names) == 0 {
 		for _, s := range datasets.Subjects() {
@@ -47,7 +47,7 @@ func (f *fuzzExperiment) setups() ([]subject.Setup, error) {
 	}
 	var setups []subject.Setup
 	for _, name := range names {
-		s, err := subject.Load(name)
+		s, err := subject.Load(ctx, name)
 		if err != nil {
 			return nil, usageError{err}
 		}
@@ -62,7 +62,7 @@ func (f *fuzzExperiment) setups() ([]subject.Setup, error) {
 func runFuzzExperiment[R any](cmd *cobra.Command, f *fuzzExperiment,
 	run func(ctx context.Context, subjects []subject.Setup, progress func(string)) (R, error),
 	write func(dir string, r R) ([]string, error), header []string, table func(R) [][]string) error {
-	setups, err := f.setups()
+	setups, err := f.setups(contextOf(cmd))
 	if err != nil {
 		return err
 	}

@@ -48,7 +48,7 @@ subject); the table ends with each learner's medians over the subjects.`,
 		Args:    exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			for _, s := range subjects {
-				if _, err := subject.Load(s); err != nil {
+				if _, err := subject.Load(contextOf(cmd), s); err != nil {
 					return usageError{err}
 				}
 			}

@@ -141,7 +141,7 @@ func runRecord(cmd *cobra.Command, f recordFlags) error {
 	if err != nil {
 		return err
 	}
-	target, name, err := f.target()
+	target, name, err := f.target(contextOf(cmd))
 	if err != nil {
 		return err
 	}

@@ -222,7 +222,7 @@ func (f *rlcheckFlags) benchmark(cmd *cobra.Command, st synth.StateKind) (eval.B
 	hasSubject := f.hasSubject()
 	switch {
 	case hasSubject && f.oracleCmd == "":
-		target, _, err := f.target()
+		target, _, err := f.target(contextOf(cmd))
 		if err != nil {
 			return eval.Benchmark{}, nothing, err
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -268,7 +269,7 @@ func (f *subjectFlags) commandTarget() (*coverage.CommandTarget, error) {
 }
 
 // target resolves the subject without its grammar.
-func (f *subjectFlags) target() (coverage.Target, string, error) {
+func (f *subjectFlags) target(ctx context.Context) (coverage.Target, string, error) {
 	if err := f.check(); err != nil {
 		return coverage.Target{}, "", err
 	}
@@ -276,11 +277,11 @@ func (f *subjectFlags) target() (coverage.Target, string, error) {
 	if err != nil {
 		return coverage.Target{}, "", err
 	}
-	return s.Target()
+	return s.Target(ctx)
 }
 
 // setup resolves the subject with its grammar.
-func (f *subjectFlags) setup() (subject.Setup, error) {
+func (f *subjectFlags) setup(ctx context.Context) (subject.Setup, error) {
 	if err := f.check(); err != nil {
 		return subject.Setup{}, err
 	}
@@ -291,7 +292,7 @@ func (f *subjectFlags) setup() (subject.Setup, error) {
 	if err != nil {
 		return subject.Setup{}, err
 	}
-	return subject.Resolve(s)
+	return subject.Resolve(ctx, s)
 }
 
 // memoryFlag is --memory: the memory limit of the program under test,
@@ -330,13 +331,13 @@ func modelProgram(cmd *cobra.Command, m *learn.Model, f *subjectFlags, trust boo
 	var named *coverage.Target
 	name := m.Subject
 	if f.hasSubject() {
-		t, n, err := f.target()
+		t, n, err := f.target(contextOf(cmd))
 		if err != nil {
 			return coverage.Target{}, "", err
 		}
 		named, name = &t, n
 	}
-	t, fromModel, err := subject.ModelProgram(m, named, trust)
+	t, fromModel, err := subject.ModelProgram(contextOf(cmd), m, named, trust)
 	var untrusted *subject.UntrustedModelError
 	var mismatch *subject.ProgramMismatchError
 	switch {

@@ -47,7 +47,7 @@ that fails gets a row with its error and the suite goes on.`,
 		Args:    exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			for _, s := range subjects {
-				if _, err := subject.Load(s); err != nil {
+				if _, err := subject.Load(contextOf(cmd), s); err != nil {
 					return usageError{err}
 				}
 			}
