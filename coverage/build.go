@@ -21,6 +21,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/arbor-fuzz/arbor/internal/procgroup"
 )
 
 // Target is a program to record. By default it is a Go function, a
@@ -248,12 +250,10 @@ func build(ctx context.Context, t Target, cacheDir string, doBuild bool) (*Binar
 	}
 	coverpkg := strings.Join(append(slices.Clone(t.coverPkgs()), mainPkg), ",")
 	err = buildDir(cacheDir, entry, func(tmp string) error {
-		cmd := exec.CommandContext(ctx, "go", "build", "-cover", "-covermode=atomic", "-coverpkg="+coverpkg, "-o", filepath.Join(tmp, name), pkg)
+		// The go command and the compilers it starts go when arbor does.
+		cmd := procgroup.Command(ctx, "go", "build", "-cover", "-covermode=atomic", "-coverpkg="+coverpkg, "-o", filepath.Join(tmp, name), pkg)
 		cmd.Dir = goDir
 		cmd.Env = env
-		// The go command and the compilers it starts go when arbor does.
-		isolate(cmd)
-		cmd.Cancel = func() error { killGroup(cmd); return nil }
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Run(); err != nil {

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/arbor-fuzz/arbor/internal/procgroup"
 )
 
 // Command is a program under test that is not a Go function: any command
@@ -201,7 +203,7 @@ func (c *Command) Run(ctx context.Context, input []byte) (*CommandRun, error) {
 		return nil, fmt.Errorf("start %s: %w", argv[0], err)
 	}
 	if !supervised {
-		isolate(cmd)
+		procgroup.Isolate(cmd)
 	}
 	cmd.WaitDelay = time.Second // a child holding stdout must not hold arbor
 	start := time.Now()
@@ -219,7 +221,7 @@ func (c *Command) Run(ctx context.Context, input []byte) (*CommandRun, error) {
 	// end ends the run and what it started, and says how it ended.
 	end := func() (error, supervisorReport) {
 		if !supervised {
-			killGroup(cmd)
+			procgroup.Kill(cmd)
 			return <-done, supervisorReport{}
 		}
 		err := endSupervised(cmd.Process, live, done)
@@ -239,7 +241,7 @@ func (c *Command) Run(ctx context.Context, input []byte) (*CommandRun, error) {
 			closeFiles(live)
 			rep = readSupervisorReport(status)
 		} else {
-			killGroup(cmd)
+			procgroup.Kill(cmd)
 		}
 	case <-timer.C:
 		timedOut = true

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/arbor-fuzz/arbor/internal/procgroup"
 )
 
 // A driver runs a coverage tool around each run of a command, so that
@@ -110,12 +112,10 @@ func hasReport(dir, format string) bool {
 func runTool(ctx context.Context, dir string, argv ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, driveTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd := procgroup.Command(ctx, argv[0], argv[1:]...)
 	cmd.Dir = dir
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	isolate(cmd)
-	cmd.Cancel = func() error { killGroup(cmd); return nil }
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil && stdout.Len() == 0 {
 			return nil, fmt.Errorf("%s: %w", filepath.Base(argv[0]), ctx.Err())

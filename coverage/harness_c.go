@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/arbor-fuzz/arbor/coverage/report"
+	"github.com/arbor-fuzz/arbor/internal/procgroup"
 )
 
 // cHarness is the C harness's main (see its comment for how it records).
@@ -243,10 +244,8 @@ func (p *cBuild) build(ctx context.Context, dir string) error {
 }
 
 func cRun(ctx context.Context, dir string, args ...string) error {
-	cmd := exec.CommandContext(ctx, "gcc", args...)
+	cmd := procgroup.Command(ctx, "gcc", args...)
 	cmd.Dir = dir
-	isolate(cmd)
-	cmd.Cancel = func() error { killGroup(cmd); return nil }
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {

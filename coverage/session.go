@@ -17,6 +17,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/arbor-fuzz/arbor/internal/procgroup"
 )
 
 // Outcome is how an input's run ended.
@@ -193,7 +195,7 @@ func (s *Session) start() error {
 		return fmt.Errorf("start harness: %w", err)
 	}
 	if !supervised {
-		isolate(cmd)
+		procgroup.Isolate(cmd)
 	}
 	// Once the harness is gone, Wait waits this long for the copying of
 	// its stdout and stderr, which a child of the subject may hold open
@@ -268,7 +270,7 @@ func (s *Session) Close() error {
 	select {
 	case <-s.done:
 		if !s.supervised {
-			killGroup(s.cmd) // what the subject started and left running
+			procgroup.Kill(s.cmd) // what the subject started and left running
 		}
 	case <-time.After(2 * time.Second):
 		s.kill()
@@ -291,7 +293,7 @@ func (s *Session) kill() {
 			s.report = readSupervisorReport(s.status)
 			s.status = nil
 		} else {
-			killGroup(s.cmd)
+			procgroup.Kill(s.cmd)
 			s.exit = <-s.done
 		}
 		s.output.flush()

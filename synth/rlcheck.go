@@ -14,6 +14,7 @@ import (
 
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/grammar"
+	"github.com/arbor-fuzz/arbor/internal/procgroup"
 )
 
 // GuideChooser lets a guide make a grammar generator's choices. Choice
@@ -199,20 +200,20 @@ func (o CommandOracle) JudgeContext(ctx context.Context, input []byte) (Verdict,
 	defer cancel()
 	cmd := exec.CommandContext(run, argv[0], argv[1:]...)
 	cmd.Stdin = bytes.NewReader(input)
-	isolate(cmd)
+	procgroup.Isolate(cmd)
 	// The limit ran out if the context's end killed the command: a
 	// command that exits on its own just before is judged by its exit.
 	var killed atomic.Bool
 	cmd.Cancel = func() error {
 		killed.Store(true)
-		return killGroup(cmd)
+		return procgroup.Kill(cmd)
 	}
 	// Once the group is killed nothing holds the input's pipe; the delay
 	// only bounds a wait on a process that escaped the group.
 	cmd.WaitDelay = time.Second
 	err := cmd.Run()
 	// Whatever the command left running in its group goes with it.
-	killGroup(cmd)
+	procgroup.Kill(cmd)
 	switch {
 	case ctx.Err() != nil:
 		return Verdict{}, fmt.Errorf("oracle command: %w", ctx.Err())

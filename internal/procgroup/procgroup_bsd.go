@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package synth
+package procgroup
 
 import "syscall"
 
