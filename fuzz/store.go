@@ -70,6 +70,7 @@ type Store struct {
 
 	seeds    [][]int
 	named    map[string]bool   // inputs a corpus line names
+	lined    map[string]bool   // the files corpus lines name, as they name them
 	orphans  map[string]string // inputs in the corpus folder without a line: their file, as lines name it
 	orphaned int               // orphans whose choices could be derived: the last seeds
 	next     int               // number of the next corpus file
@@ -83,9 +84,8 @@ type Store struct {
 
 	curve       *os.File // curve.csv
 	curveHeader string
-	prev        State // of the campaigns before
-	now         State // all campaigns, at the last save
-	saved       time.Time
+	prev        State     // of the campaigns before
+	saved       time.Time // when state.json was last written
 }
 
 // State is what a resumed campaign needs to know of those before it.
@@ -119,7 +119,7 @@ func (r FailureRecord) key() string { return r.Outcome + "\x00" + r.Stack }
 // OpenStore opens (creating it if needed) a campaign's folder and reads
 // back what earlier campaigns left there.
 func OpenStore(ctx context.Context, cfg StoreConfig) (*Store, error) {
-	s := &Store{cfg: cfg, named: map[string]bool{}, orphans: map[string]string{}, byKey: map[string]int{}, told: map[string]bool{}}
+	s := &Store{cfg: cfg, named: map[string]bool{}, lined: map[string]bool{}, orphans: map[string]string{}, byKey: map[string]int{}, told: map[string]bool{}}
 	for _, dir := range []string{s.corpusDir(), s.path("failures")} {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("campaign folder: %w", err)
@@ -171,13 +171,12 @@ func (s *Store) abs(rel string) string {
 // readBack reads the corpus, failures, state and curve a campaign left,
 // cutting away a line a crash cut off.
 func (s *Store) readBack(ctx context.Context) error {
-	var err error
-	if s.log, err = openLog(s.path("corpus.jsonl")); err != nil {
+	var (
+		data []byte
+		err  error
+	)
+	if s.log, data, err = openLog(s.path("corpus.jsonl")); err != nil {
 		return err
-	}
-	data, err := io.ReadAll(s.log)
-	if err != nil {
-		return fmt.Errorf("resuming: %w", err)
 	}
 	for i, line := range bytes.Split(data, []byte("\n")) {
 		if len(line) == 0 {
@@ -189,6 +188,7 @@ func (s *Store) readBack(ctx context.Context) error {
 		}
 		s.seeds = append(s.seeds, c.Choices)
 		s.next = max(s.next, s.number(c.File))
+		s.lined[c.File] = true
 		if input, err := s.readInput(c.File); err == nil {
 			s.named[string(input)] = true
 		}
@@ -206,7 +206,6 @@ func (s *Store) readBack(ctx context.Context) error {
 		// could damage it) counts no executions.
 		json.Unmarshal(data, &s.prev)
 	}
-	s.now = s.prev
 	data, err = os.ReadFile(s.path("failures.jsonl"))
 	if errors.Is(err, fs.ErrNotExist) {
 		// There from the start, so that a campaign that found nothing
@@ -228,36 +227,31 @@ func (s *Store) readBack(ctx context.Context) error {
 		s.failures = append(s.failures, r)
 	}
 	s.old = len(s.failures)
-	if s.curve, err = openLog(s.path("curve.csv")); err != nil {
+	if s.curve, data, err = openLog(s.path("curve.csv")); err != nil {
 		return err
 	}
-	head := make([]byte, 4096)
-	n, _ := io.ReadFull(s.curve, head)
-	s.curveHeader, _, _ = strings.Cut(string(head[:n]), "\n")
+	s.curveHeader, _, _ = strings.Cut(string(data), "\n")
 	return nil
 }
 
-// openLog opens a file appended to line by line, cutting away a last
-// line without its newline (a write cut off by a crash or a full disk).
-func openLog(path string) (*os.File, error) {
+// openLog opens a file appended to line by line and returns its
+// complete lines, cutting away a last line without its newline (a write
+// cut off by a crash or a full disk).
+func openLog(path string) (*os.File, []byte, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("campaign folder: %w", err)
+		return nil, nil, fmt.Errorf("campaign folder: %w", err)
 	}
 	data, err := io.ReadAll(f)
-	if err == nil {
-		if complete := bytes.LastIndexByte(data, '\n') + 1; complete < len(data) {
-			err = f.Truncate(int64(complete))
-		}
-	}
-	if err == nil {
-		_, err = f.Seek(0, io.SeekStart)
+	complete := bytes.LastIndexByte(data, '\n') + 1
+	if err == nil && complete < len(data) {
+		err = f.Truncate(int64(complete))
 	}
 	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("campaign folder: %s: %w", path, err)
+		return nil, nil, fmt.Errorf("campaign folder: %s: %w", path, err)
 	}
-	return f, nil
+	return f, data[:complete], nil
 }
 
 // number is the number of a corpus file named by the store (00012.json
@@ -302,6 +296,9 @@ func (s *Store) readOrphans(ctx context.Context) error {
 		}
 		rel := s.rel(filepath.Join(s.corpusDir(), e.Name()))
 		s.next = max(s.next, s.number(rel))
+		if s.lined[rel] {
+			continue // read with its line
+		}
 		input, err := s.readInput(rel)
 		if err != nil || s.named[string(input)] {
 			continue
@@ -530,12 +527,11 @@ func (s *Store) newCurve(header string) error {
 // saveState replaces state.json with the executions so far; without
 // force, at most once a second.
 func (s *Store) saveState(st Stats, force bool) error {
-	s.now = State{Executions: s.prev.Executions + st.Execs, Seconds: s.prev.Seconds + st.Elapsed.Seconds()}
 	if !force && time.Since(s.saved) < time.Second {
 		return nil
 	}
 	s.saved = time.Now()
-	data, err := json.Marshal(s.now)
+	data, err := json.Marshal(State{Executions: s.prev.Executions + st.Execs, Seconds: s.prev.Seconds + st.Elapsed.Seconds()})
 	if err != nil {
 		return err
 	}
