@@ -16,6 +16,7 @@ import (
 
 	"github.com/arbor-fuzz/arbor/corpus"
 	"github.com/arbor-fuzz/arbor/grammar"
+	"github.com/arbor-fuzz/arbor/internal/atomicfile"
 	"github.com/arbor-fuzz/arbor/internal/filelock"
 )
 
@@ -210,7 +211,7 @@ func (s *Store) readBack(ctx context.Context) error {
 	if errors.Is(err, fs.ErrNotExist) {
 		// There from the start, so that a campaign that found nothing
 		// says so.
-		err = writeFileAtomic(s.path("failures.jsonl"), nil)
+		err = atomicfile.Write(s.path("failures.jsonl"), nil, 0o644)
 	}
 	if err != nil {
 		return fmt.Errorf("resuming: %w", err)
@@ -447,7 +448,7 @@ func (s *Store) fail(fl Failure) error {
 			name += s.cfg.Ext
 		}
 		path := filepath.Join(s.path("failures"), name)
-		if err := writeFileAtomic(path, data); err != nil {
+		if err := atomicfile.Write(path, data, 0o644); err != nil {
 			return fmt.Errorf("saving a failure: %w", err)
 		}
 		r.File, r.Message, r.Frames, r.Choices, r.Count = s.rel(path), fl.Message, fl.Frames, fl.Choices, 1
@@ -465,7 +466,7 @@ func (s *Store) fail(fl Failure) error {
 		b.Write(line)
 		b.WriteByte('\n')
 	}
-	if err := writeFileAtomic(s.path("failures.jsonl"), b.Bytes()); err != nil {
+	if err := atomicfile.Write(s.path("failures.jsonl"), b.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("saving the failures: %w", err)
 	}
 	return nil
@@ -535,7 +536,7 @@ func (s *Store) saveState(st Stats, force bool) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(s.path("state.json"), append(data, '\n')); err != nil {
+	if err := atomicfile.Write(s.path("state.json"), append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("saving the state: %w", err)
 	}
 	return nil
@@ -556,27 +557,4 @@ func (s *Store) Close() error {
 	}
 	errs = append(errs, s.lock.Release())
 	return errors.Join(errs...)
-}
-
-// writeFileAtomic replaces path with data, so that a crash leaves the old
-// file or the new one, never a part of it.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return nil
 }

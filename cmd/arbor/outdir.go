@@ -83,8 +83,11 @@ func clearTargetRun(out string) (int, error) {
 		}
 		os.Remove(dir) // only if empty: files of the user's stay
 	}
-	for _, name := range []string{"summary.json", "summary.json.tmp"} {
-		if err := os.Remove(filepath.Join(out, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	// summary.json, and the temporary file a run killed while it
+	// replaced it left (atomicfile.Write's).
+	temps, _ := filepath.Glob(filepath.Join(out, ".summary.json-*"))
+	for _, path := range append(temps, filepath.Join(out, "summary.json")) {
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return removed, fmt.Errorf("output folder: %w", err)
 		}
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/arbor-fuzz/arbor/corpus"
 	"github.com/arbor-fuzz/arbor/coverage"
+	"github.com/arbor-fuzz/arbor/internal/atomicfile"
 	"github.com/arbor-fuzz/arbor/learn"
 	"github.com/arbor-fuzz/arbor/synth"
 )
@@ -470,11 +471,7 @@ func writeJSONFile(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return atomicfile.Write(path, append(b, '\n'), 0o644)
 }
 
 // writeFunctionFolder writes a function's inputs and manifest for
