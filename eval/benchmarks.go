@@ -8,6 +8,7 @@ import (
 
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/datasets"
+	"github.com/arbor-fuzz/arbor/internal/bst"
 	"github.com/arbor-fuzz/arbor/subject"
 	"github.com/arbor-fuzz/arbor/synth"
 )
@@ -31,14 +32,14 @@ func E6Benchmarks(ctx context.Context, seed uint64, bstTrials, trials int, cache
 	}
 	benchmarks := []Benchmark{
 		{Name: "bst", Trials: bstTrials, Make: func(g *synth.Guide) (func() []byte, synth.Oracle, error) {
-			gen, o := synth.BSTGenerator(g, synth.TreeState, seed)
+			gen, o := bst.Generator(g, synth.TreeState, seed)
 			return gen, o, nil
 		}},
 		{Name: "json-schema", Trials: trials, Make: func(g *synth.Guide) (func() []byte, synth.Oracle, error) {
 			return synth.GrammarGenerator(jsonG, g, synth.TreeState, seed, 12), synth.FuncOracle(NumberRecord), nil
 		}},
 		{Name: "xml", Trials: trials, Make: func(g *synth.Guide) (func() []byte, synth.Oracle, error) {
-			return synth.GrammarGenerator(xml.Grammar, g, synth.TreeState, seed, 12), &synth.SubjectOracle{Session: sess, Timeout: time.Second}, nil
+			return synth.GrammarGenerator(xml.Grammar, g, synth.TreeState, seed, 12), &subject.SessionOracle{Session: sess, Timeout: time.Second}, nil
 		}},
 	}
 	return benchmarks, func() { sess.Close() }, nil

@@ -15,6 +15,7 @@ import (
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/learn"
 	"github.com/arbor-fuzz/arbor/synth"
+	"github.com/arbor-fuzz/arbor/targeting"
 )
 
 // TargetConfig configures the targeted-generation experiments E4 and E5.
@@ -251,7 +252,7 @@ func Targeted(ctx context.Context, cfg TargetConfig) (*TargetResult, error) {
 		tf := TargetFunction{Function: fn.Name, Constraints: len(m.Constraints(fn, cfg.MaxGini)), Requested: cfg.Inputs, Random: cfg.Inputs,
 			BaseRate: rates[fn.Name]}
 		if cfg.Offline {
-			tr := synth.Target(ctx, e.Grammar, m, fn, cfg.Inputs, cfg.MaxGini, cfg.Solve)
+			tr := targeting.Offline(ctx, e.Grammar, m, fn, cfg.Inputs, cfg.MaxGini, cfg.Solve)
 			for _, d := range tr.SolveTimes {
 				times = append(times, float64(d.Microseconds())/1000)
 			}
@@ -264,13 +265,13 @@ func Targeted(ctx context.Context, cfg TargetConfig) (*TargetResult, error) {
 		} else {
 			// A fresh loop per function, so that each function's executions
 			// are its own.
-			loop, err := synth.NewLoop(p, &coverage.SessionRunner{Session: session})
+			loop, err := targeting.NewLoop(p, &coverage.SessionRunner{Session: session})
 			if err != nil {
 				return nil, err
 			}
 			solve := cfg.Solve
 			solve.Seed += uint64(i) * 104729
-			pr, err := loop.Pursue(ctx, fn.Name, synth.PursueOptions{Want: cfg.Inputs, Budget: cfg.Budget, Time: cfg.Time, MaxGini: cfg.MaxGini,
+			pr, err := loop.Pursue(ctx, fn.Name, targeting.PursueOptions{Want: cfg.Inputs, Budget: cfg.Budget, Time: cfg.Time, MaxGini: cfg.MaxGini,
 				Solve: solve, Seed: e.Seed + uint64(i), NoLearn: cfg.NoLearn})
 			if err != nil {
 				return nil, err

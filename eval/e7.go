@@ -299,7 +299,7 @@ func e7Generate(ctx context.Context, cfg E7Config, s subject.Setup, sess *fuzzSe
 	}
 	c := newCoverageCurve(sess)
 	gen := synth.GrammarGenerator(s.Grammar, guide, synth.TreeState, seed, cfg.MaxDepth)
-	oracle := &synth.SubjectOracle{Session: sess.Session, Timeout: cfg.Timeout, Observe: c.observe}
+	oracle := &subject.SessionOracle{Session: sess.Session, Timeout: cfg.Timeout, Observe: c.observe}
 	if _, err := synth.Check(ctx, gen, guide, oracle, synth.CheckOptions{Duration: cfg.Time}); err != nil {
 		return E7Run{}, err
 	}

@@ -8,6 +8,9 @@
 //	s, err := subject.Resolve(ctx, subject.Spec{Go: "example.com/p.Parse", Grammar: "p.grammar"})
 //	bin, err := coverage.Build(ctx, s.Target, coverage.DefaultCacheDir())
 //
+// SessionOracle and CommandOracle judge an input by running a program
+// (a recording session, or a command's exit status), for synth.Check.
+//
 // The commands and the experiments resolve programs here, so that an
 // operational command never needs the experiments package to know how
 // to run one.

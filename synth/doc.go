@@ -15,25 +15,20 @@
 // unbounded repetitions up to DefaultMaxRepeat 5), shortest (fewest
 // expansions), k-path covering (Cover, with shortest or random close-off
 // and, through WithAbsence, absence of optional parts as a target) and
-// forestation (Forest), constraint-targeted (Solve, Target: inputs that
-// satisfy a function's learned covering constraints), and the bandit
+// forestation (Forest), constraint-directed (Solve: an input whose
+// features satisfy a Constraint, checked by Satisfies), and the bandit
 // guide (Guide, RLCheck's Monte Carlo control) that drives a grammar
-// (GuideChooser) or hand-written generator (Select, the BST example)
-// towards diverse valid inputs (Check).
+// (GuideChooser) or hand-written generator (Select) towards diverse
+// valid inputs (Check, with an Oracle that judges them).
 //
-// Targeting that learns from running its inputs is a Loop over a model
-// and a coverage.Runner (the program under test): Pursue solves a function's
-// constraints, runs the inputs, refits the function's tree with what
-// they covered and tries again, mutating the inputs that ran it, until
-// enough inputs verifiably run it or the budget is spent.
+// synth runs no program and reads no model: it imports only grammar and
+// features. Targeting, which turns a learned model into constraints and
+// learns from running its inputs, is package targeting; the oracles that
+// run a program are in package subject.
 //
-//	loop, _ := synth.NewLoop(predictor, &coverage.SessionRunner{Session: s})
-//	p, _ := loop.Pursue(ctx, "encoding/json.unquote", synth.PursueOptions{Want: 10, Budget: 100})
-//	// p.Inputs ran the function; p.Executions is what they cost.
-//
-// Its mutations are a Mutator's, which the fuzzing loop shares: Zest's
-// span mutation and subtree splicing over choice sequences, realized by
-// the grammar's own generator so that every mutant is a derivation.
+// A Mutator makes new sequences out of old ones, Zest's way: span
+// mutation and subtree splicing over choice sequences, realized by the
+// grammar's own generator so that every mutant is a derivation.
 //
 // A ByteGenerator reads any byte string as a choice sequence (Zest's
 // parametric generator), so that every byte string is an input of the

@@ -167,6 +167,12 @@ type Window struct {
 func (w *Window) Push(x uint64) { w.items = append(w.items, x) }
 func (w *Window) Pop()          { w.items = w.items[:len(w.items)-1] }
 
+// Len is the number of items pushed and not popped; Truncate drops all
+// but the first n, as a generator does returning from a subtree whose
+// choices are not on its sibling's path.
+func (w *Window) Len() int       { return len(w.items) }
+func (w *Window) Truncate(n int) { w.items = w.items[:n] }
+
 // Reset forgets everything.
 func (w *Window) Reset() { w.items = w.items[:0] }
 
@@ -179,3 +185,12 @@ func (w *Window) State() State {
 	}
 	return State(h)
 }
+
+// StateKind selects a state abstraction.
+type StateKind int
+
+const (
+	TreeState   StateKind = iota // last W choices on the path from the root
+	WindowState                  // last W choices made, anywhere
+	NoState                      // a single state
+)

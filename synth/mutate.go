@@ -45,14 +45,16 @@ type Mutator struct {
 	// distributions of the number of spans a mutation changes and of
 	// their lengths (0 means 2 and 4).
 	MeanSpans, MeanSpanLength float64
+	// Rand is the source of every random draw: NewMutator seeds one, and
+	// a caller that keeps several independent streams passes its own.
+	Rand *rand.Rand
 
-	r   *rand.Rand
 	gen *Generator
 }
 
 // NewMutator returns a mutator of g's choice sequences seeded with seed.
 func NewMutator(g *grammar.Graph, seed uint64) *Mutator {
-	return &Mutator{G: g, r: rand.New(rand.NewPCG(seed, 0x5eed))}
+	return &Mutator{G: g, Rand: rand.New(rand.NewPCG(seed, 0x5eed))}
 }
 
 // geometric draws from a geometric distribution on 1, 2, ... with the
@@ -62,7 +64,7 @@ func (m *Mutator) geometric(mean float64) int {
 		return 1
 	}
 	p := 1 / mean
-	u := m.r.Float64()
+	u := m.Rand.Float64()
 	return 1 + int(math.Log(1-u)/math.Log(1-p))
 }
 
@@ -71,7 +73,7 @@ func (m *Mutator) geometric(mean float64) int {
 func (m *Mutator) Mutate(choices []int) []int {
 	out := slices.Clone(choices)
 	if len(out) == 0 {
-		return append(out, int(m.r.Int32()))
+		return append(out, int(m.Rand.Int32()))
 	}
 	spans, length := m.MeanSpans, m.MeanSpanLength
 	if spans <= 0 {
@@ -81,9 +83,9 @@ func (m *Mutator) Mutate(choices []int) []int {
 		length = 4
 	}
 	for range m.geometric(spans) {
-		at := m.r.IntN(len(out))
+		at := m.Rand.IntN(len(out))
 		for i := at; i < min(len(out), at+m.geometric(length)); i++ {
-			out[i] = int(m.r.Int32())
+			out[i] = int(m.Rand.Int32())
 		}
 	}
 	return out
@@ -110,9 +112,9 @@ func (m *Mutator) Splice(a, b *Derivation) []int {
 	if len(from) == 0 {
 		return m.Mutate(a.Choices)
 	}
-	sa := from[m.r.IntN(len(from))]
+	sa := from[m.Rand.IntN(len(from))]
 	cands := byKey[keyOf(sa.Node)]
-	sb := cands[m.r.IntN(len(cands))]
+	sb := cands[m.Rand.IntN(len(cands))]
 	return slices.Concat(a.Choices[:sa.Start], b.Choices[sb.Start:sb.End], a.Choices[sa.End:])
 }
 
@@ -125,7 +127,7 @@ func keyOf(n *grammar.Node) spliceKey { return spliceKey{n.Kind, n.Name} }
 
 // Realize generates the input a choice sequence describes.
 func (m *Mutator) Realize(choices []int) *Derivation {
-	c := &realizer{prefix: choices, r: m.r}
+	c := &realizer{prefix: choices, r: m.Rand}
 	if m.gen == nil {
 		m.gen = &Generator{G: m.G, Policy: RandomPolicy}
 	}

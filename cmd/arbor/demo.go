@@ -19,6 +19,7 @@ import (
 	"github.com/arbor-fuzz/arbor/eval"
 	"github.com/arbor-fuzz/arbor/learn"
 	"github.com/arbor-fuzz/arbor/synth"
+	"github.com/arbor-fuzz/arbor/targeting"
 )
 
 // demoFunctions are the functions the demo would rather explain, in
@@ -167,7 +168,7 @@ inputs (--go importpath.Func, --c, --java, --python or --cmd, each with
 			say("Generate inputs aimed at %s, without running the program", fn.Name)
 			dir := filepath.Join(out, "targeted")
 			cons := m.Constraints(fn, learn.EveryLeaf)
-			res := synth.Target(contextOf(cmd), s.Grammar, m, fn, demoAim, learn.EveryLeaf, synth.SolveOptions{Seed: seed})
+			res := targeting.Offline(contextOf(cmd), s.Grammar, m, fn, demoAim, learn.EveryLeaf, synth.SolveOptions{Seed: seed})
 			if err := writeTargeted(dir, m, cons, res); err != nil {
 				return err
 			}

@@ -11,7 +11,8 @@ import (
 
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/datasets"
-	"github.com/arbor-fuzz/arbor/eval"
+	"github.com/arbor-fuzz/arbor/internal/bst"
+	"github.com/arbor-fuzz/arbor/subject"
 	"github.com/arbor-fuzz/arbor/synth"
 )
 
@@ -116,7 +117,7 @@ writes the unique valid inputs.
 				return err
 			}
 			defer cleanup()
-			gen, oracle, err := bench.Make(guide)
+			gen, oracle, err := bench.make(guide)
 			if err != nil {
 				return err
 			}
@@ -154,7 +155,7 @@ writes the unique valid inputs.
 				return checkErr
 			}
 			fmt.Fprintf(w, "%s, guide %s: %d trials in %.2fs: %d valid, %d invalid, %d timeouts, %d unique valid, %d diverse valid, %d failures\n",
-				bench.Name, f.guide, res.Trials, res.Seconds, res.Valid, res.Invalid, res.Timeouts, res.UniqueValid, res.DiverseValid, res.Failures)
+				bench.name, f.guide, res.Trials, res.Seconds, res.Valid, res.Invalid, res.Timeouts, res.UniqueValid, res.DiverseValid, res.Failures)
 			for _, fl := range res.FailureList {
 				fmt.Fprintf(w, "failure: %s\n", fl)
 			}
@@ -168,7 +169,7 @@ writes the unique valid inputs.
 	fl.StringVar(&f.oracleCmd, "oracle-cmd", "", "shell command judging the input on stdin (exit 0 = valid)")
 	fl.IntVar(&f.trials, "trials", 0, "inputs to generate")
 	fl.DurationVar(&f.duration, "time", 0, "or generate for this long")
-	fl.DurationVar(&f.timeout, "timeout", synth.DefaultOracleTimeout, "time limit per input")
+	fl.DurationVar(&f.timeout, "timeout", subject.DefaultOracleTimeout, "time limit per input")
 	fl.StringVar(&f.guide, "guide", "rl", "rl or random")
 	fl.BoolVar(&f.published, "published", false, "with --guide rl: RLCheck's published settings")
 	fl.StringVar(&f.state, "state", "parent", "state abstraction: parent, window or none")
@@ -180,7 +181,6 @@ writes the unique valid inputs.
 	return cmd
 }
 
-// benchmark builds the generator and oracle the flags describe.
 // grammarName is the grammar the inputs are written in: --grammar, or the
 // bundled subject's.
 func (f *rlcheckFlags) grammarName() string {
@@ -192,30 +192,38 @@ func (f *rlcheckFlags) grammarName() string {
 	return f.grammar
 }
 
-func (f *rlcheckFlags) benchmark(cmd *cobra.Command, st synth.StateKind) (eval.Benchmark, func(), error) {
+// rlcheckSetup is a generator and oracle: make returns a fresh generator
+// driven by the guide (nil: uniformly random choices).
+type rlcheckSetup struct {
+	name string
+	make func(guide *synth.Guide) (gen func() []byte, oracle synth.Oracle, err error)
+}
+
+// benchmark builds the generator and oracle the flags describe.
+func (f *rlcheckFlags) benchmark(cmd *cobra.Command, st synth.StateKind) (rlcheckSetup, func(), error) {
 	nothing := func() {}
 	switch {
 	case f.example == "bst":
-		return eval.Benchmark{Name: "bst", Make: func(guide *synth.Guide) (func() []byte, synth.Oracle, error) {
-			gen, oracle := synth.BSTGenerator(guide, st, f.seed)
+		return rlcheckSetup{name: "bst", make: func(guide *synth.Guide) (func() []byte, synth.Oracle, error) {
+			gen, oracle := bst.Generator(guide, st, f.seed)
 			return gen, oracle, nil
 		}}, nothing, nil
 	case f.example != "":
-		return eval.Benchmark{}, nothing, usageError{fmt.Errorf("unknown --example %q (there is bst)", f.example)}
+		return rlcheckSetup{}, nothing, usageError{fmt.Errorf("unknown --example %q (there is bst)", f.example)}
 	case f.grammar == "" && f.subject == "":
-		return eval.Benchmark{}, nothing, usageError{errors.New("give --example bst, or --grammar with --subject, --go or --oracle-cmd")}
+		return rlcheckSetup{}, nothing, usageError{errors.New("give --example bst, or --grammar with --subject, --go or --oracle-cmd")}
 	}
 	grammarArg := f.grammar
 	if grammarArg == "" && f.subject != "" {
 		b, err := datasets.LookupSubject(f.subject)
 		if err != nil {
-			return eval.Benchmark{}, nothing, err
+			return rlcheckSetup{}, nothing, err
 		}
 		grammarArg = b.Grammar
 	}
 	g, err := datasets.LoadGrammar(grammarArg)
 	if err != nil {
-		return eval.Benchmark{}, nothing, err
+		return rlcheckSetup{}, nothing, err
 	}
 	var oracle synth.Oracle
 	cleanup := nothing
@@ -224,30 +232,30 @@ func (f *rlcheckFlags) benchmark(cmd *cobra.Command, st synth.StateKind) (eval.B
 	case hasSubject && f.oracleCmd == "":
 		target, _, err := f.target(contextOf(cmd))
 		if err != nil {
-			return eval.Benchmark{}, nothing, err
+			return rlcheckSetup{}, nothing, err
 		}
 		run, err := f.runOptions()
 		if err != nil {
-			return eval.Benchmark{}, nothing, err
+			return rlcheckSetup{}, nothing, err
 		}
 		s, err := coverage.Open(contextOf(cmd), target, coverage.DefaultCacheDir(), run)
 		if err != nil {
-			return eval.Benchmark{}, nothing, err
+			return rlcheckSetup{}, nothing, err
 		}
 		cleanup = func() { s.Close() }
-		oracle = &synth.SubjectOracle{Session: s, Timeout: f.timeout}
+		oracle = &subject.SessionOracle{Session: s, Timeout: f.timeout}
 	case f.oracleCmd != "" && !hasSubject:
 		run, err := f.runOptions()
 		if err != nil {
-			return eval.Benchmark{}, nothing, err
+			return rlcheckSetup{}, nothing, err
 		}
 		// runOptions says -1 for no limit.
-		oracle = synth.CommandOracle{Argv: []string{"sh", "-c", f.oracleCmd}, Timeout: f.timeout, Memory: max(run.Memory, 0)}
+		oracle = subject.CommandOracle{Argv: []string{"sh", "-c", f.oracleCmd}, Timeout: f.timeout, Memory: max(run.Memory, 0)}
 	default:
-		return eval.Benchmark{}, nothing, usageError{errors.New("with --grammar give one of --subject, --go and --oracle-cmd")}
+		return rlcheckSetup{}, nothing, usageError{errors.New("with --grammar give one of --subject, --go and --oracle-cmd")}
 	}
 	name := grammarArg
-	return eval.Benchmark{Name: name, Make: func(guide *synth.Guide) (func() []byte, synth.Oracle, error) {
+	return rlcheckSetup{name: name, make: func(guide *synth.Guide) (func() []byte, synth.Oracle, error) {
 		return synth.GrammarGenerator(g, guide, st, f.seed, f.maxDepth), oracle, nil
 	}}, cleanup, nil
 }

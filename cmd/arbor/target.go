@@ -19,6 +19,7 @@ import (
 	"github.com/arbor-fuzz/arbor/internal/atomicfile"
 	"github.com/arbor-fuzz/arbor/learn"
 	"github.com/arbor-fuzz/arbor/synth"
+	"github.com/arbor-fuzz/arbor/targeting"
 )
 
 // targetFlags are target's flags.
@@ -191,7 +192,7 @@ them to FuzzX.verify.cov.jsonl.`,
 			if runner == nil {
 				return targetOffline(cmd, p, f)
 			}
-			loop, err := synth.NewLoop(p, runner)
+			loop, err := targeting.NewLoop(p, runner)
 			if err != nil {
 				return err
 			}
@@ -243,8 +244,8 @@ func (f targetFlags) solveOptions() synth.SolveOptions {
 	return synth.SolveOptions{Seed: f.seed, Timeout: f.timeout, MaxDepth: f.maxDepth, MaxNodes: f.maxNodes}
 }
 
-func (f targetFlags) pursueOptions(progress func(*synth.Pursuit)) synth.PursueOptions {
-	return synth.PursueOptions{Want: f.n, Budget: f.budget, Time: f.limit, MaxGini: f.maxGini, Solve: f.solveOptions(), Seed: f.seed, Progress: progress}
+func (f targetFlags) pursueOptions(progress func(*targeting.Pursuit)) targeting.PursueOptions {
+	return targeting.PursueOptions{Want: f.n, Budget: f.budget, Time: f.limit, MaxGini: f.maxGini, Solve: f.solveOptions(), Seed: f.seed, Progress: progress}
 }
 
 // modelRunner builds the program the model's inputs run on (modelProgram
@@ -284,7 +285,7 @@ type pursuitSummary struct {
 	Out        string         `json:"out"`
 }
 
-func summarize(pr *synth.Pursuit, baseRate float64, out string) pursuitSummary {
+func summarize(pr *targeting.Pursuit, baseRate float64, out string) pursuitSummary {
 	size := 0
 	for _, in := range pr.Inputs {
 		size += len(in.Text)
@@ -316,7 +317,7 @@ func baseRate(m *learn.Model, fn *learn.FunctionModel) float64 {
 	return float64(fn.Positives) / float64(max(1, m.Stats.Rows))
 }
 
-func targetLoop(cmd *cobra.Command, m *learn.Model, loop *synth.Loop, f targetFlags) error {
+func targetLoop(cmd *cobra.Command, m *learn.Model, loop *targeting.Loop, f targetFlags) error {
 	name := f.function
 	rate := 0.0 // a never-covered function's
 	if fn, err := m.Function(name); err == nil {
@@ -325,7 +326,7 @@ func targetLoop(cmd *cobra.Command, m *learn.Model, loop *synth.Loop, f targetFl
 		return err
 	}
 	errw := cmd.ErrOrStderr()
-	pr, err := loop.Pursue(contextOf(cmd), name, f.pursueOptions(func(p *synth.Pursuit) {
+	pr, err := loop.Pursue(contextOf(cmd), name, f.pursueOptions(func(p *targeting.Pursuit) {
 		fmt.Fprintf(errw, "target: round %d: %d of %d inputs ran %s, %d executions\n", p.Rounds, len(p.Inputs), p.Wanted, p.Function, p.Executions)
 	}))
 	if pr != nil {
@@ -350,7 +351,7 @@ func targetLoop(cmd *cobra.Command, m *learn.Model, loop *synth.Loop, f targetFl
 	return nil
 }
 
-func targetRare(cmd *cobra.Command, m *learn.Model, loop *synth.Loop, f targetFlags) error {
+func targetRare(cmd *cobra.Command, m *learn.Model, loop *targeting.Loop, f targetFlags) error {
 	type pick struct {
 		name  string
 		rate  float64
@@ -479,7 +480,7 @@ func writeJSONFile(path string, v any) error {
 // that a run killed midway leaves no folder that disagrees with its
 // manifest (the hidden one is removed by the next run). With gofuzz all
 // join the one seed corpus.
-func writeFunctionFolder(o outputFormat, dir string, m *learn.Model, pr *synth.Pursuit) error {
+func writeFunctionFolder(o outputFormat, dir string, m *learn.Model, pr *targeting.Pursuit) error {
 	if o.gofuzz() {
 		return writePursued(o, dir, m, pr)
 	}
@@ -497,7 +498,7 @@ func writeFunctionFolder(o outputFormat, dir string, m *learn.Model, pr *synth.P
 }
 
 // writePursued writes the inputs a loop kept, with their manifest.
-func writePursued(o outputFormat, out string, m *learn.Model, pr *synth.Pursuit) error {
+func writePursued(o outputFormat, out string, m *learn.Model, pr *targeting.Pursuit) error {
 	function := ""
 	if o.gofuzz() {
 		function = pr.Function // the manifest gathers every run's
@@ -556,7 +557,7 @@ func targetOffline(cmd *cobra.Command, p *learn.Predictor, f targetFlags) error 
 	if err != nil {
 		return err
 	}
-	res := synth.Target(contextOf(cmd), p.Graph, m, fn, f.n, f.maxGini, f.solveOptions())
+	res := targeting.Offline(contextOf(cmd), p.Graph, m, fn, f.n, f.maxGini, f.solveOptions())
 	w := cmd.OutOrStdout()
 	cons := m.Constraints(fn, f.maxGini) // in the order synth.Target numbers them
 	files, err := writeTargetedAs(f.outputFormat, f.out, m, fn.Name, cons, res)
@@ -594,14 +595,14 @@ func targetOffline(cmd *cobra.Command, p *learn.Predictor, f targetFlags) error 
 }
 
 // writeTargeted writes offline targeting's inputs to dir, raw.
-func writeTargeted(dir string, m *learn.Model, cons []learn.Constraint, res *synth.TargetResult) error {
+func writeTargeted(dir string, m *learn.Model, cons []learn.Constraint, res *targeting.OfflineResult) error {
 	_, err := writeTargetedAs(outputFormat{format: "raw"}, dir, m, "", cons, res)
 	return err
 }
 
 // writeTargetedAs writes offline targeting's inputs for function in the
 // given format and returns their paths.
-func writeTargetedAs(o outputFormat, out string, m *learn.Model, function string, cons []learn.Constraint, res *synth.TargetResult) ([]string, error) {
+func writeTargetedAs(o outputFormat, out string, m *learn.Model, function string, cons []learn.Constraint, res *targeting.OfflineResult) ([]string, error) {
 	if !o.gofuzz() {
 		function = ""
 	}

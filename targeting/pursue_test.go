@@ -1,4 +1,4 @@
-package synth_test
+package targeting_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/arbor-fuzz/arbor/grammar"
 	"github.com/arbor-fuzz/arbor/learn"
 	"github.com/arbor-fuzz/arbor/synth"
+	"github.com/arbor-fuzz/arbor/targeting"
 )
 
 // The loop's fixture: lists of words and calls. Its program runs "rare"
@@ -98,13 +99,13 @@ func TestPursueRare(t *testing.T) {
 		t.Fatalf("the fixture should be rare: %d of 1000 training inputs ran it", rare)
 	}
 	const want, budget = 3, 200
-	run := func(seed uint64, noLearn bool) *synth.Pursuit {
+	run := func(seed uint64, noLearn bool) *targeting.Pursuit {
 		prog := &listProgram{}
-		loop, err := synth.NewLoop(p, prog)
+		loop, err := targeting.NewLoop(p, prog)
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := loop.Pursue(context.Background(), "rare", synth.PursueOptions{Want: want, Budget: budget, Seed: seed, NoLearn: noLearn})
+		res, err := loop.Pursue(context.Background(), "rare", targeting.PursueOptions{Want: want, Budget: budget, Seed: seed, NoLearn: noLearn})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -159,18 +160,18 @@ func TestPursueRare(t *testing.T) {
 // and says so.
 func TestPursueBudget(t *testing.T) {
 	p, _ := listModel(t, 200)
-	loop, err := synth.NewLoop(p, &listProgram{})
+	loop, err := targeting.NewLoop(p, &listProgram{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := loop.Pursue(context.Background(), "never", synth.PursueOptions{Want: 3, Budget: 40, Seed: 2})
+	res, err := loop.Pursue(context.Background(), "never", targeting.PursueOptions{Want: 3, Budget: 40, Seed: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(res.Inputs) != 0 || res.Executions != 40 || res.Stopped != "budget" || res.FirstHit != 0 {
 		t.Errorf("unreachable function: %d inputs, %d executions, stopped %q, first hit %d", len(res.Inputs), res.Executions, res.Stopped, res.FirstHit)
 	}
-	if _, err := loop.Pursue(context.Background(), "nosuch", synth.PursueOptions{}); err == nil {
+	if _, err := loop.Pursue(context.Background(), "nosuch", targeting.PursueOptions{}); err == nil {
 		t.Error("pursuing an unknown function gave no error")
 	}
 	// The refined model keeps every row the loop ran.
@@ -182,13 +183,13 @@ func TestPursueBudget(t *testing.T) {
 // TestPursueDeterministic: the same seed makes the same pursuit.
 func TestPursueDeterministic(t *testing.T) {
 	p, _ := listModel(t, 400)
-	var runs [2]*synth.Pursuit
+	var runs [2]*targeting.Pursuit
 	for i := range runs {
-		loop, err := synth.NewLoop(p, &listProgram{})
+		loop, err := targeting.NewLoop(p, &listProgram{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if runs[i], err = loop.Pursue(context.Background(), "call", synth.PursueOptions{Want: 5, Budget: 30, Seed: 9}); err != nil {
+		if runs[i], err = loop.Pursue(context.Background(), "call", targeting.PursueOptions{Want: 5, Budget: 30, Seed: 9}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -2,20 +2,13 @@ package synth_test
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/features"
 	"github.com/arbor-fuzz/arbor/grammar"
 	"github.com/arbor-fuzz/arbor/internal/testctx"
-	"github.com/arbor-fuzz/arbor/learn"
 	"github.com/arbor-fuzz/arbor/synth"
 )
 
@@ -45,63 +38,6 @@ func TestSolveHandwritten(t *testing.T) {
 	impossible := synth.Constraint{Require: []features.Path{{39}}, Forbid: []features.Path{{39}}}
 	if sol := synth.Solve(context.Background(), g, impossible, synth.SolveOptions{Seed: 1, MaxCompletions: 50}); sol.Satisfied || sol.Completions > 50 {
 		t.Errorf("impossible constraint: satisfied %v after %d completions", sol.Satisfied, sol.Completions)
-	}
-}
-
-// TestTargetEveryFunction trains a model of the json subject and checks,
-// for every function, that each targeted input parses with the grammar
-// and satisfies its constraint by features.
-func TestTargetEveryFunction(t *testing.T) {
-	if testing.Short() {
-		t.Skip("records coverage")
-	}
-	g := mustGrammar(t, "json")
-	dir := t.TempDir()
-	gen := synth.NewGenerator(g, synth.NewRandom(5), synth.RandomPolicy)
-	data := map[string][]byte{}
-	var files []string
-	for i := 0; i < 400; i++ {
-		in := []byte(gen.Generate().String())
-		p := filepath.Join(dir, fmt.Sprintf("%04d", i))
-		os.WriteFile(p, in, 0o644)
-		files = append(files, p)
-		sum := sha256.Sum256(in)
-		data[hex.EncodeToString(sum[:])] = in
-	}
-	bin := jsonHarness(t)
-	out := filepath.Join(dir, "cov.jsonl")
-	if _, err := coverage.RecordInputs(context.Background(), bin, files, out, coverage.Options{Subject: "json"}); err != nil {
-		t.Fatal(err)
-	}
-	cov, _ := coverage.ReadFile(out)
-	d := learn.NewDataset(g, features.Options{MaxK: 4}, cov, data)
-	fns, err := learn.Train(context.Background(), d, learn.TrainOptions{Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := learn.NewModel("json", "json", g, d, fns, learn.TrainOptions{Seed: 1})
-	solved, total := 0, 0
-	for i := range m.Functions {
-		fn := &m.Functions[i]
-		res := synth.Target(context.Background(), g, m, fn, 3, learn.EveryLeaf, synth.SolveOptions{Seed: 2})
-		total += len(res.Constraints)
-		solved += len(res.Constraints) - len(res.Unsolved)
-		seen := map[string]bool{}
-		for _, in := range res.Inputs {
-			if seen[in.Text] {
-				t.Errorf("%s: input %q twice", fn.Name, in.Text)
-			}
-			seen[in.Text] = true
-			if _, err := g.Parse([]byte(in.Text)); err != nil {
-				t.Errorf("%s: targeted input %q does not parse: %v", fn.Name, in.Text, err)
-			}
-			if !synth.Satisfies(g, in.Text, res.Constraints[in.Constraint]) {
-				t.Errorf("%s: %q does not satisfy its constraint", fn.Name, in.Text)
-			}
-		}
-	}
-	if total == 0 || float64(solved) < 0.9*float64(total) {
-		t.Errorf("solved %d of %d constraints", solved, total)
 	}
 }
 

@@ -1,4 +1,4 @@
-package synth
+package targeting
 
 import (
 	"cmp"
@@ -15,6 +15,7 @@ import (
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/grammar"
 	"github.com/arbor-fuzz/arbor/learn"
+	"github.com/arbor-fuzz/arbor/synth"
 )
 
 // PursueOptions bound and shape one function's targeting loop.
@@ -26,7 +27,7 @@ type PursueOptions struct {
 	// means learn.EveryLeaf (every leaf with positive rows).
 	MaxGini float64
 	Batch   int // inputs run per round, between refits; 0 means 10
-	Solve   SolveOptions
+	Solve   synth.SolveOptions
 	Seed    uint64
 	// NoLearn keeps the model's tree as it is (no refit) and leaves out
 	// the mutation of inputs that ran the function: the loop then only
@@ -70,7 +71,7 @@ type Pursuit struct {
 // PursuedInput is an input that ran the pursued function.
 type PursuedInput struct {
 	Text    string
-	Choices []int  // its choice sequence, for replay (Mutator.Realize)
+	Choices []int  // its choice sequence, for replay (synth.Mutator.Realize)
 	Source  string // how it was made
 	Round   int
 	// Execution is the loop's execution (1-based) that ran it, or 0 for
@@ -157,7 +158,7 @@ func (l *Loop) Pursue(ctx context.Context, function string, opts PursueOptions) 
 	ladder := sizeLadder(opts.Solve)
 	ps := &pursuer{l: l, f: f, opts: opts, start: time.Now(), tree: l.tree(f), ladder: ladder,
 		res: &Pursuit{Function: function, Wanted: opts.Want, Sources: map[string]int{}, Hits: map[string]int{}},
-		mut: &Mutator{G: l.g, MaxDepth: opts.Solve.MaxDepth, MaxNodes: ladder[0], r: rand.New(rand.NewPCG(opts.Seed, uint64(f)+0x70))},
+		mut: &synth.Mutator{G: l.g, MaxDepth: opts.Solve.MaxDepth, MaxNodes: ladder[0], Rand: rand.New(rand.NewPCG(opts.Seed, uint64(f)+0x70))},
 		rnd: rand.New(rand.NewPCG(opts.Seed, uint64(f)+0x71)), src: rand.NewPCG(opts.Seed, uint64(f)+0x72),
 		stats: map[string]armStats{}, families: map[string]armStats{}, sizes: map[string]sizeStats{},
 		attempts: map[string]int{}, dead: map[string]bool{}, seen: map[string]bool{}}
@@ -209,7 +210,7 @@ type pursuer struct {
 	opts  PursueOptions
 	res   *Pursuit
 	tree  learn.FunctionModel
-	mut   *Mutator
+	mut   *synth.Mutator
 	rnd   *rand.Rand // picks parents and mutations
 	start time.Time
 
@@ -240,7 +241,7 @@ type tried struct {
 	cooccur float64 // how often what it covered ran with the function
 	rarity  float64 // how rare what it covered is
 	covered []int   // the dataset functions it ran
-	deriv   *Derivation
+	deriv   *synth.Derivation
 }
 
 func (ps *pursuer) over() string {
@@ -599,7 +600,7 @@ func (ps *pursuer) solve(ctx context.Context, c *liveConstraint) *tried {
 	k := c.key
 	a := ps.attempts[k]
 	ps.attempts[k]++
-	sol := Solve(ctx, ps.l.g, FromModel(ps.l.p.Model, *c.Constraint), ps.opts.Solve.again(ps.opts.Seed, a, uint64(len(k))))
+	sol := synth.Solve(ctx, ps.l.g, FromModel(ps.l.p.Model, *c.Constraint), solveAgain(ps.opts.Solve, ps.opts.Seed, a, uint64(len(k))))
 	if !sol.Satisfied {
 		if a == 0 {
 			ps.dead[k] = true // no input at all: spend no more on it
@@ -665,7 +666,7 @@ func (ps *pursuer) mutant(from []*tried, source string) *tried {
 	return t
 }
 
-func (ps *pursuer) derivation(t *tried) *Derivation {
+func (ps *pursuer) derivation(t *tried) *synth.Derivation {
 	if t.deriv == nil {
 		t.deriv = ps.mut.Realize(t.choices)
 	}
@@ -681,12 +682,12 @@ func (ps *pursuer) derivation(t *tried) *Derivation {
 // gets them, the others get small ones. (A solver input mutated under a
 // smaller bound than its own may come out shorter than it was: the
 // bound closes it off.)
-func sizeLadder(o SolveOptions) []int {
+func sizeLadder(o synth.SolveOptions) []int {
 	solver := o.MaxNodes
 	if solver <= 0 {
-		solver = DefaultSolveMaxNodes
+		solver = synth.DefaultSolveMaxNodes
 	}
-	return []int{max(1, solver/4), solver, 5 * solver, max(DefaultMaxNodes, 25*solver)}
+	return []int{max(1, solver/4), solver, 5 * solver, max(synth.DefaultMaxNodes, 25*solver)}
 }
 
 // climbAfter is how many random inputs in a row must miss before the size

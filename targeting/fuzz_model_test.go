@@ -1,4 +1,4 @@
-package synth_test
+package targeting_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/arbor-fuzz/arbor/learn"
 	"github.com/arbor-fuzz/arbor/synth"
+	"github.com/arbor-fuzz/arbor/targeting"
 )
 
 // FuzzSolveModel: whatever a model file holds, loading it either fails
@@ -42,15 +43,15 @@ func FuzzSolveModel(f *testing.F) {
 		opts := synth.SolveOptions{Seed: 1, MaxCompletions: 10, Timeout: 50 * time.Millisecond}
 		for i := range m.Functions {
 			for _, c := range m.Constraints(&m.Functions[i], learn.EveryLeaf) {
-				synth.Solve(context.Background(), pr.Graph, synth.FromModel(m, c), opts)
+				synth.Solve(context.Background(), pr.Graph, targeting.FromModel(m, c), opts)
 			}
 		}
 		if len(m.Functions) > 0 {
-			loop, err := synth.NewLoop(pr, &listProgram{})
+			loop, err := targeting.NewLoop(pr, &listProgram{})
 			if err != nil {
 				return
 			}
-			loop.Pursue(context.Background(), m.Functions[0].Name, synth.PursueOptions{Want: 1, Budget: 5, Seed: 1, Solve: opts})
+			loop.Pursue(context.Background(), m.Functions[0].Name, targeting.PursueOptions{Want: 1, Budget: 5, Seed: 1, Solve: opts})
 		}
 	})
 }

@@ -1,4 +1,4 @@
-package synth_test
+package subject_test
 
 import (
 	"context"
@@ -9,19 +9,21 @@ import (
 	"time"
 
 	"github.com/arbor-fuzz/arbor/coverage"
+	"github.com/arbor-fuzz/arbor/datasets"
 	"github.com/arbor-fuzz/arbor/internal/proctest"
 	"github.com/arbor-fuzz/arbor/internal/testenv"
+	"github.com/arbor-fuzz/arbor/subject"
 	"github.com/arbor-fuzz/arbor/synth"
 )
 
 // shOracle is a CommandOracle running script through sh -c.
-func shOracle(t *testing.T, script string, timeout time.Duration, memory int64) synth.CommandOracle {
+func shOracle(t *testing.T, script string, timeout time.Duration, memory int64) subject.CommandOracle {
 	t.Helper()
 	if runtime.GOOS == "windows" {
 		t.Skip("oracle commands run through a POSIX shell")
 	}
 	testenv.NeedTool(t, "sh", "a POSIX shell")
-	return synth.CommandOracle{Argv: []string{"sh", "-c", script}, Timeout: timeout, Memory: memory}
+	return subject.CommandOracle{Argv: []string{"sh", "-c", script}, Timeout: timeout, Memory: memory}
 }
 
 // TestCommandOracleOutcomes (issue 29, item 10): exit 0 is valid, any
@@ -172,11 +174,11 @@ func TestCheckDurationEndsTheInput(t *testing.T) {
 	}
 }
 
-// TestSubjectOracleContext (issue 29, item 9): a subject oracle judges
+// TestSessionOracleContext (issue 29, item 9): a subject oracle judges
 // as before under a context that is not done, and a done context stops
 // it and Check with the context's error, the input not judged. Before, Check looked at its context every 256
 // trials, and the subject's run waited out its time limit.
-func TestSubjectOracleContext(t *testing.T) {
+func TestSessionOracleContext(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the json subject")
 	}
@@ -186,7 +188,7 @@ func TestSubjectOracleContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	o := &synth.SubjectOracle{Session: s, Timeout: 10 * time.Second}
+	o := &subject.SessionOracle{Session: s, Timeout: 10 * time.Second}
 	if v, err := o.JudgeContext(context.Background(), []byte(`[1, 2]`)); err != nil || !v.Valid || v.TimedOut || v.Trace == "" {
 		t.Errorf("a valid input: %+v, %v", v, err)
 	}
@@ -203,4 +205,21 @@ func TestSubjectOracleContext(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || res.Trials != 0 || n != 0 {
 		t.Errorf("Check cancelled: %+v, %v, %d inputs generated; want none and the context's error", res, err, n)
 	}
+}
+
+func jsonHarness(t testing.TB) *coverage.Binary {
+	t.Helper()
+	s, err := datasets.LookupSubject("json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	target, err := s.Target()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, err := coverage.Build(context.Background(), target, coverage.DefaultCacheDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin
 }
