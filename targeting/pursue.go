@@ -406,94 +406,19 @@ func prior(p, runs float64) (a, b float64) { return 0.5 + p*runs, 0.5 + (1-p)*ru
 // learning (NoLearn) only the first tree's constraints are used,
 // round-robin.
 func (ps *pursuer) propose(ctx context.Context, n int) []*tried {
-	var out []*tried
-	add := func(t *tried) bool {
-		if t == nil || ps.seen[t.text] {
-			return false
-		}
-		ps.seen[t.text] = true
-		ps.res.Produced++
-		if covered, ok := ps.l.ran[t.text]; ok {
-			// Run by an earlier pursuit: no need to run it again.
-			if slices.Contains(covered, ps.f) && len(ps.res.Inputs) < ps.opts.Want {
-				ps.res.Inputs = append(ps.res.Inputs, PursuedInput{Text: t.text, Choices: t.choices, Source: t.source, Round: ps.res.Rounds})
-			}
-			return false
-		}
-		out = append(out, t)
-		return true
-	}
-	all := ps.l.p.Model.Constraints(&ps.tree, ps.opts.MaxGini)
-	ps.res.Constraints = len(all)
-	var cons []liveConstraint
-	for i := range all {
-		if k := constraintKey(all[i]); !ps.dead[k] {
-			cons = append(cons, liveConstraint{&all[i], k})
-		}
-	}
+	b := &batch{ps: ps}
+	cons := ps.liveConstraints()
 	if ps.opts.NoLearn {
-		for tries := 0; len(out) < n && len(cons) > 0 && tries < 2*n && ctx.Err() == nil; tries++ {
-			c := &cons[ps.rank%len(cons)]
-			ps.rank++
-			add(ps.solve(ctx, c))
-		}
-		if len(out) == 0 && len(ps.pool) == 0 {
-			for tries := 0; len(out) < n && tries < 4*n; tries++ {
-				add(ps.random())
-			}
-		}
-		return out
+		return ps.proposeRoundRobin(ctx, n, cons, b)
 	}
 	for k, st := range ps.families {
 		ps.families[k] = armStats{st.runs * discount, st.hits * discount}
 	}
-	type family struct {
-		name string
-		a, b float64
-	}
-	base := ps.baseRate()
-	ra, rb := prior(base, min(baseRuns, float64(ps.l.data.Rows)))
-	// In the order that wins a tie of sizes (before a family has made
-	// anything): the solver's inputs are the smallest by construction.
-	var fams []family
-	if len(cons) > 0 {
-		best := 0.0
-		for _, c := range cons {
-			best = max(best, c.Precision())
-		}
-		a, b := prior(best, leafRuns)
-		fams = append(fams, family{armConstraint, a, b})
-	}
-	if len(ps.hits) > 0 {
-		fams = append(fams, family{armMutation, 0.5, 0.5})
-	}
-	if len(ps.pool) > 0 {
-		a, b := prior(base, leafRuns)
-		fams = append(fams, family{armClosest, a, b})
-	}
-	fams = append(fams, family{armRandom, ra, rb})
+	fams := ps.familyPriors(cons)
 	failed := map[string]int{}
 	var closest []*tried
-	for tries := 0; len(out) < n && tries < 8*n && ctx.Err() == nil; tries++ {
-		// Among the families whose sampled chance is close to the best
-		// one's, the one that makes the smallest inputs: a user reads
-		// them, and the solver's are small.
-		samples := make([]float64, len(fams))
-		top := -1.0
-		for i, fm := range fams {
-			samples[i] = -1
-			if failed[fm.name] >= 3 {
-				continue // made nothing new this round
-			}
-			samples[i] = ps.families[fm.name].sample(fm.a, fm.b, ps.src)
-			top = max(top, samples[i])
-		}
-		best := -1
-		for i, fm := range fams {
-			if samples[i] >= 0 && samples[i] >= nearTop*top && (best < 0 || ps.sizes[fm.name].mean() < ps.sizes[fams[best].name].mean()) {
-				best = i
-			}
-		}
+	for tries := 0; len(b.out) < n && tries < 8*n && ctx.Err() == nil; tries++ {
+		best := ps.chooseFamily(fams, failed)
 		if best < 0 {
 			break
 		}
@@ -531,11 +456,122 @@ func (ps *pursuer) propose(ctx context.Context, n int) []*tried {
 		// round; the constraints are once each has failed solveTries
 		// times: solving costs no execution, so a promising constraint
 		// is worth a few tries for an input not made yet.
-		if !add(t) && fams[best].name != armConstraint {
+		if !b.add(t) && fams[best].name != armConstraint {
 			failed[fams[best].name]++
 		}
 	}
-	return out
+	return b.out
+}
+
+// batch is the inputs one round proposes.
+type batch struct {
+	ps  *pursuer
+	out []*tried
+}
+
+// add keeps t unless it was made before. An input an earlier pursuit
+// ran is not run again: it counts at once if it ran the function.
+func (b *batch) add(t *tried) bool {
+	ps := b.ps
+	if t == nil || ps.seen[t.text] {
+		return false
+	}
+	ps.seen[t.text] = true
+	ps.res.Produced++
+	if covered, ok := ps.l.ran[t.text]; ok {
+		if slices.Contains(covered, ps.f) && len(ps.res.Inputs) < ps.opts.Want {
+			ps.res.Inputs = append(ps.res.Inputs, PursuedInput{Text: t.text, Choices: t.choices, Source: t.source, Round: ps.res.Rounds})
+		}
+		return false
+	}
+	b.out = append(b.out, t)
+	return true
+}
+
+// liveConstraints is the function's constraints under the current tree,
+// without those given up on.
+func (ps *pursuer) liveConstraints() []liveConstraint {
+	all := ps.l.p.Model.Constraints(&ps.tree, ps.opts.MaxGini)
+	ps.res.Constraints = len(all)
+	var cons []liveConstraint
+	for i := range all {
+		if k := constraintKey(all[i]); !ps.dead[k] {
+			cons = append(cons, liveConstraint{&all[i], k})
+		}
+	}
+	return cons
+}
+
+// proposeRoundRobin is the round without learning: the first tree's
+// constraints in turn, and random inputs when there are none.
+func (ps *pursuer) proposeRoundRobin(ctx context.Context, n int, cons []liveConstraint, b *batch) []*tried {
+	for tries := 0; len(b.out) < n && len(cons) > 0 && tries < 2*n && ctx.Err() == nil; tries++ {
+		c := &cons[ps.rank%len(cons)]
+		ps.rank++
+		b.add(ps.solve(ctx, c))
+	}
+	if len(b.out) == 0 && len(ps.pool) == 0 {
+		for tries := 0; len(b.out) < n && tries < 4*n; tries++ {
+			b.add(ps.random())
+		}
+	}
+	return b.out
+}
+
+// family is a way of making inputs with the Beta prior of its chance to
+// make one that runs the function.
+type family struct {
+	name string
+	a, b float64
+}
+
+// familyPriors lists the families that can make an input this round, in
+// the order that wins a tie of sizes (before a family has made
+// anything): the solver's inputs are the smallest by construction.
+func (ps *pursuer) familyPriors(cons []liveConstraint) []family {
+	base := ps.baseRate()
+	ra, rb := prior(base, min(baseRuns, float64(ps.l.data.Rows)))
+	var fams []family
+	if len(cons) > 0 {
+		best := 0.0
+		for _, c := range cons {
+			best = max(best, c.Precision())
+		}
+		a, b := prior(best, leafRuns)
+		fams = append(fams, family{armConstraint, a, b})
+	}
+	if len(ps.hits) > 0 {
+		fams = append(fams, family{armMutation, 0.5, 0.5})
+	}
+	if len(ps.pool) > 0 {
+		a, b := prior(base, leafRuns)
+		fams = append(fams, family{armClosest, a, b})
+	}
+	return append(fams, family{armRandom, ra, rb})
+}
+
+// chooseFamily samples each family's chance (Thompson sampling) and
+// returns, among those whose sample is close to the best one's, the one
+// that makes the smallest inputs: a user reads them, and the solver's
+// are small. It returns -1 when every family is done for the round.
+func (ps *pursuer) chooseFamily(fams []family, failed map[string]int) int {
+	samples := make([]float64, len(fams))
+	top := -1.0
+	for i, fm := range fams {
+		samples[i] = -1
+		if failed[fm.name] >= 3 {
+			continue // made nothing new this round
+		}
+		samples[i] = ps.families[fm.name].sample(fm.a, fm.b, ps.src)
+		top = max(top, samples[i])
+	}
+	best := -1
+	for i, fm := range fams {
+		if samples[i] >= 0 && samples[i] >= nearTop*top && (best < 0 || ps.sizes[fm.name].mean() < ps.sizes[fams[best].name].mean()) {
+			best = i
+		}
+	}
+	return best
 }
 
 // solveTries is how often per round a constraint may fail to give a new
