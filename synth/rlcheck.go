@@ -142,9 +142,7 @@ func Check(ctx context.Context, gen func() []byte, guide *Guide, oracle Oracle, 
 		points = 50
 	}
 	res := &CheckResult{}
-	unique := map[[32]byte]bool{}
-	diverse := map[string]bool{}
-	failures := map[string]bool{}
+	t := &tally{res: res, keep: opts.Keep, unique: map[[32]byte]bool{}, diverse: map[string]bool{}, failures: map[string]bool{}}
 	start := time.Now()
 	every := max(1, opts.Trials/points)
 	lastCurve := time.Time{}
@@ -158,7 +156,7 @@ func Check(ctx context.Context, gen func() []byte, guide *Guide, oracle Oracle, 
 		defer cancel()
 	}
 	finish := func() {
-		res.UniqueValid, res.DiverseValid, res.Failures = len(unique), len(diverse), len(failures)
+		res.UniqueValid, res.DiverseValid, res.Failures = len(t.unique), len(t.diverse), len(t.failures)
 		res.Seconds = time.Since(start).Seconds()
 		sort.Strings(res.FailureList)
 	}
@@ -184,53 +182,69 @@ func Check(ctx context.Context, gen func() []byte, guide *Guide, oracle Oracle, 
 			}
 			return res, err
 		}
-		res.Trials++
-		switch {
-		case v.TimedOut:
-			res.Timeouts++
-			v.Valid = false
-		case !v.Valid:
-			res.Invalid++
-		}
-		reward := DefaultRewards.Invalid
-		if guide != nil {
-			reward = guide.Rewards.Invalid
-		}
-		if v.Valid {
-			res.Valid++
-			key := sha256.Sum256(input)
-			if !unique[key] {
-				unique[key] = true
-				if opts.Keep {
-					res.Unique = append(res.Unique, input)
-				}
-			}
-			trace := v.Trace
-			if trace == "" {
-				trace = string(key[:])
-			}
-			if guide != nil {
-				reward = guide.Rewards.Seen
-				if !diverse[trace] {
-					reward = guide.Rewards.New
-				}
-			}
-			diverse[trace] = true
-			if v.Failure != "" && !failures[v.Failure] {
-				failures[v.Failure] = true
-				res.FailureList = append(res.FailureList, v.Failure)
-			}
-		}
+		reward := t.count(input, v, guide)
 		if guide != nil {
 			guide.Reward(reward)
 		}
 		if (opts.Trials > 0 && (i+1)%every == 0) || (opts.Trials <= 0 && time.Since(lastCurve) > opts.Duration/time.Duration(points)) {
 			lastCurve = time.Now()
-			res.Curve = append(res.Curve, CurvePoint{i + 1, time.Since(start).Seconds(), res.Valid, len(unique), len(diverse)})
+			res.Curve = append(res.Curve, CurvePoint{i + 1, time.Since(start).Seconds(), res.Valid, len(t.unique), len(t.diverse)})
 		}
 	}
 	finish()
 	return res, nil
+}
+
+// tally counts Check's verdicts into its result.
+type tally struct {
+	res               *CheckResult
+	keep              bool
+	unique            map[[32]byte]bool
+	diverse, failures map[string]bool
+}
+
+// count adds one judged input and returns the guide's reward for it.
+func (t *tally) count(input []byte, v Verdict, guide *Guide) float64 {
+	res := t.res
+	res.Trials++
+	switch {
+	case v.TimedOut:
+		res.Timeouts++
+		v.Valid = false
+	case !v.Valid:
+		res.Invalid++
+	}
+	reward := DefaultRewards.Invalid
+	if guide != nil {
+		reward = guide.Rewards.Invalid
+	}
+	if !v.Valid {
+		return reward
+	}
+	res.Valid++
+	key := sha256.Sum256(input)
+	if !t.unique[key] {
+		t.unique[key] = true
+		if t.keep {
+			res.Unique = append(res.Unique, input)
+		}
+	}
+	trace := v.Trace
+	if trace == "" {
+		trace = string(key[:])
+	}
+	if guide != nil {
+		reward = guide.Rewards.Seen
+		if !t.diverse[trace] {
+			reward = guide.Rewards.New
+		}
+	}
+	t.diverse[trace] = true
+	if v.Failure != "" && !t.failures[v.Failure] {
+		t.failures[v.Failure] = true
+		res.FailureList = append(res.FailureList, v.Failure)
+	}
+	return reward
 }
 
 // GrammarGenerator returns a generator of grammar inputs whose choices a
