@@ -170,82 +170,113 @@ func Bonsai(ctx context.Context, g *grammar.Graph, subject coverage.Runner, opts
 	if opts.Execs > 0 && opts.Execs < len(lattice) {
 		return nil, fmt.Errorf("bonsai: %d executions cannot be shared among %d bounded campaigns", opts.Execs, len(lattice))
 	}
-	at := map[Bounds]int{}
-	for i, b := range lattice {
-		at[b] = i
+	l := &bonsai{
+		opts: opts, ax: ax, lattice: lattice,
+		at:       map[Bounds]int{},
+		corpora:  make([][]Entry, len(lattice)),
+		res:      &BonsaiResult{},
+		failures: map[string]int{},
 	}
-	corpora := make([][]Entry, len(lattice))
-	res := &BonsaiResult{}
-	failures := map[string]int{}
-	start := time.Now()
 	for i, b := range lattice {
-		step := opts.Options
-		step.Bounds = b
-		step.Seed = opts.Seed + uint64(i)*0x9e3779b97f4a7c15
-		// The budget left is shared among the campaigns left, so that
-		// one ended early by its seeds does not shorten the others.
-		left := len(lattice) - i
-		if opts.Execs > 0 {
-			step.Execs = (opts.Execs - res.Execs) / left
-		}
-		if opts.Time > 0 {
-			step.Time = max(time.Millisecond, (opts.Time-time.Since(start))/time.Duration(left))
-		}
-		step.Domains = nil
-		if opts.NewDomains != nil {
-			step.Domains = opts.NewDomains()
-		}
-		step.Seeds = nil
-		if i > 0 {
-			step.Seeds = predecessorSeeds(b, ax, at, corpora)
-		}
-		if i == 0 || i == len(lattice)-1 {
-			step.Seeds = append(step.Seeds, opts.Seeds...)
-		}
-		if i < len(lattice)-1 {
-			step.Kept = nil
-		}
-		execs, elapsed := res.Execs, time.Since(start)
-		step.Failed = nil
-		if opts.Failed != nil {
-			// Each occurrence is told, its Count the lattice's so far.
-			step.Failed = func(fl Failure) error {
-				key := string(fl.Outcome) + "\x00" + fl.Stack
-				failures[key]++
-				fl.Count = failures[key]
-				fl.Exec += execs
-				return opts.Failed(fl)
-			}
-		}
-		step.Progress = nil
-		if opts.Progress != nil {
-			step.Progress = func(s Stats) {
-				s.Execs += execs
-				s.Elapsed += elapsed
-				opts.Progress(s)
-			}
-		}
-		step.Point = nil
-		if opts.Point != nil {
-			step.Point = func(s Stats) error {
-				s.Execs += execs
-				s.Elapsed += elapsed
-				return opts.Point(s)
-			}
-		}
+		l.at[b] = i
+	}
+	l.start = time.Now()
+	for i, b := range lattice {
+		step := l.stepOptions(i)
 		r, err := Fuzz(ctx, g, subject, step)
 		if r != nil {
-			res.add(r, b, len(step.Seeds), start)
-			corpora[i] = r.Corpus
+			l.res.add(r, b, len(step.Seeds), l.start)
+			l.corpora[i] = r.Corpus
 			if opts.Step != nil {
-				opts.Step(res.Steps[len(res.Steps)-1])
+				opts.Step(l.res.Steps[len(l.res.Steps)-1])
 			}
 		}
 		if err != nil {
-			return res, err
+			return l.res, err
 		}
 	}
-	return res, nil
+	return l.res, nil
+}
+
+// bonsai is the state of one Bonsai call.
+type bonsai struct {
+	opts     BonsaiOptions
+	ax       axes
+	lattice  []Bounds
+	at       map[Bounds]int // a point's index in lattice
+	corpora  [][]Entry      // by index in lattice, the campaigns' corpora
+	res      *BonsaiResult
+	failures map[string]int // failure key -> occurrences in the lattice so far
+	start    time.Time
+}
+
+// stepOptions are the options of the lattice's i-th campaign, which runs
+// after the ones before it.
+func (l *bonsai) stepOptions(i int) Options {
+	opts, b := l.opts, l.lattice[i]
+	step := opts.Options
+	step.Bounds = b
+	step.Seed = opts.Seed + uint64(i)*0x9e3779b97f4a7c15
+	// The budget left is shared among the campaigns left, so that
+	// one ended early by its seeds does not shorten the others.
+	left := len(l.lattice) - i
+	if opts.Execs > 0 {
+		step.Execs = (opts.Execs - l.res.Execs) / left
+	}
+	if opts.Time > 0 {
+		step.Time = max(time.Millisecond, (opts.Time-time.Since(l.start))/time.Duration(left))
+	}
+	step.Domains = nil
+	if opts.NewDomains != nil {
+		step.Domains = opts.NewDomains()
+	}
+	step.Seeds = nil
+	if i > 0 {
+		step.Seeds = predecessorSeeds(b, l.ax, l.at, l.corpora)
+	}
+	if i == 0 || i == len(l.lattice)-1 {
+		step.Seeds = append(step.Seeds, opts.Seeds...)
+	}
+	if i < len(l.lattice)-1 {
+		step.Kept = nil
+	}
+	l.hook(&step)
+	return step
+}
+
+// hook sets step's Failed, Progress and Point to tell opts's, with the
+// executions and time of the campaigns before it added, and the
+// lattice's count of each failure's occurrences.
+func (l *bonsai) hook(step *Options) {
+	opts, failures := l.opts, l.failures
+	execs, elapsed := l.res.Execs, time.Since(l.start)
+	step.Failed = nil
+	if opts.Failed != nil {
+		// Each occurrence is told, its Count the lattice's so far.
+		step.Failed = func(fl Failure) error {
+			key := string(fl.Outcome) + "\x00" + fl.Stack
+			failures[key]++
+			fl.Count = failures[key]
+			fl.Exec += execs
+			return opts.Failed(fl)
+		}
+	}
+	step.Progress = nil
+	if opts.Progress != nil {
+		step.Progress = func(s Stats) {
+			s.Execs += execs
+			s.Elapsed += elapsed
+			opts.Progress(s)
+		}
+	}
+	step.Point = nil
+	if opts.Point != nil {
+		step.Point = func(s Stats) error {
+			s.Execs += execs
+			s.Elapsed += elapsed
+			return opts.Point(s)
+		}
+	}
 }
 
 // add folds a bounded campaign's result into the lattice's.

@@ -149,6 +149,28 @@ type Result struct {
 // returns what it found when the budget ends, the context is done (with
 // the context's error) or the subject fails (with that error).
 func Fuzz(ctx context.Context, g *grammar.Graph, subject coverage.Runner, opts Options) (*Result, error) {
+	f, err := newCampaign(g, subject, opts)
+	if err != nil {
+		return nil, err
+	}
+	// The time budget ends the input in flight too, through the
+	// context the subject runs under; only the caller's context ending
+	// is an error.
+	runCtx := ctx
+	if opts.Time > 0 {
+		var cancel context.CancelFunc
+		runCtx, cancel = context.WithDeadline(ctx, f.start.Add(opts.Time))
+		defer cancel()
+	}
+	err = f.loop(ctx, runCtx)
+	if err != nil && ctx.Err() == nil && (runCtx.Err() != nil || errors.Is(err, context.DeadlineExceeded)) {
+		err = nil
+	}
+	return f.finish(), err
+}
+
+// newCampaign checks opts and sets up the campaign's state.
+func newCampaign(g *grammar.Graph, subject coverage.Runner, opts Options) (*campaign, error) {
 	if opts.Execs < 0 || opts.Time < 0 {
 		return nil, errors.New("fuzz: negative budget")
 	}
@@ -165,87 +187,98 @@ func Fuzz(ctx context.Context, g *grammar.Graph, subject coverage.Runner, opts O
 		mut:      &mutator{meanSpans: or(opts.MeanSpans, 2), meanLength: or(opts.MeanSpanLength, 4)},
 		start:    time.Now(),
 		failures: map[string]int{},
+		children: opts.Children,
 	}
 	f.r = rand.New(rand.NewPCG(opts.Seed, 0xf022))
 	f.mut.r = f.r
-	children := opts.Children
-	if children <= 0 {
-		children = 50
+	if f.children <= 0 {
+		f.children = 50
 	}
-	every := opts.ProgressEvery
+	return f, nil
+}
+
+// loop runs inputs until the budget ends (returning nil), the caller's
+// context ctx is done (returning its error) or an execution under runCtx
+// fails (returning that error).
+func (f *campaign) loop(ctx, runCtx context.Context) error {
+	every := f.opts.ProgressEvery
 	if every <= 0 {
 		every = time.Second
 	}
 	lastProgress := f.start
-	// The time budget ends the input in flight too, through the
-	// context the subject runs under; only the caller's context ending
-	// is an error.
-	runCtx := ctx
-	if opts.Time > 0 {
-		var cancel context.CancelFunc
-		runCtx, cancel = context.WithDeadline(ctx, f.start.Add(opts.Time))
-		defer cancel()
-	}
-	stopped := func(err error) (*Result, error) {
-		if ctx.Err() == nil && (runCtx.Err() != nil || errors.Is(err, context.DeadlineExceeded)) {
-			return f.finish(), nil
-		}
-		return f.finish(), err
-	}
-	cursor, made := 0, 0
 	for {
 		if err := ctx.Err(); err != nil {
-			return f.finish(), err
+			return err
 		}
-		if opts.Execs > 0 && f.res.Execs >= opts.Execs || opts.Time > 0 && time.Since(f.start) >= opts.Time {
-			return f.finish(), nil
+		if f.opts.Execs > 0 && f.res.Execs >= f.opts.Execs || f.opts.Time > 0 && time.Since(f.start) >= f.opts.Time {
+			return nil
 		}
-		var seq *sequence
-		switch {
-		case f.res.Execs < len(opts.Seeds):
-			seq = f.seqOf(opts.Seeds[f.res.Execs])
-		case len(f.res.Corpus) == 0 || opts.Fresh > 0 && f.r.Float64() < opts.Fresh:
-			seq = &sequence{salt: f.r.Uint64()}
-		default:
-			if made >= children {
-				cursor, made = f.nextParent(cursor), 0
-			}
-			made++
-			e := &f.res.Corpus[cursor]
-			if opts.Rare && e.rare != nil && e.rare.next < len(e.rare.trials) {
-				// FairFuzz's mask: change one decision and see
-				// whether the rare part still runs.
-				trial := e.rare.trials[e.rare.next]
-				seq = f.mut.mutate(e.seq, e.slots[trial:trial+1])
-				units, err := f.run(runCtx, seq)
-				if err != nil {
-					return stopped(err)
-				}
-				e = &f.res.Corpus[cursor] // run may have grown the corpus
-				e.rare.locked[trial] = !contains(units, e.rare.target)
-				if e.rare.next++; e.rare.next == len(e.rare.trials) {
-					for i, sl := range e.slots {
-						if !e.rare.locked[i] {
-							e.rare.unlocked = append(e.rare.unlocked, sl)
-						}
-					}
-				}
-				continue
-			}
-			slots := e.slots
-			if opts.Rare && e.rare != nil && len(e.rare.unlocked) > 0 {
-				slots = e.rare.unlocked
-			}
-			seq = f.mut.mutate(e.seq, slots)
+		seq, err := f.next(runCtx)
+		if err != nil {
+			return err
+		}
+		if seq == nil {
+			continue // next ran a mask trial
 		}
 		if _, err := f.run(runCtx, seq); err != nil {
-			return stopped(err)
+			return err
 		}
-		if opts.Progress != nil && time.Since(lastProgress) >= every {
+		if f.opts.Progress != nil && time.Since(lastProgress) >= every {
 			lastProgress = time.Now()
-			opts.Progress(f.stats())
+			f.opts.Progress(f.stats())
 		}
 	}
+}
+
+// next is the input to run: a seed while seeds are left, a fresh random
+// input while the corpus is empty or at the Fresh share, else a mutant
+// of the corpus input whose turn it is (Children mutants each). With
+// Rare, an input whose mask is not done yet runs one of its mask trials
+// instead, and next returns nil.
+func (f *campaign) next(ctx context.Context) (*sequence, error) {
+	switch {
+	case f.res.Execs < len(f.opts.Seeds):
+		return f.seqOf(f.opts.Seeds[f.res.Execs]), nil
+	case len(f.res.Corpus) == 0 || f.opts.Fresh > 0 && f.r.Float64() < f.opts.Fresh:
+		return &sequence{salt: f.r.Uint64()}, nil
+	}
+	if f.made >= f.children {
+		f.cursor, f.made = f.nextParent(f.cursor), 0
+	}
+	f.made++
+	e := &f.res.Corpus[f.cursor]
+	if f.opts.Rare && e.rare != nil && e.rare.next < len(e.rare.trials) {
+		return nil, f.maskTrial(ctx)
+	}
+	slots := e.slots
+	if f.opts.Rare && e.rare != nil && len(e.rare.unlocked) > 0 {
+		slots = e.rare.unlocked
+	}
+	return f.mut.mutate(e.seq, slots), nil
+}
+
+// maskTrial is FairFuzz's mask at work on the input whose turn it is:
+// it changes the next of the input's trial decisions, runs the mutant
+// and sees whether the rare part still runs. After the last trial the
+// decisions whose change kept it become the ones mutations may change.
+func (f *campaign) maskTrial(ctx context.Context) error {
+	e := &f.res.Corpus[f.cursor]
+	trial := e.rare.trials[e.rare.next]
+	seq := f.mut.mutate(e.seq, e.slots[trial:trial+1])
+	units, err := f.run(ctx, seq)
+	if err != nil {
+		return err
+	}
+	e = &f.res.Corpus[f.cursor] // run may have grown the corpus
+	e.rare.locked[trial] = !contains(units, e.rare.target)
+	if e.rare.next++; e.rare.next == len(e.rare.trials) {
+		for i, sl := range e.slots {
+			if !e.rare.locked[i] {
+				e.rare.unlocked = append(e.rare.unlocked, sl)
+			}
+		}
+	}
+	return nil
 }
 
 func or(v, def float64) float64 {
@@ -268,6 +301,9 @@ type campaign struct {
 	res      Result
 	failures map[string]int // failure key -> index in res.Failures
 	hits     map[int]int    // Rare: per block (or function), the runs that ran it
+	// children is how many mutants each corpus input gets; cursor is
+	// the input whose turn it is, made how many it has had.
+	children, cursor, made int
 }
 
 // maxMaskTrials bounds the executions FairFuzz's mask takes per input:
