@@ -134,11 +134,17 @@ func TestLoadGrammar(t *testing.T) {
 	if g, err := datasets.LoadGrammar("json"); err != nil || g.Start != "JSON" {
 		t.Errorf("LoadGrammar(json): %v", err)
 	}
+	g4 := filepath.Join(dir, "S.g4")
+	os.WriteFile(g4, []byte("grammar S;\ns : 'a' {act();} B ;\nB : 'b' ;\n"), 0o644)
+	if g, err := datasets.LoadGrammar(g4); err != nil || g.Start != "s" || len(g.Warnings) == 0 || !strings.Contains(g.Warnings[0].String(), "action {...} dropped") {
+		t.Errorf("LoadGrammar(g4): %v", err)
+	}
 	bad := filepath.Join(dir, "bad.grammar")
 	os.WriteFile(bad, []byte("S := T ;"), 0o644)
 	tests := []struct{ arg, want string }{
 		{"nosuch", `no bundled grammar named "nosuch" (bundled: cron, css, csv, expr, exprlang, gotemplate, govaluate, graphql, html, ini, json, markdown, regexp, toml, url, xml, yaml)`},
 		{filepath.Join(dir, "missing.grammar"), "does not exist"},
+		{filepath.Join(dir, "none.g4"), "does not exist"},
 		{bad, "bad.grammar:1:6: undefined symbol T"},
 	}
 	for _, tt := range tests {
@@ -146,5 +152,18 @@ func TestLoadGrammar(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("LoadGrammar(%q) error %v, want %q", tt.arg, err, tt.want)
 		}
+	}
+}
+
+// TestImportGrammar imports a bundled grammar from another start rule,
+// and refuses a lexer grammar for it.
+func TestImportGrammar(t *testing.T) {
+	ast, warnings, err := datasets.ImportGrammar("json", datasets.ImportOptions{Start: "Array"})
+	if err != nil || ast.Rules[0].Name != "Array" || len(warnings) == 0 {
+		t.Errorf("ImportGrammar(json, start Array): %v, %d warnings", err, len(warnings))
+	}
+	_, _, err = datasets.ImportGrammar("json", datasets.ImportOptions{Lexers: []string{"L.g4"}})
+	if want := "json.grammar: only an ANTLR parser grammar takes a lexer grammar as well"; err == nil || err.Error() != want {
+		t.Errorf("ImportGrammar(json, lexer): %v, want %s", err, want)
 	}
 }
