@@ -1,9 +1,12 @@
 package synth
 
 import (
+	"crypto/sha256"
 	"fmt"
+	"strings"
 	"testing"
 
+	"github.com/arbor-fuzz/arbor/datasets"
 	"github.com/arbor-fuzz/arbor/grammar"
 )
 
@@ -98,4 +101,53 @@ func FuzzDeriveRegex(f *testing.F) {
 			t.Errorf("%q: replayed %v to %q, want %q", re, dec, got, text)
 		}
 	})
+}
+
+// TestDeriveRegexDecisions pins deriveRegex's decisions: a digest of
+// what it derives for the values the bundled grammars' regex terminals
+// take and for texts near them (one rune more, one less, upper case),
+// recorded before it became a mode of drawDeriver. The solver replays
+// these decisions (steer), so its inputs for a seed depend on them.
+func TestDeriveRegexDecisions(t *testing.T) {
+	h := sha256.New()
+	cases, derived := 0, 0
+	for _, info := range datasets.Grammars() {
+		g, err := datasets.Grammar(info.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gen := NewGenerator(g, NewRandom(1), RandomPolicy)
+		gen.MaxNodes = 400
+		seen := map[[2]string]bool{}
+		for range 20 {
+			gen.Generate().Walk(func(s *grammar.Tree, _ int) bool {
+				if s.Node.Kind != grammar.KindRegex {
+					return true
+				}
+				v := []rune(s.Value)
+				texts := []string{s.Value, s.Value + "x", strings.ToUpper(s.Value)}
+				if len(v) > 0 {
+					texts = append(texts, string(v[:len(v)-1]), string(v[0])+s.Value)
+				}
+				for _, text := range texts {
+					k := [2]string{s.Node.Name, text}
+					if seen[k] {
+						continue
+					}
+					seen[k] = true
+					dec, ok := deriveRegex(k[0], k[1])
+					cases++
+					if ok {
+						derived++
+					}
+					fmt.Fprintf(h, "%q %q %v %v\n", k[0], k[1], ok, dec)
+				}
+				return true
+			})
+		}
+	}
+	t.Logf("%d of %d texts derive", derived, cases)
+	if got, want := fmt.Sprintf("%x", h.Sum(nil))[:16], "3d0308c408b1812a"; got != want {
+		t.Errorf("the decisions changed: digest %s, want %s", got, want)
+	}
 }
