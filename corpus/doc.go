@@ -23,4 +23,26 @@
 //
 // adds a seed that `go test -run FuzzParse` runs as a regression input
 // and `go test -fuzz FuzzParse` mutates.
+//
+// The commands that make inputs write them through this package, so
+// that every output folder has the same names and side files. A Layout
+// says how: raw files named by Name (00001.json, ...; Extension gives
+// the extension of a grammar's inputs), or, with a FuzzTarget, Go's
+// format in that target's seed corpus, the files arbor writes beside
+// inputs (manifest.jsonl, choices.jsonl) then beside the corpus folder.
+// A Writer writes inputs as they are generated, with their choice
+// sequences, into a folder or as JSON Lines:
+//
+//	w := corpus.NewWriter("out", corpus.Layout{Ext: corpus.Extension("json")}, n, true)
+//	for _, in := range inputs {
+//		if err := w.Write(in.Text, in.Choices); err != nil {
+//			return w.Close(err)
+//		}
+//	}
+//	return w.Close(nil) // out/00001.json, ..., out/choices.jsonl
+//
+// WriteManifest writes a set of inputs with a manifest line each saying
+// where it came from, ReplaceFolder writes a folder at once, and
+// ClearRun removes what an earlier run wrote into a folder before a run
+// again into it.
 package corpus
