@@ -1,0 +1,174 @@
+package synth
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/arbor-fuzz/arbor/features"
+	"github.com/arbor-fuzz/arbor/grammar"
+)
+
+// GenerateOptions shape the inputs of GenerateFunc.
+type GenerateOptions struct {
+	Policy    Policy // RandomPolicy or ShortestPolicy
+	Seed      uint64
+	MaxDepth  int // as Generator's
+	MaxRepeat int // as Generator's
+	// Choices records each input's choice sequence (Input.Choices). The
+	// recorder passes every decision on unchanged, so the inputs are the
+	// same either way; without it none is recorded, which costs nothing.
+	Choices bool
+}
+
+// GenerateFunc generates n inputs of g with the policy, one at a time,
+// handing each to emit before it makes the next. Each tree is built in
+// the memory of the previous one (Generator.Reuse), so memory does not
+// grow with n, and an Input, its Tree and its Choices, is valid only
+// until emit returns. It stops at emit's first error, and before an
+// input when ctx is done, returning either error as it is.
+func GenerateFunc(ctx context.Context, g *grammar.Graph, n int, opts GenerateOptions, emit func(Input) error) error {
+	var chooser Chooser = NewRandom(opts.Seed)
+	var rec *Recorder
+	if opts.Choices {
+		rec = &Recorder{C: chooser}
+		chooser = rec
+	}
+	gen := &Generator{G: g, Chooser: chooser, Policy: opts.Policy, MaxDepth: opts.MaxDepth, MaxRepeat: opts.MaxRepeat, Reuse: true}
+	for range n {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		var in Input
+		if rec != nil {
+			// emit is done with the last input's choices: the slice
+			// can be reused.
+			rec.Choices = rec.Choices[:0]
+		}
+		in.Tree = gen.Generate()
+		in.Text = in.Tree.String()
+		if rec != nil {
+			in.Choices = rec.Choices
+		}
+		if err := emit(in); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SetOptions say which set GenerateSet makes.
+type SetOptions struct {
+	CoverOptions
+	// Forest makes a forest of N inputs (ForestFunc); without it the set
+	// is a k-path covering set (CoverFunc), whatever N.
+	Forest bool
+	N      int
+	// From, if set, is the grammar the inputs are generated from instead
+	// of g's own: a rewriting of g whose inputs are g's (WithAbsence).
+	// Each input is parsed back with g, to measure its k-paths in g, and
+	// one that does not parse is an error.
+	From *grammar.Graph
+}
+
+// SetStats is what GenerateSet made.
+type SetStats struct {
+	Inputs int
+	Bytes  int // the inputs' length in all
+	// Elapsed is the generator's time: emit's and the measuring's are
+	// left out, so that it is what making the set before writing it
+	// took.
+	Elapsed time.Duration
+	// Paths holds the k-paths (k = 1..K) of g the set covers; nil after
+	// an error.
+	Paths *features.Coverage
+}
+
+// GenerateSet generates a k-path covering set or a forest of g, handing
+// each input to emit as it is made (CoverOptions.Reuse: a forest's
+// memory does not grow with N, and a covering set's is that of its
+// agenda), and measures the set's k-paths in g by features on derivation
+// trees, not by the generator's agenda: those of a covering set of g's
+// own trees come with it (CoverResult.Paths); a forest's are taken
+// here, and with From, whose trees are not g's, those of the inputs
+// parsed back with g. Once every k-path is covered the measure cannot
+// change, so the k-paths of later inputs are not taken: a forest covers
+// all long before its end, and walking its trees costs as much as
+// generating them. The inputs are those of CoverFunc or ForestFunc; the
+// stats hold what was made before an error too.
+func GenerateSet(ctx context.Context, g *grammar.Graph, opts SetOptions, emit func(Input) error) (*SetStats, error) {
+	target := g
+	if opts.From != nil {
+		target = opts.From
+	}
+	st := &SetStats{}
+	own := opts.Forest || opts.From != nil
+	var m *setMeasure
+	if own {
+		m = &setMeasure{ctx: ctx, g: g, k: opts.K, parse: opts.From != nil, cov: features.NewCoverage(g, opts.K)}
+	}
+	var outside time.Duration
+	each := func(in Input) error {
+		begin := time.Now()
+		defer func() { outside += time.Since(begin) }()
+		if err := emit(in); err != nil {
+			return err
+		}
+		st.Inputs++
+		st.Bytes += len(in.Text)
+		if own {
+			return m.add(in)
+		}
+		return nil
+	}
+	opts.Reuse = true
+	start := time.Now()
+	var err error
+	if opts.Forest {
+		err = ForestFunc(ctx, target, opts.N, opts.CoverOptions, each)
+	} else {
+		var res *CoverResult
+		if res, err = CoverFunc(ctx, target, opts.CoverOptions, each); err == nil && !own {
+			st.Paths = res.Paths
+		}
+	}
+	st.Elapsed = time.Since(start) - outside
+	if err != nil {
+		return st, err
+	}
+	if own {
+		st.Paths = m.cov
+	}
+	return st, nil
+}
+
+// setMeasure takes the k-paths of a set's inputs in g.
+type setMeasure struct {
+	ctx   context.Context
+	g     *grammar.Graph
+	k     int
+	parse bool // the trees are not g's: parse the inputs back
+	cov   *features.Coverage
+	full  bool // every k-path is covered
+}
+
+func (m *setMeasure) add(in Input) error {
+	trees := []*grammar.Tree{in.Tree}
+	if m.parse {
+		// Parsed back even once the coverage is full: every input of
+		// the rewritten grammar must be one of g.
+		var err error
+		if trees, err = m.g.ParseAllContext(m.ctx, []byte(in.Text), grammar.ParseOptions{Trees: grammar.DefaultTreeLimit}); err != nil {
+			if m.ctx.Err() != nil {
+				return err
+			}
+			return fmt.Errorf("generated input %q does not parse: %w", in.Text, err)
+		}
+	}
+	if !m.full {
+		m.cov.Add(trees...)
+		total := m.cov.Total(m.k)
+		m.full = total.IsInt64() && int64(m.cov.Covered(m.k)) == total.Int64()
+	}
+	return nil
+}
