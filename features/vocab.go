@@ -313,14 +313,41 @@ func (v *Vocabulary) Fit(inputs [][]*grammar.Tree) [][]int {
 		}
 		return rows
 	}
-	// Pass 1: k-paths first, then the other kinds interned on appearance.
-	pending := NewVocabulary(v.g, v.opts) // the kinds interned after the k-paths, in order of appearance
-	type valueKey struct {
-		node int
-		text string
+	s := v.survey(inputs)
+	for _, f := range s.pending.feats {
+		v.Intern(f)
 	}
-	values := map[valueKey]int{}       // terminal's text -> inputs
-	perInput := map[string][]float64{} // threshold key -> per-input values
+	v.internValues(s.values)
+	v.internThresholds(s.perInput)
+	for i, trees := range inputs {
+		rows[i] = v.Features(trees...)
+	}
+	return rows
+}
+
+// valueKey is a terminal's text.
+type valueKey struct {
+	node int
+	text string
+}
+
+// corpusSurvey is what Fit's first pass over the corpus finds besides
+// the k-paths it interns.
+type corpusSurvey struct {
+	pending  *Vocabulary          // the kinds interned after the k-paths, in order of appearance
+	values   map[valueKey]int     // terminal's text -> inputs
+	perInput map[string][]float64 // threshold key -> per-input values
+}
+
+// survey is Fit's first pass: it interns the corpus's k-paths and
+// gathers the other kinds' features, the inputs each value appears in,
+// and each threshold kind's per-input values.
+func (v *Vocabulary) survey(inputs [][]*grammar.Tree) corpusSurvey {
+	s := corpusSurvey{
+		pending:  NewVocabulary(v.g, v.opts),
+		values:   map[valueKey]int{},
+		perInput: map[string][]float64{},
+	}
 	inputValues := map[valueKey]bool{}
 	for _, trees := range inputs {
 		clear(inputValues)
@@ -330,12 +357,12 @@ func (v *Vocabulary) Fit(inputs [][]*grammar.Tree) [][]int {
 				k := valueKey{f.Path[0], f.Text}
 				if !inputValues[k] {
 					inputValues[k] = true
-					values[k]++
+					s.values[k]++
 				}
 				return
 			}
-			if _, ok := pending.lookup(f); !ok {
-				pending.Intern(f) // copies the path
+			if _, ok := s.pending.lookup(f); !ok {
+				s.pending.Intern(f) // copies the path
 			}
 		}, func(stack []int) {
 			v.stackPaths(stack, true, func(int) {})
@@ -344,15 +371,17 @@ func (v *Vocabulary) Fit(inputs [][]*grammar.Tree) [][]int {
 			for _, k := range [...]Kind{Length, Occurrences, Number} {
 				if x, ok := st.value(k); ok && v.kinds.Has(k) {
 					tk := thresholdKey(k, st.symbol)
-					perInput[tk] = append(perInput[tk], x)
+					s.perInput[tk] = append(s.perInput[tk], x)
 				}
 			}
 		}
 	}
-	for _, f := range pending.feats {
-		v.Intern(f)
-	}
-	// Values: a terminal's most frequent texts.
+	return s
+}
+
+// internValues interns each terminal's most frequent texts, seen in two
+// inputs or more (values counts the inputs), up to MaxValues a terminal.
+func (v *Vocabulary) internValues(values map[valueKey]int) {
 	maxValues := v.opts.MaxValues
 	if maxValues <= 0 {
 		maxValues = DefaultMaxValues
@@ -382,8 +411,13 @@ func (v *Vocabulary) Fit(inputs [][]*grammar.Tree) [][]int {
 			v.Intern(Feature{Kind: Value, Path: Path{node}, Text: x.text})
 		}
 	}
-	// Thresholds: distinct quantiles above the minimum (at the minimum,
-	// the feature is the symbol's presence, which a 1-path already is).
+}
+
+// internThresholds interns the thresholds of each threshold key's
+// per-input values: their distinct quantiles above the minimum (at the
+// minimum, the feature is the symbol's presence, which a 1-path already
+// is).
+func (v *Vocabulary) internThresholds(perInput map[string][]float64) {
 	for _, tk := range slices.Sorted(maps.Keys(perInput)) {
 		xs := perInput[tk]
 		slices.Sort(xs)
@@ -397,10 +431,6 @@ func (v *Vocabulary) Fit(inputs [][]*grammar.Tree) [][]int {
 			}
 		}
 	}
-	for i, trees := range inputs {
-		rows[i] = v.Features(trees...)
-	}
-	return rows
 }
 
 // Bitset is a set of non-negative integers, one bit each.
