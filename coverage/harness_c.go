@@ -298,15 +298,55 @@ func (p *cBuild) table(bin string) ([]byte, int, error) {
 	if err != nil {
 		return nil, 0, fmt.Errorf("%s: debug information (is -g0 among the flags?): %w", bin, err)
 	}
-	type where struct{ file, name string }
-	byPC := map[uint64]where{}
-	recorded := map[string]bool{}
+	byPC, recorded, err := p.debugFunctions(d)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: debug information: %w", bin, err)
+	}
+	var anchor uint64
+	found := false
+	for _, s := range syms {
+		if s.Name == "arbor_anchor" && elf.ST_TYPE(s.Info) == elf.STT_FUNC {
+			anchor, found = s.Value, true
+		}
+	}
+	if !found {
+		return nil, 0, fmt.Errorf("%s: no arbor_anchor symbol", bin)
+	}
+	names := slices.Sorted(func(yield func(string) bool) {
+		for n := range recorded {
+			if !yield(n) {
+				return
+			}
+		}
+	})
+	funcs := cFunctions(syms, anchor, byPC, names)
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "names %d\n", len(names))
+	for _, n := range names {
+		b.WriteString(n + "\n")
+	}
+	fmt.Fprintf(&b, "funcs %d\n", len(funcs))
+	for _, fn := range funcs {
+		b.WriteString(strconv.FormatUint(fn.off, 16) + " " + strconv.FormatUint(fn.size, 16) + " " + strconv.Itoa(fn.id) + " " + fn.name + "\n")
+	}
+	return b.Bytes(), len(names), nil
+}
+
+// cWhere is where the debug information says a function is declared.
+type cWhere struct{ file, name string }
+
+// debugFunctions reads the functions the debug information defines: by
+// the address of their code, where each is declared, and the qualified
+// names of those recorded.
+func (p *cBuild) debugFunctions(d *dwarf.Data) (byPC map[uint64]cWhere, recorded map[string]bool, err error) {
+	byPC = map[uint64]cWhere{}
+	recorded = map[string]bool{}
 	r := d.Reader()
 	var files []*dwarf.LineFile
 	cuCovered := false
 	// Abstract instances (inlined functions) carry the name and file; the
 	// concrete ones point to them.
-	abstract := map[dwarf.Offset]where{}
+	abstract := map[dwarf.Offset]cWhere{}
 	var pending []struct {
 		origin dwarf.Offset
 		pc     uint64
@@ -314,26 +354,14 @@ func (p *cBuild) table(bin string) ([]byte, int, error) {
 	for {
 		e, err := r.Next()
 		if err != nil {
-			return nil, 0, fmt.Errorf("%s: debug information: %w", bin, err)
+			return nil, nil, err
 		}
 		if e == nil {
 			break
 		}
 		switch e.Tag {
 		case dwarf.TagCompileUnit:
-			files = nil
-			cuCovered = false
-			if lr, err := d.LineReader(e); err == nil && lr != nil {
-				files = lr.Files()
-			}
-			if name, ok := e.Val(dwarf.AttrName).(string); ok {
-				if !filepath.IsAbs(name) {
-					if cd, ok := e.Val(dwarf.AttrCompDir).(string); ok {
-						name = filepath.Join(cd, name)
-					}
-				}
-				cuCovered = p.covers(filepath.Clean(name))
-			}
+			files, cuCovered = p.compileUnit(d, e)
 			continue
 		case dwarf.TagSubprogram:
 		default:
@@ -358,10 +386,10 @@ func (p *cBuild) table(bin string) ([]byte, int, error) {
 			continue
 		}
 		file := filepath.Clean(files[idx].Name)
-		w := where{p.relative(file), name}
+		w := cWhere{p.relative(file), name}
 		if file == p.main {
 			// The harness's own frames, which crash reports skip.
-			w = where{"", "arbor_" + name}
+			w = cWhere{"", "arbor_" + name}
 		}
 		abstract[e.Offset] = w
 		if hasPC {
@@ -376,23 +404,31 @@ func (p *cBuild) table(bin string) ([]byte, int, error) {
 			byPC[c.pc] = w
 		}
 	}
-	var anchor uint64
-	found := false
-	for _, s := range syms {
-		if s.Name == "arbor_anchor" && elf.ST_TYPE(s.Info) == elf.STT_FUNC {
-			anchor, found = s.Value, true
-		}
+	return byPC, recorded, nil
+}
+
+// compileUnit returns a compile unit's files, which its functions'
+// declaring files index, and whether it was compiled from a covered
+// source.
+func (p *cBuild) compileUnit(d *dwarf.Data, e *dwarf.Entry) (files []*dwarf.LineFile, covered bool) {
+	if lr, err := d.LineReader(e); err == nil && lr != nil {
+		files = lr.Files()
 	}
-	if !found {
-		return nil, 0, fmt.Errorf("%s: no arbor_anchor symbol", bin)
-	}
-	names := slices.Sorted(func(yield func(string) bool) {
-		for n := range recorded {
-			if !yield(n) {
-				return
+	if name, ok := e.Val(dwarf.AttrName).(string); ok {
+		if !filepath.IsAbs(name) {
+			if cd, ok := e.Val(dwarf.AttrCompDir).(string); ok {
+				name = filepath.Join(cd, name)
 			}
 		}
-	})
+		covered = p.covers(filepath.Clean(name))
+	}
+	return files, covered
+}
+
+// cFunctions lists the binary's functions by offset from the anchor,
+// each named as the debug information declares it (byPC) or else by its
+// symbol, with its index in names if it is recorded.
+func cFunctions(syms []elf.Symbol, anchor uint64, byPC map[uint64]cWhere, names []string) []cFunc {
 	ids := make(map[string]int, len(names))
 	for i, n := range names {
 		ids[n] = i
@@ -426,16 +462,7 @@ func (p *cBuild) table(bin string) ([]byte, int, error) {
 		}
 		return 0
 	})
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "names %d\n", len(names))
-	for _, n := range names {
-		b.WriteString(n + "\n")
-	}
-	fmt.Fprintf(&b, "funcs %d\n", len(funcs))
-	for _, fn := range funcs {
-		b.WriteString(strconv.FormatUint(fn.off, 16) + " " + strconv.FormatUint(fn.size, 16) + " " + strconv.Itoa(fn.id) + " " + fn.name + "\n")
-	}
-	return b.Bytes(), len(names), nil
+	return funcs
 }
 
 // relative is a source path as names give it: relative to the root when
