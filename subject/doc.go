@@ -8,6 +8,10 @@
 //	s, err := subject.Resolve(ctx, subject.Spec{Go: "example.com/p.Parse", Grammar: "p.grammar"})
 //	bin, err := coverage.Build(ctx, s.Target, coverage.DefaultCacheDir())
 //
+// Flags are the same names as the command line writes them (--go,
+// --cmd with --report, ...): Check and Spec refuse their misuse with
+// errors that name the flag, and FlagsFor writes a target back as flags.
+//
 // SessionOracle and CommandOracle judge an input by running a program
 // (a recording session, or a command's exit status), for synth.Check.
 //

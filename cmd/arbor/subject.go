@@ -4,12 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"regexp"
-	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -47,7 +41,7 @@ func (f *subjectFlags) register(fl *pflag.FlagSet, withGrammar bool) {
 	fl.StringVar(&f.python, "python", "", "or a Python function taking bytes, as `module:function` (coverage.py records it)")
 	fl.StringSliceVar(&f.pythonPath, "pythonpath", nil, "with --python: `folders` added to the module search path")
 	fl.StringVar(&f.command, "cmd", "", "or any program, as a command `line` run once per input: {} is the input's file (else the input goes to stdin), {dir} the run's folder for coverage reports; no shell")
-	fl.StringVar(&f.reportFormat, "report", "", "with --cmd: the coverage report `format` (arbor runs gcov, coverage.py or JaCoCo itself for a program built with gcc --coverage, a python3 or a java command line; any other command leaves the report in {dir}): "+formatList())
+	fl.StringVar(&f.reportFormat, "report", "", "with --cmd: the coverage report `format` (arbor runs gcov, coverage.py or JaCoCo itself for a program built with gcc --coverage, a python3 or a java command line; any other command leaves the report in {dir}): "+subject.ReportFormatList())
 	fl.StringVar(&f.reject, "reject", "", "what means the input was rejected (outcome error) rather than a crash: with --cmd exit `statuses` like 1,2 (default: every nonzero status); with --java or --python exception classes (default java.lang.Exception, ValueError)")
 	fl.StringVar(&f.crash, "crash", "", "with --cmd: a `regexp` that, found on stderr, makes a run a crash")
 	fl.StringVar(&f.root, "source-root", ".", "with --cmd or --c: source paths below this folder are named relative to it")
@@ -58,214 +52,33 @@ func (f *subjectFlags) register(fl *pflag.FlagSet, withGrammar bool) {
 	}
 }
 
-func formatList() string {
-	formats := coverage.ReportFormats()
-	var names []string
-	for name, files := range formats {
-		names = append(names, name+" ("+files+")")
-	}
-	slices.Sort(names)
-	return strings.Join(names, ", ")
-}
-
-// kinds names the kinds of subject the flags give.
-func (f *subjectFlags) kinds() []string {
-	var given []string
-	for _, k := range []struct {
-		flag string
-		set  bool
-	}{{"--subject", f.subject != ""}, {"--go", f.goFunc != ""}, {"--c", len(f.cSources) > 0}, {"--java", f.java != ""}, {"--python", f.python != ""}, {"--cmd", f.command != ""}} {
-		if k.set {
-			given = append(given, k.flag)
-		}
-	}
-	return given
+// flags are the flags' values, for package subject to check and read.
+func (f *subjectFlags) flags() *subject.Flags {
+	return &subject.Flags{Name: f.subject, Go: f.goFunc, C: f.cSources, CFlags: f.cflags, Java: f.java, ClassPath: f.classPath,
+		Python: f.python, PythonPath: f.pythonPath, Command: f.command, Report: f.reportFormat, Reject: f.reject, Crash: f.crash,
+		SourceRoot: f.root, Dir: f.dir, CoverPkgs: f.coverPkgs, Grammar: f.grammar}
 }
 
 // hasSubject reports whether any subject flag is given.
-func (f *subjectFlags) hasSubject() bool { return len(f.kinds()) > 0 }
+func (f *subjectFlags) hasSubject() bool { return len(f.flags().Kinds()) > 0 }
 
 // check reports misuse of the flags as a usage error.
 func (f *subjectFlags) check() error {
-	kinds := f.kinds()
-	if len(kinds) != 1 {
-		msg := "give exactly one of --subject NAME, --go IMPORTPATH.Func, --c SOURCES, --java pkg.Class.method, --python module:function and --cmd LINE"
-		if len(kinds) > 1 {
-			msg += " (given: " + strings.Join(kinds, ", ") + ")"
-		}
-		return usageError{errors.New(msg)}
-	}
-	kind := kinds[0]
-	// Flags that belong to another kind of subject are mistakes, not
-	// options to ignore.
-	for _, o := range []struct {
-		flag  string
-		set   bool
-		kinds []string
-	}{
-		{"--dir", f.dir != "", []string{"--go", "--c", "--java", "--python", "--cmd"}},
-		{"--coverpkg", len(f.coverPkgs) > 0, []string{"--go", "--c", "--java", "--python"}},
-		{"--cflags", f.cflags != "", []string{"--c"}},
-		{"--classpath", len(f.classPath) > 0, []string{"--java"}},
-		{"--pythonpath", len(f.pythonPath) > 0, []string{"--python"}},
-		{"--report", f.reportFormat != "", []string{"--cmd"}},
-		{"--reject", f.reject != "", []string{"--cmd", "--java", "--python"}},
-		{"--crash", f.crash != "", []string{"--cmd"}},
-		{"--source-root", f.root != "." && f.root != "", []string{"--cmd", "--c"}},
-	} {
-		if o.set && !slices.Contains(o.kinds, kind) {
-			return usageError{fmt.Errorf("%s goes with %s, not with %s", o.flag, strings.Join(o.kinds, ", "), kind)}
-		}
-	}
-	switch kind {
-	case "--go":
-		if _, err := coverage.ParseTarget(f.goFunc); err != nil {
-			return usageError{errors.New("--go: " + err.Error())}
-		}
-	case "--cmd":
-		if f.reportFormat == "" {
-			return usageError{errors.New("--cmd needs --report FORMAT: the coverage report arbor reads (and, for a gcc --coverage, python3 or java program, makes itself): " + formatList())}
-		}
-	case "--java":
-		if i := strings.LastIndex(f.java, "."); i <= 0 || i == len(f.java)-1 {
-			return usageError{fmt.Errorf("--java wants pkg.Class.method, not %q", f.java)}
-		}
-	case "--python":
-		if mod, fn, ok := strings.Cut(f.python, ":"); !ok || mod == "" || fn == "" {
-			return usageError{fmt.Errorf("--python wants module:function, not %q", f.python)}
-		}
+	if err := f.flags().Check(); err != nil {
+		return usageError{err}
 	}
 	return nil
 }
 
+// spec is the program the flags name; check them first. A value that
+// cannot be read is a usage error.
 func (f *subjectFlags) spec() (subject.Spec, error) {
-	s := subject.Spec{Name: f.subject, Go: f.goFunc, Dir: f.dir, CoverPkgs: f.coverPkgs, Grammar: f.grammar}
-	var err error
-	switch {
-	case f.command != "":
-		s.Dir, s.CoverPkgs = "", nil
-		s.Command, err = f.commandTarget()
-	case len(f.cSources) > 0 || f.java != "" || f.python != "":
-		s.Dir, s.CoverPkgs = "", nil
-		s.Harness, err = f.harnessTarget()
+	s, err := f.flags().Spec()
+	var fe *subject.FlagError
+	if errors.As(err, &fe) {
+		return s, usageError{err}
 	}
 	return s, err
-}
-
-// abs makes paths absolute, so that a coverage file or model remembers
-// where its subject is wherever it is used from.
-func abs(paths []string) ([]string, error) {
-	out := make([]string, len(paths))
-	for i, p := range paths {
-		a, err := filepath.Abs(p)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = a
-	}
-	return out, nil
-}
-
-// harnessTarget is the --c, --java or --python subject.
-func (f *subjectFlags) harnessTarget() (*coverage.HarnessTarget, error) {
-	h := &coverage.HarnessTarget{Cover: f.coverPkgs}
-	var err error
-	if f.dir != "" {
-		if h.Dir, err = filepath.Abs(f.dir); err != nil {
-			return nil, err
-		}
-	}
-	switch {
-	case len(f.cSources) > 0:
-		h.Lang = "c"
-		if h.Sources, err = abs(f.cSources); err != nil {
-			return nil, err
-		}
-		if len(h.Cover) > 0 {
-			if h.Cover, err = abs(h.Cover); err != nil {
-				return nil, err
-			}
-		}
-		if f.cflags != "" {
-			if h.Flags, err = coverage.ParseCommand(f.cflags); err != nil {
-				return nil, usageError{fmt.Errorf("--cflags: %w", err)}
-			}
-		}
-		if f.root != "" && f.root != "." {
-			if h.Root, err = filepath.Abs(f.root); err != nil {
-				return nil, err
-			}
-		}
-	case f.java != "":
-		h.Lang, h.Entry = "java", f.java
-		for _, e := range f.classPath {
-			// A bare jar name that is not here is looked up among the
-			// system's jars (ARBOR_JAVA_LIBS, Debian's /usr/share/java).
-			if !strings.ContainsRune(e, filepath.Separator) {
-				if _, err := os.Stat(e); err != nil {
-					h.Sources = append(h.Sources, e)
-					continue
-				}
-			}
-			a, err := filepath.Abs(e)
-			if err != nil {
-				return nil, err
-			}
-			h.Sources = append(h.Sources, a)
-		}
-	case f.python != "":
-		h.Lang, h.Entry = "python", f.python
-		if h.Sources, err = abs(f.pythonPath); err != nil {
-			return nil, err
-		}
-	}
-	if f.reject != "" {
-		for _, name := range strings.Split(f.reject, ",") {
-			h.Reject = append(h.Reject, strings.TrimSpace(name))
-		}
-	}
-	return h, nil
-}
-
-// commandTarget is the --cmd subject.
-func (f *subjectFlags) commandTarget() (*coverage.CommandTarget, error) {
-	argv, err := coverage.ParseCommand(f.command)
-	if err != nil {
-		return nil, usageError{fmt.Errorf("--cmd: %w", err)}
-	}
-	if _, ok := coverage.ReportFormats()[f.reportFormat]; !ok {
-		return nil, usageError{fmt.Errorf("--report: unknown format %q (there are: %s)", f.reportFormat, formatList())}
-	}
-	dir := f.dir
-	if dir != "" {
-		if dir, err = filepath.Abs(dir); err != nil {
-			return nil, err
-		}
-	}
-	root := f.root
-	if !filepath.IsAbs(root) && dir != "" {
-		root = filepath.Join(dir, root)
-	}
-	if root, err = filepath.Abs(root); err != nil {
-		return nil, err
-	}
-	t := &coverage.CommandTarget{Argv: argv, Dir: dir, Coverage: f.reportFormat, Root: root}
-	if f.reject != "" {
-		for _, s := range strings.Split(f.reject, ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(s))
-			if err != nil || n < 1 || n > 255 {
-				return nil, usageError{fmt.Errorf("--reject wants exit statuses 1-255, separated by commas, not %q", f.reject)}
-			}
-			t.Reject = append(t.Reject, n)
-		}
-	}
-	if f.crash != "" {
-		if _, err := regexp.Compile(f.crash); err != nil {
-			return nil, usageError{fmt.Errorf("--crash: %w", err)}
-		}
-		t.Crash = f.crash
-	}
-	return t, nil
 }
 
 // target resolves the subject without its grammar.
@@ -286,7 +99,7 @@ func (f *subjectFlags) setup(ctx context.Context) (subject.Setup, error) {
 		return subject.Setup{}, err
 	}
 	if f.subject == "" && f.grammar == "" {
-		return subject.Setup{}, usageError{fmt.Errorf("--grammar is required with %s", f.kinds()[0])}
+		return subject.Setup{}, usageError{fmt.Errorf("--grammar is required with %s", f.flags().Kinds()[0])}
 	}
 	s, err := f.spec()
 	if err != nil {
@@ -361,53 +174,4 @@ func modelProgram(cmd *cobra.Command, m *learn.Model, f *subjectFlags, trust boo
 // subjectFlagsFor is how the subject flags name target t (or, with
 // bundled, that bundled subject): what a user adds to run a model's
 // program, having checked it.
-func subjectFlagsFor(t coverage.Target, bundled string) string {
-	q := subject.ShellQuote
-	if bundled != "" {
-		return "--subject " + q(bundled)
-	}
-	var w []string
-	dir := func(d string) {
-		if d != "" {
-			w = append(w, "--dir", q(d))
-		}
-	}
-	switch {
-	case t.Harness != nil:
-		h := t.Harness
-		switch h.Lang {
-		case "c":
-			w = append(w, "--c", q(strings.Join(h.Sources, ",")))
-			if len(h.Flags) > 0 {
-				flags := make([]string, len(h.Flags))
-				for i, s := range h.Flags {
-					flags[i] = q(s)
-				}
-				w = append(w, "--cflags", q(strings.Join(flags, " ")))
-			}
-		case "java":
-			w = append(w, "--java", q(h.Entry))
-			if len(h.Sources) > 0 {
-				w = append(w, "--classpath", q(strings.Join(h.Sources, ",")))
-			}
-		default:
-			w = append(w, "--"+q(h.Lang), q(h.Entry))
-			if len(h.Sources) > 0 {
-				w = append(w, "--pythonpath", q(strings.Join(h.Sources, ",")))
-			}
-		}
-		dir(h.Dir)
-	case t.Command != nil:
-		c := t.Command
-		argv := make([]string, len(c.Argv))
-		for i, s := range c.Argv {
-			argv[i] = q(s)
-		}
-		w = append(w, "--cmd", q(strings.Join(argv, " ")), "--report", q(c.Coverage))
-		dir(c.Dir)
-	default:
-		w = append(w, "--go", q(t.ImportPath+"."+t.Func))
-		dir(t.Dir)
-	}
-	return strings.Join(w, " ")
-}
+func subjectFlagsFor(t coverage.Target, bundled string) string { return subject.FlagsFor(t, bundled) }
