@@ -1,7 +1,6 @@
 package fuzz
 
 import (
-	"math"
 	"math/rand/v2"
 	"slices"
 
@@ -216,20 +215,18 @@ func extension(salt uint64, key streamKey, k int) uint32 {
 
 // mutator changes sequences the way Zest does: a geometric number of
 // spans of consecutive decisions, each of geometric length, get random
-// values.
+// values. It is not synth.Mutator, with which it shares the geometric
+// draw (synth.Geometric) and Zest's means (synth.DefaultMeanSpans and
+// DefaultMeanSpanLength, which Options' zeros mean), because it mutates
+// another representation: the per-kind streams of raw selectors that a
+// sequence holds and a derivation's slots index, not a flat choice
+// sequence (synth.Mutator's documentation lists the differences). It
+// draws a span's length once, where synth.Mutator draws it anew at every
+// step, so its spans' lengths are geometric with the mean it is given
+// (cut at the last decision).
 type mutator struct {
 	r                     *rand.Rand
 	meanSpans, meanLength float64
-}
-
-// geometric draws from a geometric distribution on 1, 2, ... with the
-// given mean.
-func (m *mutator) geometric(mean float64) int {
-	if mean <= 1 {
-		return 1
-	}
-	u := m.r.Float64()
-	return 1 + int(math.Log(1-u)/math.Log(1-1/mean))
 }
 
 // mutate returns a copy of the sequence a derivation read with spans of
@@ -243,9 +240,9 @@ func (m *mutator) mutate(seq *sequence, slots []slot) *sequence {
 		return out
 	}
 	copied := make([]bool, len(seq.streams))
-	for range m.geometric(m.meanSpans) {
+	for range synth.Geometric(m.r, m.meanSpans) {
 		at := m.r.IntN(len(slots))
-		for _, sl := range slots[at:min(len(slots), at+m.geometric(m.meanLength))] {
+		for _, sl := range slots[at:min(len(slots), at+synth.Geometric(m.r, m.meanLength))] {
 			if !copied[sl.id] {
 				// Streams are copied on write: the others are shared
 				// with the parent, which never changes them.
@@ -253,7 +250,8 @@ func (m *mutator) mutate(seq *sequence, slots []slot) *sequence {
 				copied[sl.id] = true
 			}
 			// 31 bits, so that a random value is never exact
-			// (exactBit): it selects among the options.
+			// (exactBit): it selects among the options. (The same
+			// bits as synth.Mutator's int(r.Int32()).)
 			out.streams[sl.id][sl.k] = m.r.Uint32() >> 1
 		}
 	}

@@ -9,7 +9,9 @@
 // each of geometric length, get random values), realizes and runs each
 // mutant, and keeps it when it moves a domain: by default Zest's two,
 // the functions any input ran (Coverage) and the functions valid inputs
-// ran (ValidCoverage).
+// ran (ValidCoverage). Its mutator is its own, not synth.Mutator (the
+// targeting loop's), for it mutates the streams rather than a flat
+// choice sequence; the two share synth.Geometric and Zest's means.
 //
 //	s, _ := coverage.Open(ctx, target, cacheDir, coverage.RunOptions{})
 //	res, err := fuzz.Fuzz(ctx, g, &coverage.SessionRunner{Session: s}, fuzz.Options{

@@ -35,15 +35,39 @@ type Span struct {
 // values), and a sequence that runs out is extended with seeded random
 // choices. A Mutator is deterministic for a seed and not safe for
 // concurrent use.
+//
+// The targeting loop (package targeting) mutates with a Mutator; package
+// fuzz has a mutator of its own, and the two share only their geometric
+// draw (Geometric) and default means. They differ because their inputs
+// do:
+//
+//   - A Mutator's sequence is the flat list of the decisions' values, as
+//     a Recorder records them and as the solver and ChoicesOf make them,
+//     which is the form in which the targeting loop holds its inputs; and
+//     Splice needs a symbol's subtree to be one span of choices, which it
+//     is only in a flat sequence. The fuzzer's sequence has a stream of
+//     raw selectors per kind of decision, so that a change does not
+//     shift the decisions after it (package fuzz says more), and the
+//     fuzzer does not splice.
+//   - Past its end, a Mutator's sequence is extended with draws from
+//     Rand, which mutation draws from too; the fuzzer's, with a hash of
+//     the mutant's own salt.
+//   - Mutate draws a span's length anew at every step of the span (its
+//     loop condition draws), where the fuzzer draws it once: a step
+//     goes on with probability (1-1/MeanSpanLength)^k after k steps, so
+//     spans are shorter than MeanSpanLength (2.4 on average for 4). It
+//     has always done so, and the targeting loop's results for a seed
+//     depend on it; TestMutatorDraws pins the draws.
 type Mutator struct {
 	G *grammar.Graph
 	// Bounds of the generator that realizes sequences: they must be those
 	// the sequences were made with for unchanged sequences to replay
 	// exactly (0 means the generator's defaults).
 	MaxDepth, MaxRepeat, MaxNodes int
-	// MeanSpans and MeanSpanLength are the means of the geometric
-	// distributions of the number of spans a mutation changes and of
-	// their lengths (0 means 2 and 4).
+	// MeanSpans is the mean of the geometric distribution of the number
+	// of spans a mutation changes, MeanSpanLength that of each step's
+	// draw of whether a span goes on (Mutate says how); 0 means
+	// DefaultMeanSpans and DefaultMeanSpanLength.
 	MeanSpans, MeanSpanLength float64
 	// Rand is the source of every random draw: NewMutator seeds one, and
 	// a caller that keeps several independent streams passes its own.
@@ -57,19 +81,33 @@ func NewMutator(g *grammar.Graph, seed uint64) *Mutator {
 	return &Mutator{G: g, Rand: rand.New(rand.NewPCG(seed, 0x5eed))}
 }
 
-// geometric draws from a geometric distribution on 1, 2, ... with the
-// given mean.
-func (m *Mutator) geometric(mean float64) int {
+// DefaultMeanSpans and DefaultMeanSpanLength are Zest's means of the
+// number of spans a mutation changes and of their lengths, the defaults
+// of Mutator and of package fuzz's mutator.
+const (
+	DefaultMeanSpans      = 2
+	DefaultMeanSpanLength = 4
+)
+
+// Geometric draws from a geometric distribution on 1, 2, ... with the
+// given mean, by inverting one r.Float64(); a mean at most 1 gives 1
+// without a draw. It is the draw of Zest's span mutation, Mutator's and
+// package fuzz's both.
+func Geometric(r *rand.Rand, mean float64) int {
 	if mean <= 1 {
 		return 1
 	}
-	p := 1 / mean
-	u := m.Rand.Float64()
-	return 1 + int(math.Log(1-u)/math.Log(1-p))
+	u := r.Float64()
+	return 1 + int(math.Log(1-u)/math.Log(1-1/mean))
 }
 
-// Mutate returns a copy of choices with a geometric number of spans, each
-// of geometric length, replaced by random values.
+// Mutate returns a copy of choices with a geometric number of spans
+// replaced by random values (31 bits, which Realize reads modulo a
+// decision's options where the decision does not offer them). A span
+// starts at a uniform position and goes on while its length so far is
+// less than a geometric draw with mean MeanSpanLength, drawn anew at
+// every step (Mutator says why). An empty sequence gets one random
+// value.
 func (m *Mutator) Mutate(choices []int) []int {
 	out := slices.Clone(choices)
 	if len(out) == 0 {
@@ -77,14 +115,15 @@ func (m *Mutator) Mutate(choices []int) []int {
 	}
 	spans, length := m.MeanSpans, m.MeanSpanLength
 	if spans <= 0 {
-		spans = 2
+		spans = DefaultMeanSpans
 	}
 	if length <= 0 {
-		length = 4
+		length = DefaultMeanSpanLength
 	}
-	for range m.geometric(spans) {
+	for range Geometric(m.Rand, spans) {
 		at := m.Rand.IntN(len(out))
-		for i := at; i < min(len(out), at+m.geometric(length)); i++ {
+		// The condition draws at every step, the failing one included.
+		for i := at; i < min(len(out), at+Geometric(m.Rand, length)); i++ {
 			out[i] = int(m.Rand.Int32())
 		}
 	}

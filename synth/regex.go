@@ -27,6 +27,11 @@ func newRegexGen(src string) *regexGen {
 		// The grammar package has compiled every regex terminal already.
 		re = &syntax.Regexp{Op: syntax.OpEmptyMatch}
 	}
+	return regexGenOf(re)
+}
+
+// regexGenOf returns the drawer of the parsed regex re.
+func regexGenOf(re *syntax.Regexp) *regexGen {
 	r := &regexGen{re: re, index: map[*syntax.Regexp]int{}, chars: map[*syntax.Regexp][]int{}, short: map[*syntax.Regexp]int{}}
 	var number func(*syntax.Regexp)
 	number = func(re *syntax.Regexp) {
@@ -53,29 +58,39 @@ func (x *Generator) regexGen(n *grammar.Node) *regexGen {
 	return r
 }
 
-// repeatRange is the range of counts the draw offers for a repetition
-// (a *, +, ? or {m,n} part), an unbounded one cut at maxRepeat past its
-// minimum.
-func repeatRange(re *syntax.Regexp, maxRepeat int) (lo, hi int) {
-	lo, hi = 0, maxRepeat
+// repeatBounds is the range of counts a repetition part (a *, +, ? or
+// {m,n}) allows, hi -1 where it is unbounded; ok is false for a part
+// that is not a repetition.
+func repeatBounds(re *syntax.Regexp) (lo, hi int, ok bool) {
 	switch re.Op {
+	case syntax.OpStar:
+		return 0, -1, true
 	case syntax.OpPlus:
-		lo = 1
+		return 1, -1, true
 	case syntax.OpQuest:
-		hi = 1
+		return 0, 1, true
 	case syntax.OpRepeat:
-		lo, hi = re.Min, re.Max
-		if hi < 0 {
-			hi = lo + maxRepeat
-		}
+		return re.Min, re.Max, true
+	}
+	return 0, 0, false
+}
+
+// repeatRange is the range of counts the draw offers for a repetition
+// part: its own, an unbounded * or + cut at maxRepeat, an unbounded {m,}
+// at maxRepeat past m.
+func repeatRange(re *syntax.Regexp, maxRepeat int) (lo, hi int) {
+	lo, hi, _ = repeatBounds(re)
+	switch {
+	case hi >= 0:
+	case re.Op == syntax.OpRepeat:
+		hi = lo + maxRepeat
+	default:
+		hi = maxRepeat
 	}
 	return lo, max(lo, hi)
 }
 
 func (x *Generator) regex(n *grammar.Node, depth int) string {
-	if x.regexes == nil {
-		x.regexes = map[int]*regexGen{}
-	}
 	r := x.regexGen(n)
 	if x.MaxDistinct <= 0 {
 		var b strings.Builder
