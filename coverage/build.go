@@ -143,6 +143,45 @@ func build(ctx context.Context, t Target, cacheDir string, doBuild bool) (*Binar
 	if t.Harness != nil {
 		return buildHarness(ctx, t, cacheDir, doBuild)
 	}
+	p, err := planGo(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	key, err := buildKey(ctx, p.dir, p.t, p.src, p.modDir)
+	if err != nil {
+		return nil, err
+	}
+	entry := filepath.Join(cacheDir, key)
+	name := "harness"
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	bin := filepath.Join(entry, name)
+	if ok, err := cachedEntry(entry); err != nil {
+		return nil, err
+	} else if ok {
+		return &Binary{Path: bin, Target: p.t, Cached: true}, nil
+	}
+	if !doBuild {
+		return nil, nil
+	}
+	if err := p.build(ctx, cacheDir, entry, name); err != nil {
+		return nil, err
+	}
+	return &Binary{Path: bin, Target: p.t}, nil
+}
+
+// goPlan is what a Go harness build reads.
+type goPlan struct {
+	t       Target // with its CoverPkgs resolved
+	src     map[string][]byte
+	dir     string // where the go command runs for the target
+	modDir  string // the module's root, or "" for the standard library outside a module
+	modPath string
+}
+
+// planGo makes the harness's sources and finds the target's module.
+func planGo(ctx context.Context, t Target) (*goPlan, error) {
 	src, err := harnessFiles(t.ImportPath, t.Func)
 	if err != nil {
 		return nil, err
@@ -163,116 +202,133 @@ func build(ctx context.Context, t Target, cacheDir string, doBuild bool) (*Binar
 			return nil, err
 		}
 	}
-	modDir, modPath := "", ""
+	p := &goPlan{t: t, src: src, dir: dir}
 	if !standard || inModule(ctx, dir) {
 		out, err := goList(ctx, dir, "-m", "-f", "{{.Dir}}|{{.Path}}")
 		if err != nil {
 			return nil, fmt.Errorf("find the module of %s: %w", dir, err)
 		}
-		modDir, modPath, _ = strings.Cut(strings.Split(out, "\n")[0], "|")
+		p.modDir, p.modPath, _ = strings.Cut(strings.Split(out, "\n")[0], "|")
 	}
-	key, err := buildKey(ctx, dir, t, src, modDir)
-	if err != nil {
-		return nil, err
-	}
-	entry := filepath.Join(cacheDir, key)
-	name := "harness"
-	if runtime.GOOS == "windows" {
-		name += ".exe"
-	}
-	bin := filepath.Join(entry, name)
-	if ok, err := cachedEntry(entry); err != nil {
-		return nil, err
-	} else if ok {
-		return &Binary{Path: bin, Target: t, Cached: true}, nil
-	}
-	if !doBuild {
-		return nil, nil
-	}
-	// The harness is a module of its own in a scratch folder, joined to
-	// the user's module (and the user's workspace, if any) by a go.work
-	// file there, so that nothing is ever written into the user's module,
-	// even by a build that is killed. Only a vendored module, which a
-	// workspace cannot use, gets the harness as a package inside it
-	// (named "_..." so that ./... patterns skip it), removed after the
-	// build. Names carry this process's id, so that a later build can
-	// tell the leftovers of a killed build from a build under way.
+	return p, nil
+}
+
+// build builds the harness into the cache entry, as the file name.
+//
+// The harness is a module of its own in a scratch folder, joined to
+// the user's module (and the user's workspace, if any) by a go.work
+// file there, so that nothing is ever written into the user's module,
+// even by a build that is killed. Only a vendored module, which a
+// workspace cannot use, gets the harness as a package inside it
+// (named "_..." so that ./... patterns skip it), removed after the
+// build. Names carry this process's id, so that a later build can
+// tell the leftovers of a killed build from a build under way.
+func (p *goPlan) build(ctx context.Context, cacheDir, entry, name string) error {
 	sweep(os.TempDir(), scratchPrefix)
-	if modDir != "" {
-		sweep(modDir, harnessPrefix)
+	if p.modDir != "" {
+		sweep(p.modDir, harnessPrefix)
 	}
 	scratch, err := os.MkdirTemp("", fmt.Sprintf("%s%d_", scratchPrefix, os.Getpid()))
 	if err != nil {
-		return nil, fmt.Errorf("harness directory: %w", err)
+		return fmt.Errorf("harness directory: %w", err)
 	}
 	defer os.RemoveAll(scratch)
+	l := p.layout(scratch)
+	if l.vendored {
+		defer os.RemoveAll(l.hdir)
+	}
+	env, err := p.write(ctx, scratch, l)
+	if err != nil {
+		return err
+	}
+	// The harness's main package must be instrumented too: without it the
+	// runtime registers no coverage meta-data at all.
+	mainPkg := l.pkg
+	if l.vendored {
+		mainPkg = p.modPath + "/" + filepath.Base(l.hdir)
+	}
+	coverpkg := strings.Join(append(slices.Clone(p.t.coverPkgs()), mainPkg), ",")
+	return buildDir(cacheDir, entry, func(tmp string) error {
+		return p.goBuild(ctx, l, env, coverpkg, filepath.Join(tmp, name))
+	})
+}
+
+// harnessLayout is where a Go harness's package is written and built.
+type harnessLayout struct {
+	hdir     string // the package's folder
+	goDir    string // where go build runs
+	pkg      string // the package, as go build is given it
+	vendored bool   // hdir is in the user's vendored module
+}
+
+// layout places the harness in scratch, or in the user's module if it
+// is vendored.
+func (p *goPlan) layout(scratch string) harnessLayout {
 	tag := filepath.Base(scratch)[len(scratchPrefix):]
-	hdir, goDir, pkg := filepath.Join(scratch, "harness"), filepath.Join(scratch, "harness"), harnessModule
+	l := harnessLayout{hdir: filepath.Join(scratch, "harness"), goDir: filepath.Join(scratch, "harness"), pkg: harnessModule}
+	if p.modDir != "" {
+		_, err := os.Stat(filepath.Join(p.modDir, "vendor", "modules.txt"))
+		l.vendored = err == nil
+	}
+	if l.vendored {
+		l.hdir, l.goDir = filepath.Join(p.modDir, harnessPrefix+tag), p.modDir
+		l.pkg = "./" + filepath.Base(l.hdir)
+	}
+	return l
+}
+
+// write writes the harness's package, and outside a vendored module its
+// go.mod and the go.work that joins it to the user's module, and returns
+// the environment go build runs in.
+func (p *goPlan) write(ctx context.Context, scratch string, l harnessLayout) ([]string, error) {
 	env := os.Environ()
-	vendored := false
-	if modDir != "" {
-		_, err := os.Stat(filepath.Join(modDir, "vendor", "modules.txt"))
-		vendored = err == nil
-	}
-	if vendored {
-		hdir, goDir = filepath.Join(modDir, harnessPrefix+tag), modDir
-		pkg = "./" + filepath.Base(hdir)
-		defer os.RemoveAll(hdir)
-	}
-	if err := os.Mkdir(hdir, 0o755); err != nil {
+	if err := os.Mkdir(l.hdir, 0o755); err != nil {
 		return nil, fmt.Errorf("harness directory: %w", err)
 	}
-	for name, text := range src {
-		if err := os.WriteFile(filepath.Join(hdir, name), text, 0o644); err != nil {
+	for name, text := range p.src {
+		if err := os.WriteFile(filepath.Join(l.hdir, name), text, 0o644); err != nil {
 			return nil, err
 		}
 	}
-	if !vendored {
+	if !l.vendored {
 		version, err := goVersion(ctx, scratch)
 		if err != nil {
 			return nil, err
 		}
 		goMod := fmt.Sprintf("module %s\n\ngo %s\n", harnessModule, version)
-		if err := os.WriteFile(filepath.Join(hdir, "go.mod"), []byte(goMod), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(l.hdir, "go.mod"), []byte(goMod), 0o644); err != nil {
 			return nil, err
 		}
-		work, err := workspace(ctx, dir, scratch, hdir, modDir, version)
+		work, err := workspace(ctx, p.dir, scratch, l.hdir, p.modDir, version)
 		if err != nil {
 			return nil, err
 		}
 		env = append(env, "GOWORK="+work)
 	}
-	// The harness's main package must be instrumented too: without it the
-	// runtime registers no coverage meta-data at all.
-	mainPkg := pkg
-	if vendored {
-		mainPkg = modPath + "/" + filepath.Base(hdir)
-	}
-	coverpkg := strings.Join(append(slices.Clone(t.coverPkgs()), mainPkg), ",")
-	err = buildDir(cacheDir, entry, func(tmp string) error {
-		// The go command and the compilers it starts go when arbor does.
-		cmd := procgroup.Command(ctx, "go", "build", "-cover", "-covermode=atomic", "-coverpkg="+coverpkg, "-o", filepath.Join(tmp, name), pkg)
-		cmd.Dir = goDir
-		cmd.Env = env
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Run(); err != nil {
-			if ctx.Err() != nil {
-				return fmt.Errorf("build harness for %s: %w", t, ctx.Err())
-			}
-			if strings.Contains(out.String(), "undefined: subject."+t.Func) {
-				// The compiler's words name a temporary file; say it in the
-				// user's terms, with the functions that would do.
-				return noSuchFunc(ctx, dir, t)
-			}
-			return fmt.Errorf("build harness for %s: %w\n%s", t, err, strings.TrimSpace(out.String()))
+	return env, nil
+}
+
+// goBuild runs go build for the harness, writing the binary to out.
+func (p *goPlan) goBuild(ctx context.Context, l harnessLayout, env []string, coverpkg, out string) error {
+	t := p.t
+	// The go command and the compilers it starts go when arbor does.
+	cmd := procgroup.Command(ctx, "go", "build", "-cover", "-covermode=atomic", "-coverpkg="+coverpkg, "-o", out, l.pkg)
+	cmd.Dir = l.goDir
+	cmd.Env = env
+	var output bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &output, &output
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("build harness for %s: %w", t, ctx.Err())
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
+		if strings.Contains(output.String(), "undefined: subject."+t.Func) {
+			// The compiler's words name a temporary file; say it in the
+			// user's terms, with the functions that would do.
+			return noSuchFunc(ctx, p.dir, t)
+		}
+		return fmt.Errorf("build harness for %s: %w\n%s", t, err, strings.TrimSpace(output.String()))
 	}
-	return &Binary{Path: bin, Target: t}, nil
+	return nil
 }
 
 // checkKinds refuses a target that names more than one kind of program
