@@ -27,8 +27,11 @@
 // run a program are in package subject.
 //
 // A Mutator makes new sequences out of old ones, Zest's way: span
-// mutation and subtree splicing over choice sequences, realized by the
-// grammar's own generator so that every mutant is a derivation.
+// mutation and subtree splicing over flat choice sequences, realized by
+// the grammar's own generator so that every mutant is a derivation. The
+// targeting loop mutates with it; package fuzz has its own mutator over
+// per-kind streams, and the two share only the geometric draw
+// (Geometric) and Zest's means.
 //
 // A ByteGenerator reads any byte string as a choice sequence (Zest's
 // parametric generator), so that every byte string is an input of the
