@@ -157,9 +157,54 @@ func (c *Command) Run(ctx context.Context, input []byte) (*CommandRun, error) {
 		return nil, fmt.Errorf("run folder: %w", err)
 	}
 	run := &CommandRun{Dir: dir}
+	argv, viaFile, err := c.arguments(dir, input)
+	if err != nil {
+		run.Close()
+		return nil, err
+	}
+	timeout := c.Timeout
+	if timeout <= 0 {
+		timeout = time.Second
+	}
+	cmd, output, stderr := c.command(argv, dir, viaFile, input)
+	p, err := c.start(cmd, argv[0])
+	if err != nil {
+		run.Close()
+		return nil, err
+	}
+	e, err := p.wait(ctx, timeout)
+	if err != nil {
+		run.Close()
+		return nil, err
+	}
+	if e.timedOut {
+		if e.rep.parent != "" {
+			c.judgeParent(&run.Result, e.rep)
+			return run, nil
+		}
+		run.Duration = timeout
+		run.Outcome, run.Message = Timeout, fmt.Sprintf("no result after %v", timeout)
+		return run, nil
+	}
+	run.Duration = e.duration
+	output.flush()
+	if e.rep.parent != "" {
+		c.judgeParent(&run.Result, e.rep)
+		return run, nil
+	}
+	c.judge(&run.Result, exitOf(e.waitErr, e.rep), stderr.String())
+	if err := c.report(ctx, run); err != nil {
+		run.Close()
+		return nil, err
+	}
+	return run, nil
+}
+
+// arguments are the command line with {} and {dir} replaced for a run
+// in dir; if it names the input file, arguments writes the input there.
+func (c *Command) arguments(dir string, input []byte) (argv []string, viaFile bool, err error) {
 	inputPath := filepath.Join(dir, "input")
-	argv := slices.Clone(c.Argv)
-	viaFile := false
+	argv = slices.Clone(c.Argv)
 	for i, a := range argv {
 		if strings.Contains(a, "{}") {
 			viaFile = true
@@ -168,14 +213,15 @@ func (c *Command) Run(ctx context.Context, input []byte) (*CommandRun, error) {
 	}
 	if viaFile {
 		if err := os.WriteFile(inputPath, input, 0o644); err != nil {
-			run.Close()
-			return nil, fmt.Errorf("write input: %w", err)
+			return nil, false, fmt.Errorf("write input: %w", err)
 		}
 	}
-	timeout := c.Timeout
-	if timeout <= 0 {
-		timeout = time.Second
-	}
+	return argv, viaFile, nil
+}
+
+// command is the run's process, not yet started, with its output going
+// to the capture and stderr's tail kept.
+func (c *Command) command(argv []string, dir string, viaFile bool, input []byte) (*exec.Cmd, *outputCapture, *tailBuffer) {
 	env := append(os.Environ(), c.Env...)
 	if c.driver != nil {
 		var more []string
@@ -192,15 +238,30 @@ func (c *Command) Run(ctx context.Context, input []byte) (*CommandRun, error) {
 	stderr := &tailBuffer{max: 1 << 16}
 	cmd.Stdout = output.writer("stdout", nil)
 	cmd.Stderr = output.writer("stderr", stderr)
-	// Where it can, the program runs under a supervisor
-	// (supervise_linux.go): it cannot signal arbor, its memory is bounded
-	// from its first instruction, and whatever it starts, setsid children
-	// included, is killed when the run ends. Elsewhere it is a process
-	// group of its own.
+	return cmd, output, stderr
+}
+
+// commandProc is a started run of a Command's program.
+type commandProc struct {
+	cmd          *exec.Cmd
+	supervised   bool
+	live, status *os.File // the supervisor's pipes (supervisedCmd)
+	done         chan error
+	start        time.Time
+}
+
+// start starts the run's process, program being what the command line
+// (before a driver wrapped it) names, for errors.
+//
+// Where it can, the program runs under a supervisor
+// (supervise_linux.go): it cannot signal arbor, its memory is bounded
+// from its first instruction, and whatever it starts, setsid children
+// included, is killed when the run ends. Elsewhere it is a process
+// group of its own.
+func (c *Command) start(cmd *exec.Cmd, program string) (*commandProc, error) {
 	live, status, supervised, err := supervisedCmd(cmd, 2*max(c.Memory, 0), max(c.Memory, 0), -1)
 	if err != nil {
-		run.Close()
-		return nil, fmt.Errorf("start %s: %w", argv[0], err)
+		return nil, fmt.Errorf("start %s: %w", program, err)
 	}
 	if !supervised {
 		procgroup.Isolate(cmd)
@@ -213,75 +274,76 @@ func (c *Command) Run(ctx context.Context, input []byte) (*CommandRun, error) {
 	}
 	if err != nil {
 		closeFiles(live, status)
-		run.Close()
-		return nil, fmt.Errorf("start %s: %w", argv[0], err)
+		return nil, fmt.Errorf("start %s: %w", program, err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	// end ends the run and what it started, and says how it ended.
-	end := func() (error, supervisorReport) {
-		if !supervised {
-			procgroup.Kill(cmd)
-			return <-done, supervisorReport{}
-		}
-		err := endSupervised(cmd.Process, live, done)
-		return err, readSupervisorReport(status)
+	p := &commandProc{cmd: cmd, supervised: supervised, live: live, status: status, done: make(chan error, 1), start: start}
+	go func() { p.done <- cmd.Wait() }()
+	return p, nil
+}
+
+// end ends the run and what it started, and says how it ended.
+func (p *commandProc) end() (supervisorReport, error) {
+	if !p.supervised {
+		procgroup.Kill(p.cmd)
+		return supervisorReport{}, <-p.done
 	}
+	err := endSupervised(p.cmd.Process, p.live, p.done)
+	return readSupervisorReport(p.status), err
+}
+
+// commandEnd is how a run's process ended.
+type commandEnd struct {
+	timedOut bool
+	waitErr  error // the wait's, if it exited
+	rep      supervisorReport
+	duration time.Duration // the run's, if it exited
+}
+
+// wait waits for the run's process to exit, or ends it at the timeout.
+// If the context is done first it ends the process and returns the
+// context's error.
+func (p *commandProc) wait(ctx context.Context, timeout time.Duration) (commandEnd, error) {
+	var e commandEnd
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
-	var waitErr error
-	var rep supervisorReport
-	timedOut := false
 	select {
-	case waitErr = <-done:
+	case e.waitErr = <-p.done:
 		// The supervisor has already killed what the program started
 		// and left running; without one, that is done here.
-		run.Duration = time.Since(start)
-		if supervised {
-			closeFiles(live)
-			rep = readSupervisorReport(status)
+		e.duration = time.Since(p.start)
+		if p.supervised {
+			closeFiles(p.live)
+			e.rep = readSupervisorReport(p.status)
 		} else {
-			procgroup.Kill(cmd)
+			procgroup.Kill(p.cmd)
 		}
 	case <-timer.C:
-		timedOut = true
+		e.timedOut = true
+		e.rep, _ = p.end()
 	case <-ctx.Done():
-		end()
-		run.Close()
-		return nil, ctx.Err()
+		p.end()
+		return e, ctx.Err()
 	}
-	if timedOut {
-		_, rep = end()
-		if rep.parent != "" {
-			c.judgeParent(&run.Result, rep)
-			return run, nil
+	return e, nil
+}
+
+// report has the driver make the run's coverage report, unless the
+// command made one itself, which is then the one read.
+func (c *Command) report(ctx context.Context, run *CommandRun) error {
+	if c.driver == nil || hasReport(run.Dir, c.format) {
+		return nil
+	}
+	if err := c.driver.report(ctx, run.Dir); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
 		}
-		run.Duration = timeout
-		run.Outcome, run.Message = Timeout, fmt.Sprintf("no result after %v", timeout)
-		return run, nil
-	}
-	output.flush()
-	if rep.parent != "" {
-		c.judgeParent(&run.Result, rep)
-		return run, nil
-	}
-	c.judge(&run.Result, exitOf(waitErr, rep), stderr.String())
-	// A report the command made itself is the one read.
-	if c.driver != nil && !hasReport(dir, c.format) {
-		if err := c.driver.report(ctx, dir); err != nil {
-			if ctx.Err() != nil {
-				run.Close()
-				return nil, ctx.Err()
-			}
-			// A crashed run's data may be cut short: it is recorded
-			// with no coverage, as a crash that left no data is.
-			if run.Outcome != Panic {
-				run.Close()
-				return nil, err
-			}
+		// A crashed run's data may be cut short: it is recorded
+		// with no coverage, as a crash that left no data is.
+		if run.Outcome != Panic {
+			return err
 		}
 	}
-	return run, nil
+	return nil
 }
 
 // judgeParent labels a run during which the program signalled its
