@@ -12,7 +12,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/arbor-fuzz/arbor/corpus"
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/fuzz"
 	"github.com/arbor-fuzz/arbor/grammar"
@@ -37,6 +36,8 @@ type fuzzFlags struct {
 	fresh                 float64
 }
 
+// newFuzzCmd is long for its help text, which says what a campaign
+// writes, how it resumes and how each search works.
 func newFuzzCmd() *cobra.Command {
 	var f fuzzFlags
 	cmd := &cobra.Command{
@@ -168,27 +169,8 @@ take the input as one []byte.
 }
 
 func runFuzz(cmd *cobra.Command, f *fuzzFlags) error {
-	switch {
-	case f.out == "":
-		return usageError{errors.New("--out is required: the corpus and failures go there")}
-	case f.execs < 0 || f.duration < 0:
-		return usageError{errors.New("--execs and --time cannot be negative")}
-	case f.execs == 0 && f.duration == 0:
-		return usageError{errors.New("give --execs, --time or both")}
-	case f.k < 1:
-		return usageError{fmt.Errorf("--k must be at least 1, not %d", f.k)}
-	case f.maxDepth < 1 || f.maxRepeat < 0 || f.maxDistinct < 0:
-		return usageError{errors.New("--max-depth must be positive, --max-repeat and --max-distinct not negative")}
-	case f.levels < 1:
-		return usageError{fmt.Errorf("--bonsai-levels must be at least 1, not %d", f.levels)}
-	case f.fresh < 0 || f.fresh >= 1:
-		return usageError{fmt.Errorf("--fresh must be in [0, 1), not %v", f.fresh)}
-	case f.seedFrom != "" && f.seedFrom != "rlcheck":
-		return usageError{fmt.Errorf("--seed-from must be rlcheck, not %q", f.seedFrom)}
-	case f.seedFrom != "" && !slices.Contains(fuzz.Filters(), f.filter):
-		return usageError{fmt.Errorf("--filter must be one of %s, not %q", strings.Join(fuzz.Filters(), ", "), f.filter)}
-	case f.seedFrom != "" && (f.seedTrials < 1 || f.seedCount < 1):
-		return usageError{errors.New("--seed-trials and --seed-count must be positive")}
+	if err := f.validate(); err != nil {
+		return err
 	}
 	setup, err := f.setup(contextOf(cmd))
 	if err != nil {
@@ -222,96 +204,27 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags) error {
 		return err
 	}
 	defer s.Close()
-	names := f.domains
-	if names == "" {
-		// Zest measures branches: blocks where the session records
-		// them (Go programs), functions elsewhere.
-		names = "cov,valid"
-		if s.Funcs.Blocks > 0 {
-			names = "blocks,valid-blocks"
-		}
+	names := fuzz.DefaultDomains(s)
+	if f.domains != "" {
+		names = strings.Split(f.domains, ",")
 	}
-	domains, err := fuzz.NewDomains(strings.Split(names, ","), setup.Grammar, f.k)
+	domains, err := fuzz.SessionDomains(s, names, setup.Grammar, f.k)
 	if err != nil {
 		return usageError{fmt.Errorf("--domain: %w", err)}
 	}
-	for _, d := range domains {
-		if d.Name() != "blocks" && d.Name() != "valid-blocks" {
-			continue
-		}
-		if s.Funcs.Blocks == 0 {
-			return usageError{errors.New("--domain: this subject's coverage has functions only, no blocks: use cov and valid")}
-		}
-		s.Blocks = true
-	}
-	errOut := cmd.ErrOrStderr()
 	runner := &coverage.SessionRunner{Session: s, Timeout: f.timeout}
-	seeds := store.Seeds()
-	if f.seedsDir != "" {
-		fromDir, err := seedsFromDir(ctx, f.seedsDir, setup.Grammar, bounds, errOut)
-		if err != nil {
-			return err
-		}
-		seeds = append(slices.Clone(seeds), fromDir...)
+	seeds, err := f.seeds(ctx, cmd.ErrOrStderr(), setup.Grammar, store, runner, bounds)
+	if err != nil {
+		return err
 	}
-	if f.seedFrom != "" {
-		cands, err := fuzz.BanditCandidates(ctx, setup.Grammar, runner, f.seedTrials, f.seed, bounds)
-		if err != nil {
-			return err
-		}
-		chosen, err := fuzz.SelectSeeds(cands, f.seedCount, f.filter, f.seed)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(errOut, "fuzz: %d seeds (%s) of %d distinct valid inputs from %d bandit trials\n", len(chosen), f.filter, len(cands), f.seedTrials)
-		seeds = slices.Clone(seeds)
-		for _, c := range chosen {
-			seeds = append(seeds, c.Choices)
-		}
-	}
-	// A resumed campaign goes on where the last one stopped rather than
-	// make the mutants it made again.
 	opts := fuzz.Options{
-		Seed: f.seed + uint64(store.Previous().Executions)*0x9e3779b97f4a7c15, Execs: f.execs, Time: f.duration, Domains: domains,
+		Seed: store.ResumeSeed(f.seed), Execs: f.execs, Time: f.duration, Domains: domains,
 		Bounds: bounds,
 		Seeds:  seeds,
 		Rare:   f.rare,
 		Fresh:  f.fresh,
 	}
-	terminal := isTerminal(errOut)
-	if terminal {
-		opts.Progress = func(st fuzz.Stats) { fmt.Fprintf(errOut, "\r%s", progressLine(st)) }
-	}
-	store.Attach(&opts)
-	var res *fuzz.Result
-	var runErr error
-	if f.bonsai {
-		var bres *fuzz.BonsaiResult
-		bres, runErr = fuzz.Bonsai(ctx, setup.Grammar, runner, fuzz.BonsaiOptions{
-			Options: opts, Levels: f.levels,
-			NewDomains: func() []fuzz.Domain {
-				// The names were checked above: they make domains again.
-				ds, _ := fuzz.NewDomains(strings.Split(names, ","), setup.Grammar, f.k)
-				return ds
-			},
-			Step: func(st fuzz.BonsaiStep) {
-				if terminal {
-					fmt.Fprintln(errOut)
-				}
-				b := st.Bounds
-				fmt.Fprintf(errOut, "bonsai: distinct %d, repeat %d, depth %d: %d seeds, %d execs, corpus %d (%d bytes)\n",
-					b.MaxDistinct, b.MaxRepeat, b.MaxDepth, st.Seeds, st.Stats.Execs, st.Stats.Corpus, st.Bytes)
-			},
-		})
-		if bres != nil {
-			res = &bres.Result
-		}
-	} else {
-		res, runErr = fuzz.Fuzz(ctx, setup.Grammar, runner, opts)
-	}
-	if terminal {
-		fmt.Fprintln(errOut)
-	}
+	res, runErr := f.campaign(ctx, cmd.ErrOrStderr(), setup.Grammar, runner, store, opts, names)
 	if res == nil {
 		return runErr
 	}
@@ -329,64 +242,103 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags) error {
 	return runErr
 }
 
-// seedsFromDir derives the choice sequences of the inputs in dir for a
-// generator with the bounds (exactly, where an input breaks them).
-// Inputs that cannot be parsed or derived (invalid UTF-8) are skipped
-// and told of on w, with the reasons of the first few; none at all is an
-// error.
-func seedsFromDir(ctx context.Context, dir string, g *grammar.Graph, bounds fuzz.Bounds, w io.Writer) ([][]int, error) {
-	files, err := corpus.List(dir)
-	if err != nil {
-		return nil, fmt.Errorf("--seeds: %w", err)
+// validate reports the flags that cannot be used, as usage errors.
+func (f *fuzzFlags) validate() error {
+	switch {
+	case f.out == "":
+		return usageError{errors.New("--out is required: the corpus and failures go there")}
+	case f.execs < 0 || f.duration < 0:
+		return usageError{errors.New("--execs and --time cannot be negative")}
+	case f.execs == 0 && f.duration == 0:
+		return usageError{errors.New("give --execs, --time or both")}
+	case f.k < 1:
+		return usageError{fmt.Errorf("--k must be at least 1, not %d", f.k)}
+	case f.maxDepth < 1 || f.maxRepeat < 0 || f.maxDistinct < 0:
+		return usageError{errors.New("--max-depth must be positive, --max-repeat and --max-distinct not negative")}
+	case f.levels < 1:
+		return usageError{fmt.Errorf("--bonsai-levels must be at least 1, not %d", f.levels)}
+	case f.fresh < 0 || f.fresh >= 1:
+		return usageError{fmt.Errorf("--fresh must be in [0, 1), not %v", f.fresh)}
+	case f.seedFrom != "" && f.seedFrom != "rlcheck":
+		return usageError{fmt.Errorf("--seed-from must be rlcheck, not %q", f.seedFrom)}
+	case f.seedFrom != "" && !slices.Contains(fuzz.Filters(), f.filter):
+		return usageError{fmt.Errorf("--filter must be one of %s, not %q", strings.Join(fuzz.Filters(), ", "), f.filter)}
+	case f.seedFrom != "" && (f.seedTrials < 1 || f.seedCount < 1):
+		return usageError{errors.New("--seed-trials and --seed-count must be positive")}
 	}
-	// A file in Go's corpus format that holds no []byte value is skipped
-	// like an input that does not parse; a file that cannot be read is
-	// an error.
-	var (
-		inputs  [][]byte
-		names   []string
-		reasons []string
-		skipped int
-	)
-	for _, f := range files {
-		data, err := corpus.Read(f)
-		var fe *corpus.FormatError
-		switch {
-		case errors.As(err, &fe):
-			skipped++
-			if len(reasons) < 3 {
-				reasons = append(reasons, err.Error())
-			}
-			continue
-		case err != nil:
+	return nil
+}
+
+// seeds are the choice sequences the campaign runs first: the store's
+// corpus (a resumed campaign's), those of the inputs in --seeds, and
+// with --seed-from those the bandit generator found; what was found is
+// told on w.
+func (f *fuzzFlags) seeds(ctx context.Context, w io.Writer, g *grammar.Graph, store *fuzz.Store, runner coverage.Runner, bounds fuzz.Bounds) ([][]int, error) {
+	seeds := store.Seeds()
+	if f.seedsDir != "" {
+		d, err := fuzz.SeedsFromDir(ctx, f.seedsDir, g, bounds)
+		if err != nil {
 			return nil, fmt.Errorf("--seeds: %w", err)
 		}
-		inputs, names = append(inputs, data), append(names, f)
-	}
-	seeds, errs, err := fuzz.SeedsFromInputsContext(ctx, g, inputs, bounds)
-	if err != nil {
-		return nil, fmt.Errorf("--seeds: %w", err)
-	}
-	for _, err := range errs {
-		var ie *fuzz.InputError
-		if errors.As(err, &ie) && len(reasons) < 3 {
-			reasons = append(reasons, fmt.Sprintf("%s: %v", names[ie.Index], ie.Err))
+		fmt.Fprintf(w, "fuzz: %d seeds of the %d inputs in %s\n", len(d.Seeds), d.Inputs, f.seedsDir)
+		if d.Skipped > 0 {
+			fmt.Fprintf(w, "fuzz: %d inputs skipped, they cannot be decoded, parsed or derived, e.g.\n  %s\n",
+				d.Skipped, strings.Join(d.Reasons, "\n  "))
 		}
+		seeds = append(slices.Clone(seeds), d.Seeds...)
 	}
-	skipped += len(errs)
-	if len(seeds) == 0 {
-		if len(files) == 0 {
-			return nil, fmt.Errorf("--seeds: %s holds no input", dir)
+	if f.seedFrom != "" {
+		cands, err := fuzz.BanditCandidates(ctx, g, runner, f.seedTrials, f.seed, bounds)
+		if err != nil {
+			return nil, err
 		}
-		return nil, fmt.Errorf("--seeds: none of the %d inputs in %s can be parsed and derived; the first: %s",
-			len(files), dir, strings.Join(reasons, "; "))
-	}
-	fmt.Fprintf(w, "fuzz: %d seeds of the %d inputs in %s\n", len(seeds), len(files), dir)
-	if skipped > 0 {
-		fmt.Fprintf(w, "fuzz: %d inputs skipped, they cannot be decoded, parsed or derived, e.g.\n  %s\n",
-			skipped, strings.Join(reasons, "\n  "))
+		chosen, err := fuzz.SelectSeeds(cands, f.seedCount, f.filter, f.seed)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(w, "fuzz: %d seeds (%s) of %d distinct valid inputs from %d bandit trials\n", len(chosen), f.filter, len(cands), f.seedTrials)
+		seeds = slices.Clone(seeds)
+		for _, c := range chosen {
+			seeds = append(seeds, c.Choices)
+		}
 	}
 	return seeds, nil
+}
+
+// campaign runs the campaign of opts, saving into store as it goes, with
+// its progress on w when w is a terminal: Bonsai's lattice with --bonsai
+// (each campaign told of on w as it ends), else one campaign. names are
+// the domains' names, which make each Bonsai campaign's domains.
+func (f *fuzzFlags) campaign(ctx context.Context, w io.Writer, g *grammar.Graph, runner coverage.Runner, store *fuzz.Store, opts fuzz.Options, names []string) (*fuzz.Result, error) {
+	terminal := isTerminal(w)
+	if terminal {
+		opts.Progress = func(st fuzz.Stats) { fmt.Fprintf(w, "\r%s", progressLine(st)) }
+		defer fmt.Fprintln(w)
+	}
+	store.Attach(&opts)
+	if !f.bonsai {
+		return fuzz.Fuzz(ctx, g, runner, opts)
+	}
+	res, err := fuzz.Bonsai(ctx, g, runner, fuzz.BonsaiOptions{
+		Options: opts, Levels: f.levels,
+		NewDomains: func() []fuzz.Domain {
+			// The names made domains once: they make them again.
+			ds, _ := fuzz.NewDomains(names, g, f.k)
+			return ds
+		},
+		Step: func(st fuzz.BonsaiStep) {
+			if terminal {
+				fmt.Fprintln(w)
+			}
+			b := st.Bounds
+			fmt.Fprintf(w, "bonsai: distinct %d, repeat %d, depth %d: %d seeds, %d execs, corpus %d (%d bytes)\n",
+				b.MaxDistinct, b.MaxRepeat, b.MaxDepth, st.Seeds, st.Stats.Execs, st.Stats.Corpus, st.Bytes)
+		},
+	})
+	if res == nil {
+		return nil, err
+	}
+	return &res.Result, err
 }
 
 // progressLine is the one-line state shown on a terminal.
