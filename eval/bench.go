@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -90,11 +89,6 @@ type BenchResult struct {
 	// on the first run; cached afterwards). It is not in any row.
 	HarnessSeconds float64 `json:"harness_seconds"`
 	Seconds        float64 `json:"seconds"` // the whole bench
-}
-
-// benchHeader names the columns of bench.csv.
-func benchHeader() []string {
-	return []string{"name", "compared", "a", "b", "ratio", "unit", "goal", "met", "note"}
 }
 
 // benchSteps is the number of progress steps of a bench.
@@ -709,23 +703,9 @@ func WriteBench(dir string, r *BenchResult) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	var rows [][]string
-	for _, row := range r.Rows {
-		met := ""
-		if row.Met != nil {
-			met = strconv.FormatBool(*row.Met)
-		}
-		rows = append(rows, []string{row.Name, row.Compared, fmtFloat(row.A), fmtFloat(row.B), fmtFloat(row.Ratio), row.Unit, row.Goal, met, row.Note})
-	}
-	if err := writeCSV(filepath.Join(dir, "bench.csv"), benchHeader(), rows); err != nil {
+	header, rows := r.CSVTable()
+	if err := writeCSV(filepath.Join(dir, "bench.csv"), header, rows); err != nil {
 		return err
 	}
 	return writeJSON(filepath.Join(dir, "bench.json"), r)
-}
-
-func fmtFloat(x float64) string {
-	if math.IsInf(x, 0) || math.IsNaN(x) {
-		return ""
-	}
-	return strconv.FormatFloat(x, 'g', 6, 64)
 }

@@ -2,7 +2,15 @@ package eval
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
 
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/grammar"
@@ -152,4 +160,44 @@ func E1(ctx context.Context, cfg E1Config) (*E1Result, error) {
 		return a.K < b.K || a.K == b.K && a.Stack < b.Stack
 	})
 	return res, nil
+}
+
+// WriteE1 writes E1's JSON, CSV and SVG (block coverage per repetition)
+// into dir, creating it if needed.
+func WriteE1(dir string, r *E1Result) (files []string, err error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	base := filepath.Join(dir, "E1-"+r.Subject)
+	header, rows := r.CSVTable()
+	if err := writeCSV(base+".csv", header, rows); err != nil {
+		return nil, err
+	}
+	if err := writeJSON(base+".json", r); err != nil {
+		return nil, err
+	}
+	p := plot.New()
+	p.Title.Text = "E1 " + r.Subject + ": block coverage per repetition"
+	p.X.Label.Text = "repetition"
+	p.Y.Label.Text = "block coverage"
+	var lines []any
+	for _, c := range r.Cells {
+		lines = append(lines, fmt.Sprintf("k-path k=%d", c.K), series(c.BlockSeriesKPath), fmt.Sprintf("random k=%d", c.K), series(c.BlockSeriesRand))
+	}
+	if err := plotutil.AddLines(p, lines...); err != nil {
+		return nil, err
+	}
+	p.Legend.Top = true
+	if err := p.Save(7*vg.Inch, 4.5*vg.Inch, base+".svg"); err != nil {
+		return nil, err
+	}
+	return []string{base + ".csv", base + ".json", base + ".svg"}, nil
+}
+
+func series(ys []float64) plotter.XYs {
+	pts := make(plotter.XYs, len(ys))
+	for i, y := range ys {
+		pts[i] = plotter.XY{X: float64(i + 1), Y: y}
+	}
+	return pts
 }

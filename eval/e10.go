@@ -3,7 +3,6 @@ package eval
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/arbor-fuzz/arbor/coverage"
@@ -178,11 +177,6 @@ func e10Subject(ctx context.Context, cfg E10Config, s subject.Setup) (E10Subject
 
 // WriteE10 writes e10.json and e10.csv (every run).
 func WriteE10(dir string, r *E10Result) ([]string, error) {
-	var rows [][]string
-	for _, s := range r.Subjects {
-		for _, run := range s.Runs {
-			rows = append(rows, []string{s.Subject, run.Filter, strconv.Itoa(run.Rep), s.Unit, strconv.Itoa(run.Covered), strconv.Itoa(run.Reached)})
-		}
-	}
-	return writeJSONAndCSV(dir, "e10", r, []string{"subject", "filter", "rep", "unit", "seeds_covered", "seedless_executions_to_meet"}, rows)
+	header, rows := r.CSVTable()
+	return writeJSONAndCSV(dir, "e10", r, header, rows)
 }

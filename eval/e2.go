@@ -4,7 +4,13 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
 
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/features"
@@ -130,4 +136,42 @@ func (r *E2Result) FormatRho(i int) string {
 		return "undefined"
 	}
 	return fmt.Sprintf("%.3f", r.Rho[i])
+}
+
+// WriteE2 writes E2's JSON, CSV and one SVG scatter plot per k into dir,
+// creating it if needed.
+func WriteE2(dir string, r *E2Result) (files []string, err error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	base := filepath.Join(dir, "E2-"+r.Subject)
+	header, rows := r.CSVTable()
+	if err := writeCSV(base+".csv", header, rows); err != nil {
+		return nil, err
+	}
+	if err := writeJSON(base+".json", r); err != nil {
+		return nil, err
+	}
+	files = []string{base + ".csv", base + ".json"}
+	for k := range r.Rho {
+		p := plot.New()
+		p.Title.Text = fmt.Sprintf("E2 %s: %d-path coverage against block coverage (ρ = %s)", r.Subject, k+1, r.FormatRho(k))
+		p.X.Label.Text = fmt.Sprintf("%d-path coverage", k+1)
+		p.Y.Label.Text = "block coverage"
+		pts := make(plotter.XYs, len(r.Points))
+		for i, pt := range r.Points {
+			pts[i] = plotter.XY{X: pt.KPath[k], Y: pt.Blocks}
+		}
+		s, err := plotter.NewScatter(pts)
+		if err != nil {
+			return nil, err
+		}
+		p.Add(s)
+		path := fmt.Sprintf("%s-k%d.svg", base, k+1)
+		if err := p.Save(6*vg.Inch, 4*vg.Inch, path); err != nil {
+			return nil, err
+		}
+		files = append(files, path)
+	}
+	return files, nil
 }

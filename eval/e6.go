@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -29,6 +28,9 @@ type E6Run struct {
 	Result *synth.CheckResult `json:"result"`
 }
 
+// E6Result is E6 on every benchmark.
+type E6Result []E6Benchmark
+
 // E6Benchmark holds the runs of one benchmark.
 type E6Benchmark struct {
 	Name string  `json:"name"`
@@ -42,7 +44,7 @@ type E6Benchmark struct {
 // the improved settings (count bonus, decaying ε). Each run's valid,
 // unique valid and diverse valid counts over trials are written as CSV
 // and drawn as an SVG curve in outDir.
-func E6(ctx context.Context, benchmarks []Benchmark, seed uint64, outDir string) ([]E6Benchmark, error) {
+func E6(ctx context.Context, benchmarks []Benchmark, seed uint64, outDir string) (E6Result, error) {
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return nil, err
 	}
@@ -54,7 +56,7 @@ func E6(ctx context.Context, benchmarks []Benchmark, seed uint64, outDir string)
 		{"rlcheck", func() *synth.Guide { return synth.NewGuide(seed) }},
 		{"rl", func() *synth.Guide { return synth.NewImprovedGuide(seed) }},
 	}
-	var out []E6Benchmark
+	var out E6Result
 	for _, b := range benchmarks {
 		eb := E6Benchmark{Name: b.Name}
 		for _, g := range guides {
@@ -70,7 +72,8 @@ func E6(ctx context.Context, benchmarks []Benchmark, seed uint64, outDir string)
 			eb.Runs = append(eb.Runs, E6Run{g.name, res})
 		}
 		eb.CSV = filepath.Join(outDir, "E6-"+b.Name+".csv")
-		if err := writeCurves(eb.CSV, eb.Runs); err != nil {
+		header, rows := eb.CSVTable()
+		if err := writeCSV(eb.CSV, header, rows); err != nil {
 			return nil, err
 		}
 		eb.SVG = filepath.Join(outDir, "E6-"+b.Name+".svg")
@@ -80,17 +83,6 @@ func E6(ctx context.Context, benchmarks []Benchmark, seed uint64, outDir string)
 		out = append(out, eb)
 	}
 	return out, nil
-}
-
-func writeCurves(path string, runs []E6Run) error {
-	var rows [][]string
-	for _, r := range runs {
-		for _, p := range r.Result.Curve {
-			rows = append(rows, []string{r.Guide, strconv.Itoa(p.Trial), ftoa(p.Seconds),
-				strconv.Itoa(p.Valid), strconv.Itoa(p.UniqueValid), strconv.Itoa(p.DiverseValid)})
-		}
-	}
-	return writeCSV(path, []string{"guide", "trial", "seconds", "valid", "unique_valid", "diverse_valid"}, rows)
 }
 
 func plotCurves(path, title string, runs []E6Run) error {

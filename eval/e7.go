@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -371,23 +370,14 @@ func e7Rows(runs []E7Run) []E7Row {
 // WriteE7 writes e7.json, e7.csv (every run's final state), e7-curves.csv
 // and an SVG per subject of the median valid coverage over time.
 func WriteE7(dir string, r *E7Result) ([]string, error) {
-	var rows, curves [][]string
-	for _, s := range r.Subjects {
-		for _, run := range s.Runs {
-			rows = append(rows, []string{s.Subject, run.Method, strconv.Itoa(run.Rep), strconv.Itoa(run.Final.Execs),
-				strconv.Itoa(run.Final.Covered), strconv.Itoa(run.Final.ValidCovered), s.Unit, strconv.Itoa(s.Units)})
-			for _, p := range run.Curve {
-				curves = append(curves, []string{s.Subject, run.Method, strconv.Itoa(run.Rep), ftoa(p.Seconds),
-					strconv.Itoa(p.Execs), strconv.Itoa(p.Covered), strconv.Itoa(p.ValidCovered)})
-			}
-		}
-	}
-	files, err := writeJSONAndCSV(dir, "e7", r, []string{"subject", "method", "rep", "executions", "covered", "valid_covered", "unit", "units"}, rows)
+	header, rows := r.CSVTable()
+	files, err := writeJSONAndCSV(dir, "e7", r, header, rows)
 	if err != nil {
 		return nil, err
 	}
 	base := filepath.Join(dir, "e7")
-	if err := writeCSV(base+"-curves.csv", []string{"subject", "method", "rep", "seconds", "executions", "covered", "valid_covered"}, curves); err != nil {
+	header, curves := r.CurveTable()
+	if err := writeCSV(base+"-curves.csv", header, curves); err != nil {
 		return nil, err
 	}
 	files = append(files, base+"-curves.csv")

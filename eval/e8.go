@@ -3,7 +3,6 @@ package eval
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/arbor-fuzz/arbor/coverage"
@@ -193,12 +192,6 @@ func e8Rows(runs []E8Run) []E8Row {
 
 // WriteE8 writes e8.json and e8.csv (every run).
 func WriteE8(dir string, r *E8Result) ([]string, error) {
-	var rows [][]string
-	for _, s := range r.Subjects {
-		for _, run := range s.Runs {
-			rows = append(rows, []string{s.Subject, run.Variant, strconv.Itoa(run.Rep), strconv.Itoa(len(s.Rare)), strconv.Itoa(run.RareReached),
-				strconv.Itoa(run.Functions), strconv.FormatUint(uint64(run.MaxCalls), 10), run.Costliest})
-		}
-	}
-	return writeJSONAndCSV(dir, "e8", r, []string{"subject", "variant", "rep", "rare_functions", "rare_reached", "functions_covered", "max_calls", "costliest"}, rows)
+	header, rows := r.CSVTable()
+	return writeJSONAndCSV(dir, "e8", r, header, rows)
 }

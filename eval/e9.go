@@ -3,8 +3,6 @@ package eval
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/arbor-fuzz/arbor/coverage"
@@ -218,52 +216,6 @@ func e9Rows(runs []E9Run) []E9Row {
 
 // WriteE9 writes e9.json and e9.csv (every run).
 func WriteE9(dir string, r *E9Result) ([]string, error) {
-	var rows [][]string
-	for _, s := range r.Subjects {
-		for _, run := range s.Runs {
-			rows = append(rows, []string{s.Subject, run.Method, strconv.Itoa(run.Rep), s.Unit, strconv.Itoa(run.Execs), strconv.Itoa(run.Covered),
-				strconv.Itoa(run.CorpusCovered), strconv.Itoa(run.ValidCovered), strconv.Itoa(run.Files), strconv.Itoa(run.Bytes), strconv.Itoa(run.Largest)})
-		}
-	}
-	return writeJSONAndCSV(dir, "e9", r, []string{"subject", "method", "rep", "unit", "executions", "covered", "corpus_covered", "corpus_valid_covered", "files", "bytes", "largest"}, rows)
-}
-
-// allE9 runs E9 for All: E7's subjects, 10 runs of 20,000 executions per
-// method; the quick preset takes the first three, 2 runs of 2,000
-// executions (the lattice's 27 campaigns then get 74 each). It returns
-// the report's section.
-func allE9(ctx context.Context, cfg AllConfig, say func(string, ...any)) (string, error) {
-	reps, execs := 10, 20000
-	setups, err := fuzzingSubjects(ctx, cfg.Quick)
-	if err != nil {
-		return "", err
-	}
-	if cfg.Quick {
-		reps, execs = 2, 2000
-		setups = setups[:min(3, len(setups))]
-	}
-	say("E9: %d subjects, %d runs of %d executions per method", len(setups), reps, execs)
-	r, err := E9(ctx, E9Config{Subjects: setups, Execs: execs, Reps: reps, Seed: cfg.Seed, CacheDir: cfg.CacheDir,
-		Progress: func(s string) { say("%s", s) }})
-	if err != nil {
-		return "", err
-	}
-	files, err := WriteE9(cfg.Out, r)
-	if err != nil {
-		return "", err
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "\n## E9: Bonsai's bounded lattice against unbounded fuzzing\n\n%d executions per run, %d runs per method: zest, one campaign with the generator's usual bounds; top, one campaign with the lattice's top bounds; bonsai, a lattice of %d levels per axis (distinct values per terminal, repetitions, depth) sharing the same budget, the top campaign's corpus kept. Corpus covers: what the corpus's inputs run again (blocks where the subject records them, else functions). Medians over runs; p: two-sided Mann–Whitney U against zest.\n\n| subject | method | corpus covers | p | valid | files | bytes | p | largest input | bytes per unit |\n|---|---|---|---|---|---|---|---|---|---|\n", execs, reps, r.Levels)
-	for _, s := range r.Subjects {
-		if s.Error != "" {
-			fmt.Fprintf(&b, "| %s | error: %s | | | | | | | | |\n", s.Subject, s.Error)
-			continue
-		}
-		for _, row := range s.Rows {
-			fmt.Fprintf(&b, "| %s | %s | %.1f %s | %s | %.1f | %.1f | %.0f | %s | %.0f | %.1f |\n", s.Subject, row.Method, row.CorpusCovered, s.Unit, PValue(row.CoveredP),
-				row.ValidCovered, row.Files, row.Bytes, PValue(row.BytesP), row.Largest, row.BytesPerUnit)
-		}
-	}
-	fmt.Fprintf(&b, "\nFiles: %s\n", topLinks(files))
-	return b.String(), nil
+	header, rows := r.CSVTable()
+	return writeJSONAndCSV(dir, "e9", r, header, rows)
 }

@@ -2,8 +2,6 @@ package eval
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/arbor-fuzz/arbor/coverage"
@@ -81,19 +79,4 @@ func (f *fuzzSession) zestDomains() []fuzz.Domain {
 		return []fuzz.Domain{fuzz.BlockCoverage(), fuzz.ValidBlockCoverage()}
 	}
 	return []fuzz.Domain{fuzz.Coverage(), fuzz.ValidCoverage()}
-}
-
-// writeJSONAndCSV writes dir/name.json (the result) and dir/name.csv.
-func writeJSONAndCSV(dir, name string, result any, header []string, rows [][]string) ([]string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	base := filepath.Join(dir, name)
-	if err := writeJSON(base+".json", result); err != nil {
-		return nil, err
-	}
-	if err := writeCSV(base+".csv", header, rows); err != nil {
-		return nil, err
-	}
-	return []string{base + ".json", base + ".csv"}, nil
 }

@@ -386,31 +386,13 @@ func LearnerSuite(ctx context.Context, cfg LearnerSuiteConfig) (*LearnerSuiteRes
 	return res, nil
 }
 
-// LearnersHeader names the columns of learners.csv.
-var LearnersHeader = []string{"subject", "learner", "features", "no_balance", "no_recount", "max_depth", "train_inputs", "trainable", "midrate_functions",
-	"midrate_accuracy", "midrate_precision", "midrate_recall", "midrate_balanced", "midrate_baseline",
-	"accuracy", "balanced_accuracy", "baseline_accuracy", "vocabulary", "candidates", "features_per_input", "train_seconds", "predict_per_second"}
-
-// Cells is the result's CSV cells, in LearnersHeader's order.
-func (r LearnerResult) Cells() []string {
-	f := func(x float64) string { return strconv.FormatFloat(x, 'f', 4, 64) }
-	mr := r.MidRate
-	return []string{r.Subject, r.Name, r.Features, strconv.FormatBool(r.NoBalance), strconv.FormatBool(r.NoRecount), strconv.Itoa(r.MaxDepth), strconv.Itoa(r.TrainInputs), strconv.Itoa(r.FunctionsTrainable),
-		strconv.Itoa(mr.Functions), f(mr.Accuracy), f(mr.Precision), f(mr.Recall), f(mr.Balanced), f(mr.Baseline),
-		f(r.Accuracy), f(r.Balanced), f(r.Baseline), strconv.Itoa(r.Vocabulary), strconv.Itoa(r.Candidates), f(r.PerInput),
-		f(r.TrainSeconds), strconv.FormatFloat(r.PredictPerSecond, 'f', 0, 64)}
-}
-
 // WriteLearners writes learners.csv and learners.json to dir.
 func WriteLearners(dir string, r *LearnerSuiteResult) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	var rows [][]string
-	for _, x := range r.Results {
-		rows = append(rows, x.Cells())
-	}
-	if err := writeCSV(filepath.Join(dir, "learners.csv"), LearnersHeader, rows); err != nil {
+	header, rows := r.CSVTable()
+	if err := writeCSV(filepath.Join(dir, "learners.csv"), header, rows); err != nil {
 		return err
 	}
 	return writeJSON(filepath.Join(dir, "learners.json"), r)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 
 	"github.com/arbor-fuzz/arbor/datasets"
 	"github.com/arbor-fuzz/arbor/learn"
@@ -129,43 +128,13 @@ func suiteSubject(ctx context.Context, cfg SuiteConfig, b SuiteBudgets, row *Sui
 	return nil
 }
 
-// SuiteHeader names the columns of suite.csv (and of the suite's table).
-var SuiteHeader = []string{"subject", "trainable", "label_vectors", "accuracy", "precision", "recall", "baseline_accuracy", "balanced_accuracy",
-	"midrate_functions", "midrate_precision", "midrate_recall", "midrate_balanced", "midrate_baseline",
-	"reach_targeted", "reach_random", "reach_random_expected", "rare_functions", "rare_reach_targeted", "rare_reach_random", "worse_than_random",
-	"hit_rate_median", "size_targeted", "size_random", "executions_per_input", "error"}
-
-// Cells is the row's CSV cells, in SuiteHeader's order; empty where the
-// subject has no figure.
-func (r SuiteRow) Cells() []string {
-	cells := []string{r.Subject}
-	if r.E3 == nil {
-		cells = append(cells, make([]string, len(SuiteHeader)-2)...)
-		return append(cells, r.Error)
-	}
-	e, mr := r.E3, r.E3.MidRate
-	cells = append(cells, strconv.Itoa(e.FunctionsTrainable), strconv.Itoa(e.DistinctLabels), ftoa(e.Accuracy), ftoa(e.Precision), ftoa(e.Recall),
-		ftoa(e.Baseline), ftoa(e.Balanced), strconv.Itoa(mr.Functions), ftoa(mr.Precision), ftoa(mr.Recall), ftoa(mr.Balanced), ftoa(mr.Baseline))
-	if t := r.E4; t != nil {
-		cells = append(cells, ftoa(t.Absolute.Targeted), ftoa(t.Absolute.Random), ftoa(t.ExpectedRandom),
-			strconv.Itoa(t.Rare.Functions), ftoa(t.Rare.Targeted), ftoa(t.Rare.Random), strconv.Itoa(len(t.WorseThanRandom)),
-			ftoa(t.HitRate), ftoa(t.Size.Targeted), ftoa(t.Size.Random), ftoa(t.ExecutionsPerInput))
-	} else {
-		cells = append(cells, make([]string, 11)...)
-	}
-	return append(cells, r.Error)
-}
-
 // WriteSuite writes suite.json and suite.csv into dir.
 func WriteSuite(dir string, r *SuiteResult) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	var rows [][]string
-	for _, row := range r.Rows {
-		rows = append(rows, row.Cells())
-	}
-	if err := writeCSV(filepath.Join(dir, "suite.csv"), SuiteHeader, rows); err != nil {
+	header, rows := r.CSVTable()
+	if err := writeCSV(filepath.Join(dir, "suite.csv"), header, rows); err != nil {
 		return err
 	}
 	return writeJSON(filepath.Join(dir, "suite.json"), r)

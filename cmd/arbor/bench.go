@@ -92,19 +92,7 @@ func generateInProcess(ctx context.Context, name string, n int, seed uint64) err
 func printBench(w io.Writer, res *eval.BenchResult) error {
 	fmt.Fprintf(w, "eval bench (%s): seed %d, medians of %d alternating runs; %.1f s (harness build %.1f s, not timed)\n",
 		res.Preset, res.Seed, res.Sizes.Rounds, res.Seconds, res.HarnessSeconds)
-	var rows [][]string
-	for _, r := range res.Rows {
-		goal := r.Goal
-		if r.Met != nil {
-			if *r.Met {
-				goal += " met"
-			} else {
-				goal += " NOT met"
-			}
-		}
-		rows = append(rows, []string{r.Name, r.Compared, fmt.Sprintf("%.4g", r.A), fmt.Sprintf("%.4g", r.B), fmt.Sprintf("%.2f", r.Ratio), r.Unit, goal})
-	}
-	if err := renderTable(w, []string{"ratio", "A vs B", "A", "B", "A/B", "unit", "goal"}, rows); err != nil {
+	if err := printTable(w, res); err != nil {
 		return err
 	}
 	for _, r := range res.Rows {

@@ -73,25 +73,16 @@ over repetitions into that folder.`,
 			if asJSON {
 				return json.NewEncoder(w).Encode(r)
 			}
-			var rows [][]string
-			for _, c := range r.Cells {
-				rows = append(rows, []string{strconv.Itoa(c.K), fmt.Sprintf("%.1f", c.SetSize),
-					fmt.Sprintf("%.3f", c.BlocksKPath), fmt.Sprintf("%.3f", c.BlocksRandom), fmt.Sprintf("%.2g", c.BlocksP),
-					fmt.Sprintf("%.3f", c.FunctionsKPath), fmt.Sprintf("%.3f", c.FunctionsRandom), fmt.Sprintf("%.2g", c.FunctionsP)})
-			}
 			fmt.Fprintf(w, "%s: %d functions, %d blocks; %d repetitions\n", r.Subject, r.TotalFunctions, r.TotalBlocks, reps)
-			if err := renderTable(w, []string{"k", "set size", "blocks k-path", "blocks random", "p", "functions k-path", "functions random", "p"}, rows); err != nil {
+			if err := printTable(w, r); err != nil {
 				return err
 			}
 			if len(r.Panics) == 0 {
 				fmt.Fprintln(w, "no panics found")
 				return nil
 			}
-			rows = nil
-			for _, p := range r.Panics {
-				rows = append(rows, []string{strconv.Itoa(p.K), p.Stack, fmt.Sprintf("%.2f", p.RateKPath), fmt.Sprintf("%.2f", p.RateRandom)})
-			}
-			return renderTable(w, []string{"k", "panic (stack hash)", "found by k-path", "found by random"}, rows)
+			header, rows := r.PanicTable()
+			return renderTable(w, header, rows)
 		},
 	}
 	subject.register(cmd.Flags(), true)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -35,7 +34,7 @@ executions it took when it did. --out DIR gets e10.json and e10.csv.`,
 			return runFuzzExperiment(cmd, &f, func(ctx context.Context, subjects []subject.Setup, progress func(string)) (*eval.E10Result, error) {
 				return eval.E10(ctx, eval.E10Config{Subjects: subjects, Trials: trials, Seeds: seeds, Execs: execs, Reps: f.reps, Seed: f.seed,
 					MaxDepth: f.maxDepth, Timeout: f.timeout, CacheDir: coverage.DefaultCacheDir(), Progress: progress})
-			}, eval.WriteE10, []string{"subject", "unit", "filter", "seeds cover", "seedless caught up", "executions to catch up"}, e10Table)
+			}, eval.WriteE10)
 		},
 	}
 	f.register(cmd.Flags(), "repetitions per subject")
@@ -43,22 +42,4 @@ executions it took when it did. --out DIR gets e10.json and e10.csv.`,
 	cmd.Flags().IntVar(&seeds, "seeds", 20, "seeds each filter keeps")
 	cmd.Flags().IntVar(&execs, "execs", 20000, "executions the seedless campaign may take")
 	return cmd
-}
-
-func e10Table(res *eval.E10Result) [][]string {
-	var rows [][]string
-	for _, s := range res.Subjects {
-		if s.Error != "" {
-			rows = append(rows, []string{s.Subject, "", "error: " + s.Error, "", "", ""})
-			continue
-		}
-		for _, r := range s.Rows {
-			execs := "not within the budget"
-			if r.ExecsToMeet >= 0 {
-				execs = fmt.Sprintf("%.0f", r.ExecsToMeet)
-			}
-			rows = append(rows, []string{s.Subject, s.Unit, r.Filter, fmt.Sprintf("%.1f", r.Covered), fmt.Sprintf("%.0f%%", 100*r.CaughtUp), execs})
-		}
-	}
-	return rows
 }

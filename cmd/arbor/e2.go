@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -51,12 +50,8 @@ With --out it writes E2-SUBJECT.csv, .json and one scatter plot per k.`,
 			if asJSON {
 				return json.NewEncoder(w).Encode(r)
 			}
-			var rows [][]string
-			for i := range r.Rho {
-				rows = append(rows, []string{strconv.Itoa(i + 1), r.FormatRho(i)})
-			}
 			fmt.Fprintf(w, "%s: %d sets\n", r.Subject, len(r.Points))
-			return renderTable(w, []string{"k", "Spearman rho (k-path vs block coverage)"}, rows)
+			return printTable(w, r)
 		},
 	}
 	subject.register(cmd.Flags(), true)

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -44,14 +43,7 @@ CSV and an SVG curve of unique valid inputs over trials per benchmark.`,
 			if asJSON {
 				return json.NewEncoder(w).Encode(res)
 			}
-			var rows [][]string
-			for _, b := range res {
-				for _, r := range b.Runs {
-					rows = append(rows, []string{b.Name, r.Guide, strconv.Itoa(r.Result.Trials), strconv.Itoa(r.Result.Valid),
-						strconv.Itoa(r.Result.UniqueValid), strconv.Itoa(r.Result.DiverseValid), fmt.Sprintf("%.2f", r.Result.Seconds)})
-				}
-			}
-			if err := renderTable(w, []string{"benchmark", "guide", "trials", "valid", "unique valid", "diverse valid", "seconds"}, rows); err != nil {
+			if err := printTable(w, res); err != nil {
 				return err
 			}
 			fmt.Fprintf(w, "curves and CSV in %s\n", out)

@@ -68,7 +68,7 @@ over time). --json prints the result.`,
 			return runFuzzExperiment(cmd, &f, func(ctx context.Context, subjects []subject.Setup, progress func(string)) (*eval.E7Result, error) {
 				return eval.E7(ctx, eval.E7Config{Subjects: subjects, Time: per, Reps: f.reps, Seed: f.seed, MaxDepth: f.maxDepth, Timeout: f.timeout,
 					Methods: methods, Fresh: fresh, CacheDir: coverage.DefaultCacheDir(), Progress: progress})
-			}, eval.WriteE7, []string{"subject", "units", "method", "executions", "covered", "valid covered", "p vs zest"}, e7Table)
+			}, eval.WriteE7)
 		},
 	}
 	f.register(cmd.Flags(), "runs of each method on each subject")
@@ -76,23 +76,4 @@ over time). --json prints the result.`,
 	cmd.Flags().StringSliceVar(&methods, "methods", eval.E7DefaultMethods, "methods to run, of "+strings.Join(eval.E7Methods, ","))
 	cmd.Flags().Float64Var(&fresh, "fresh", eval.DefaultE7Fresh, "zest-fresh's share of executions given to fresh random inputs (as arbor fuzz --fresh)")
 	return cmd
-}
-
-func e7Table(res *eval.E7Result) [][]string {
-	var rows [][]string
-	for _, s := range res.Subjects {
-		if s.Error != "" {
-			rows = append(rows, []string{s.Subject, "", "error: " + s.Error, "", "", "", ""})
-			continue
-		}
-		units := fmt.Sprintf("%d %s", s.Units, s.Unit)
-		for _, r := range s.Rows {
-			rows = append(rows, []string{s.Subject, units, r.Method, fmt.Sprintf("%.0f", r.Execs),
-				fmt.Sprintf("%.1f", r.Covered), fmt.Sprintf("%.1f", r.ValidCovered), eval.PValue(r.PvsZest)})
-		}
-		for _, sk := range s.Skipped {
-			rows = append(rows, []string{s.Subject, units, sk.Method, "skipped: " + sk.Reason, "", "", ""})
-		}
-	}
-	return rows
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -35,26 +34,11 @@ Mann–Whitney U tests of the first and last against zest.
 			return runFuzzExperiment(cmd, &f, func(ctx context.Context, subjects []subject.Setup, progress func(string)) (*eval.E8Result, error) {
 				return eval.E8(ctx, eval.E8Config{Subjects: subjects, Execs: execs, Reps: f.reps, BaseInputs: base, Seed: f.seed, MaxDepth: f.maxDepth,
 					Timeout: f.timeout, CacheDir: coverage.DefaultCacheDir(), Progress: progress})
-			}, eval.WriteE8, []string{"subject", "rare functions", "variant", "rare reached", "p", "functions", "most calls", "p"}, e8Table)
+			}, eval.WriteE8)
 		},
 	}
 	f.register(cmd.Flags(), "runs of each variant on each subject")
 	cmd.Flags().IntVar(&execs, "execs", 5000, "executions of each run")
 	cmd.Flags().IntVar(&base, "base-inputs", 1000, "random inputs that give the functions' base rates")
 	return cmd
-}
-
-func e8Table(res *eval.E8Result) [][]string {
-	var rows [][]string
-	for _, s := range res.Subjects {
-		if s.Error != "" {
-			rows = append(rows, []string{s.Subject, "", "error: " + s.Error, "", "", "", "", ""})
-			continue
-		}
-		for _, r := range s.Rows {
-			rows = append(rows, []string{s.Subject, fmt.Sprint(len(s.Rare)), r.Variant, fmt.Sprintf("%.1f", r.RareReached), eval.PValue(r.RareP),
-				fmt.Sprintf("%.1f", r.Functions), fmt.Sprintf("%.0f", r.MaxCalls), eval.PValue(r.CallsP)})
-		}
-	}
-	return rows
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -43,7 +42,7 @@ DIR gets e9.json and e9.csv.`,
 			return runFuzzExperiment(cmd, &f, func(ctx context.Context, subjects []subject.Setup, progress func(string)) (*eval.E9Result, error) {
 				return eval.E9(ctx, eval.E9Config{Subjects: subjects, Execs: execs, Reps: f.reps, Seed: f.seed, MaxDepth: f.maxDepth,
 					Top: top, Levels: levels, Timeout: f.timeout, CacheDir: coverage.DefaultCacheDir(), Progress: progress})
-			}, eval.WriteE9, []string{"subject", "method", "corpus covers", "p", "valid", "files", "bytes", "p", "largest", "bytes/unit"}, e9Table)
+			}, eval.WriteE9)
 		},
 	}
 	f.register(cmd.Flags(), "runs per method and subject")
@@ -54,19 +53,4 @@ DIR gets e9.json and e9.csv.`,
 	fl.IntVar(&top.MaxDepth, "top-depth", 0, "the lattice's top depth (0: the generator's default, as --max-depth)")
 	fl.IntVar(&levels, "bonsai-levels", fuzz.DefaultBonsaiLevels, "bounds per axis of the lattice")
 	return cmd
-}
-
-func e9Table(res *eval.E9Result) [][]string {
-	var rows [][]string
-	for _, s := range res.Subjects {
-		if s.Error != "" {
-			rows = append(rows, []string{s.Subject, "error: " + s.Error, "", "", "", "", "", "", "", ""})
-			continue
-		}
-		for _, r := range s.Rows {
-			rows = append(rows, []string{s.Subject, r.Method, fmt.Sprintf("%.1f %s", r.CorpusCovered, s.Unit), eval.PValue(r.CoveredP), fmt.Sprintf("%.1f", r.ValidCovered),
-				fmt.Sprintf("%.1f", r.Files), fmt.Sprintf("%.0f", r.Bytes), eval.PValue(r.BytesP), fmt.Sprintf("%.0f", r.Largest), fmt.Sprintf("%.1f", r.BytesPerUnit)})
-		}
-	}
-	return rows
 }

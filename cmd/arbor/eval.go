@@ -19,6 +19,17 @@ import (
 	"github.com/arbor-fuzz/arbor/synth"
 )
 
+// tabler is an experiment's result, which says what its table is.
+type tabler interface {
+	Table() (header []string, rows [][]string)
+}
+
+// printTable prints a result's table.
+func printTable(w io.Writer, t tabler) error {
+	header, rows := t.Table()
+	return renderTable(w, header, rows)
+}
+
 // experimentFlags are the flags E3, E4 and E5 share.
 type experimentFlags struct {
 	subjectFlags
@@ -176,17 +187,9 @@ if unset).
 			if f3.asJSON {
 				return json.NewEncoder(out).Encode(res)
 			}
-			rows := make([][]string, 0, len(res.PerFunction)+2)
-			f3s := func(v float64) string { return fmt.Sprintf("%.3f", v) }
-			for _, f := range res.PerFunction {
-				rows = append(rows, []string{f.Function, f3s(f.Accuracy), f3s(f.Precision), f3s(f.Recall), f3s(f.Balanced), f3s(f.Baseline), f3s(f.BaseRate)})
-			}
-			rows = append(rows, []string{fmt.Sprintf("mean over %d trainable", res.FunctionsTrainable), f3s(res.Accuracy), f3s(res.Precision), f3s(res.Recall), f3s(res.Balanced), f3s(res.Baseline), ""})
-			mr := res.MidRate
-			rows = append(rows, []string{fmt.Sprintf("mean over %d mid-rate (base rate %.2f-%.2f)", mr.Functions, eval.MidRateLow, eval.MidRateHigh), f3s(mr.Accuracy), f3s(mr.Precision), f3s(mr.Recall), f3s(mr.Balanced), f3s(mr.Baseline), ""})
 			fmt.Fprintf(out, "E3 %s: %d functions observed, %d trainable (%d distinct label vectors); trained on %d inputs in %.2fs, tested on %d (%d dropped as duplicates of training inputs)\n",
 				res.Subject, res.FunctionsObserved, res.FunctionsTrainable, res.DistinctLabels, res.TrainInputs, res.TrainSeconds, res.TestInputs, res.TestDuplicates)
-			if err := renderTable(out, []string{"function", "accuracy", "precision", "recall", "balanced acc.", "majority baseline", "test base rate"}, rows); err != nil {
+			if err := printTable(out, res); err != nil {
 				return err
 			}
 			if len(res.Unseen) > 0 {
@@ -257,14 +260,8 @@ full on stderr first.
 		RunE: targeted(&f4, func(w io.Writer, r *eval.TargetResult) error {
 			fmt.Fprintf(w, "E4 %s (%s): %d trainable functions, %d with constraints; %d inputs asked for per function, at most %d executions each; base rates from %d random inputs; %.1fs targeting\n",
 				r.Subject, r.Mode, r.Functions, r.WithConstraints, r.Requested, r.Budget, r.BaseInputs, r.Seconds)
-			if err := renderTable(w, []string{"measure", "targeted", "random, equal executions", "random expected"}, [][]string{
-				{fmt.Sprintf("functions reached, of all %d trainable", r.Functions), fmt.Sprintf("%.3f", r.Absolute.Targeted), fmt.Sprintf("%.3f", r.Absolute.Random), fmt.Sprintf("%.3f", r.ExpectedRandom)},
-				{fmt.Sprintf("rare functions reached (base rate < %.2f), of %d", eval.RareLimit, r.Rare.Functions), fmt.Sprintf("%.3f", r.Rare.Targeted), fmt.Sprintf("%.3f", r.Rare.Random), fmt.Sprintf("%.3f", r.Rare.Expected)},
-				{"share of the inputs asked for that were verified (median)", fmt.Sprintf("%.3f", r.HitRate), "", ""},
-				{"share that ran the function when recorded again (median)", fmt.Sprintf("%.3f", r.Relative.Targeted), fmt.Sprintf("%.3f", r.Relative.Random), ""},
-				{"mean input size (bytes)", fmt.Sprintf("%.1f", r.Size.Targeted), fmt.Sprintf("%.1f", r.Size.Random), ""},
-				{fmt.Sprintf("executions (all %d), per verified input", r.Executions), fmt.Sprintf("%.1f", r.ExecutionsPerInput), "", ""},
-			}); err != nil {
+			header, rows := r.E4Table()
+			if err := renderTable(w, header, rows); err != nil {
 				return err
 			}
 			fmt.Fprintf(w, "targeted did worse than random (fewer verified inputs than min(asked for, executions × base rate)) on %d of %d functions\n", len(r.WorseThanRandom), r.Functions)
@@ -286,11 +283,8 @@ paired by function and Cohen's d. --model and --trust-model are as in E4.`,
 		Args: exactArgs(0),
 		RunE: targeted(&f5, func(w io.Writer, r *eval.TargetResult) error {
 			fmt.Fprintf(w, "E5 %s: %d functions\n", r.Subject, r.Functions)
-			return renderTable(w, []string{"measure", "targeted", "random", "Wilcoxon p", "Cohen's d"}, [][]string{
-				{"functions covered per input (median)", fmt.Sprintf("%.1f", r.CoveredPerInputMedian.Targeted), fmt.Sprintf("%.1f", r.CoveredPerInputMedian.Random), "", ""},
-				{"functions covered per input (mean)", fmt.Sprintf("%.2f", r.CoveredPerInputMean.Targeted), fmt.Sprintf("%.2f", r.CoveredPerInputMean.Random), fmt.Sprintf("%.3g", r.CoveredP), fmt.Sprintf("%.2f", r.CoveredD)},
-				{"calls of the targeted function (mean)", fmt.Sprintf("%.2f", r.CallsMean.Targeted), fmt.Sprintf("%.2f", r.CallsMean.Random), fmt.Sprintf("%.3g", r.CallsP), fmt.Sprintf("%.2f", r.CallsD)},
-			})
+			header, rows := r.E5Table()
+			return renderTable(w, header, rows)
 		}),
 	}
 	f5.register(e5, learn.DefaultTrainInputs)

@@ -59,9 +59,9 @@ func (f *fuzzExperiment) setups(ctx context.Context) ([]subject.Setup, error) {
 // runFuzzExperiment runs an experiment on the subjects, with progress on
 // a terminal, writes its files to --out and prints it: as JSON with
 // --json, else as a table.
-func runFuzzExperiment[R any](cmd *cobra.Command, f *fuzzExperiment,
+func runFuzzExperiment[R tabler](cmd *cobra.Command, f *fuzzExperiment,
 	run func(ctx context.Context, subjects []subject.Setup, progress func(string)) (R, error),
-	write func(dir string, r R) ([]string, error), header []string, table func(R) [][]string) error {
+	write func(dir string, r R) ([]string, error)) error {
 	setups, err := f.setups(contextOf(cmd))
 	if err != nil {
 		return err
@@ -87,5 +87,5 @@ func runFuzzExperiment[R any](cmd *cobra.Command, f *fuzzExperiment,
 	if f.asJSON {
 		return json.NewEncoder(w).Encode(res)
 	}
-	return renderTable(w, header, table(res))
+	return printTable(w, res)
 }

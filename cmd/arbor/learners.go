@@ -101,57 +101,17 @@ subject); the table ends with each learner's medians over the subjects.`,
 // printLearners prints one row per subject and learner, then every
 // learner's medians over the subjects.
 func printLearners(w io.Writer, res *eval.LearnerSuiteResult) error {
-	f2 := func(x float64) string { return fmt.Sprintf("%.3f", x) }
-	var rows [][]string
-	type agg struct{ acc, prec, rec, bal, speed []float64 }
-	byLearner := map[string]*agg{}
-	var order []string
-	first := map[string]float64{} // subject -> first learner's throughput
+	subjects := map[string]bool{}
 	for _, r := range res.Results {
-		mr := r.MidRate
-		rows = append(rows, []string{r.Subject, r.Name, fmt.Sprint(r.TrainInputs), fmt.Sprint(mr.Functions),
-			f2(mr.Accuracy) + " / " + f2(mr.Baseline), f2(mr.Precision) + " / " + f2(mr.Recall), f2(mr.Balanced),
-			fmt.Sprint(r.Candidates), fmt.Sprintf("%.0f", r.PerInput), fmt.Sprintf("%.2f", r.TrainSeconds), fmt.Sprintf("%.0f", r.PredictPerSecond)})
-		a := byLearner[r.Name]
-		if a == nil {
-			a = &agg{}
-			byLearner[r.Name] = a
-			order = append(order, r.Name)
-		}
-		if _, ok := first[r.Subject]; !ok {
-			first[r.Subject] = r.PredictPerSecond
-		}
-		if mr.Functions > 0 {
-			a.acc = append(a.acc, mr.Accuracy-mr.Baseline)
-			a.prec = append(a.prec, mr.Precision)
-			a.rec = append(a.rec, mr.Recall)
-			a.bal = append(a.bal, mr.Balanced)
-		}
-		a.speed = append(a.speed, r.PredictPerSecond/max(first[r.Subject], 1e-9))
+		subjects[r.Subject] = true
 	}
-	fmt.Fprintf(w, "learner comparison: %d subjects, seed %d\n", len(first), res.Seed)
-	if err := renderTable(w, []string{"subject", "learner", "train", "mid-rate n", "mid acc / baseline", "mid prec / rec", "mid balanced",
-		"features", "per input", "train s", "predict/s"}, rows); err != nil {
+	fmt.Fprintf(w, "learner comparison: %d subjects, seed %d\n", len(subjects), res.Seed)
+	if err := printTable(w, res); err != nil {
 		return err
 	}
-	median := func(xs []float64) string {
-		if len(xs) == 0 {
-			return "-"
-		}
-		s := slices.Sorted(slices.Values(xs))
-		m := s[len(s)/2]
-		if len(s)%2 == 0 {
-			m = (s[len(s)/2-1] + s[len(s)/2]) / 2
-		}
-		return f2(m)
-	}
-	var sum [][]string
-	for _, name := range order {
-		a := byLearner[name]
-		sum = append(sum, []string{name, fmt.Sprint(len(a.acc)), median(a.acc), median(a.prec), median(a.rec), median(a.bal), median(a.speed)})
-	}
 	fmt.Fprintln(w, "\nmedians over subjects with mid-rate functions:")
-	if err := renderTable(w, []string{"learner", "subjects", "mid acc - baseline", "mid precision", "mid recall", "mid balanced", "throughput vs first"}, sum); err != nil {
+	header, rows := res.MedianTable()
+	if err := renderTable(w, header, rows); err != nil {
 		return err
 	}
 	var blinds []string

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -91,28 +90,15 @@ func printSuite(w io.Writer, res *eval.SuiteResult) error {
 	b := res.Budgets
 	fmt.Fprintf(w, "generalization suite: %d subjects; %d training / %d test inputs; %d inputs asked for per function, at most %d executions; base rates from %d random inputs; seed %d\n",
 		len(res.Rows), b.Train, b.Test, b.Inputs, b.Budget, b.BaseInputs, res.Seed)
-	var rows [][]string
 	var noPred, noMid, noTarget, failed []string
 	for _, r := range res.Rows {
 		if r.E3 == nil {
-			rows = append(rows, []string{r.Subject, "error: " + r.Error})
 			failed = append(failed, r.Subject)
 			continue
 		}
-		e, mr := r.E3, r.E3.MidRate
-		row := []string{r.Subject, strconv.Itoa(e.FunctionsTrainable), strconv.Itoa(e.DistinctLabels),
-			fmt.Sprintf("%.2f/%.2f/%.2f", e.Accuracy, e.Precision, e.Recall), fmt.Sprintf("%.2f", e.Baseline), fmt.Sprintf("%.2f", e.Balanced),
-			fmt.Sprintf("%d: %.2f/%.2f", mr.Functions, mr.Precision, mr.Recall), fmt.Sprintf("%.2f vs %.2f", mr.Accuracy, mr.Baseline)}
-		if t := r.E4; t != nil {
-			row = append(row, fmt.Sprintf("%.2f vs %.2f (%.2f)", t.Absolute.Targeted, t.Absolute.Random, t.ExpectedRandom),
-				fmt.Sprintf("%d: %.2f vs %.2f", t.Rare.Functions, t.Rare.Targeted, t.Rare.Random),
-				fmt.Sprintf("%.2f", t.HitRate), fmt.Sprintf("%.0f vs %.0f", t.Size.Targeted, t.Size.Random), fmt.Sprintf("%.1f", t.ExecutionsPerInput))
-		} else {
-			row = append(row, "error: "+r.Error, "", "", "", "")
-		}
 		pred, target := r.Beats()
 		switch {
-		case mr.Functions == 0:
+		case r.E3.MidRate.Functions == 0:
 			noMid = append(noMid, r.Subject)
 		case !pred:
 			noPred = append(noPred, r.Subject)
@@ -120,10 +106,8 @@ func printSuite(w io.Writer, res *eval.SuiteResult) error {
 		if !target && r.E4 != nil {
 			noTarget = append(noTarget, r.Subject)
 		}
-		rows = append(rows, row)
 	}
-	if err := renderTable(w, []string{"subject", "trainable", "label vectors", "acc/prec/rec", "baseline", "balanced", "mid-rate n: prec/rec", "mid-rate acc vs baseline",
-		"reach targeted vs random (expected)", "rare n: targeted vs random", "hit rate", "size targeted vs random", "executions per input"}, rows); err != nil {
+	if err := printTable(w, res); err != nil {
 		return err
 	}
 	list := func(s []string) string {
