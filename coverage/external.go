@@ -183,21 +183,9 @@ func RecordCommand(ctx context.Context, c *Command, rr *ReportReader, inputs []s
 	if err := opts.normalize(); err != nil {
 		return nil, err
 	}
-	c.Timeout, c.Output = opts.Timeout, opts.Output
-	if c.Memory == 0 {
-		// The session's limit (DefaultMemory unless said), as
-		// RecordInputs gives it.
-		c.Memory = commandMemory(opts.Memory)
-	}
-	if err := c.drive(ctx, rr.Format); err != nil {
+	target, err := c.prepareRecording(ctx, rr, opts)
+	if err != nil {
 		return nil, err
-	}
-	if rr.Dir == "" {
-		rr.Dir = c.Dir
-	}
-	target := &CommandTarget{Argv: c.Argv, Dir: c.Dir, Coverage: rr.Format, Root: rr.Root, Reject: c.Reject}
-	if c.Crash != nil {
-		target.Crash = c.Crash.String()
 	}
 	sum := &Summary{Outcomes: map[Outcome]int{}}
 	// The header comes from the file, when there is one, or else from the
@@ -216,15 +204,10 @@ func RecordCommand(ctx context.Context, c *Command, rr *ReportReader, inputs []s
 		if len(todo) == 0 {
 			return sum, fmt.Errorf("no inputs to record")
 		}
-		first, firstCov, err = runAndRead(ctx, c, rr, todo[0].data)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", todo[0].name, err)
+		if h, first, firstCov, err = firstHeader(ctx, c, rr, todo[0], opts.Subject); err != nil {
+			return nil, err
 		}
 		defer first.Close()
-		h = NewHeader(opts.Subject, functionNames(firstCov))
-		if len(h.Functions) == 0 {
-			return nil, fmt.Errorf("the %s report of %s lists no functions: is the program built or run for coverage?", rr.Format, todo[0].name)
-		}
 	}
 	h.Target = &Target{Command: target}
 	w, err := OpenWriter(ctx, out, h, opts.Wait)
@@ -235,51 +218,110 @@ func RecordCommand(ctx context.Context, c *Command, rr *ReportReader, inputs []s
 	if first == nil {
 		todo = queue(inputs, w.Done, opts, sum)
 	}
-	index := make(map[string]int, len(h.Functions))
+	rc := &commandRecording{c: c, rr: rr, w: w, opts: opts, sum: sum,
+		index: make(map[string]int, len(h.Functions)), unlisted: map[string]bool{}}
 	for i, name := range h.Functions {
-		index[name] = i
+		rc.index[name] = i
 	}
-	unlisted := map[string]bool{}
-	var subject time.Duration
 	start := time.Now()
+	if err := rc.recordAll(ctx, todo, first, firstCov); err != nil {
+		return sum, err
+	}
+	if len(rc.unlisted) > 0 {
+		sum.Unlisted = len(rc.unlisted)
+		opts.Warn(fmt.Errorf("%d functions ran that the first report did not list, and are left out (%s)", len(rc.unlisted), strings.Join(firstNames(rc.unlisted, 3), ", ")))
+	}
+	if sum.Recorded > 0 {
+		sum.SubjectTime = rc.subject / time.Duration(sum.Recorded)
+		sum.RecordTime = time.Since(start) / time.Duration(sum.Recorded)
+	}
+	return sum, sum.fileStats(out)
+}
+
+// prepareRecording sets c's limits and output from opts, has it drive
+// rr's coverage tool, and returns the target the coverage file names.
+func (c *Command) prepareRecording(ctx context.Context, rr *ReportReader, opts Options) (*CommandTarget, error) {
+	c.Timeout, c.Output = opts.Timeout, opts.Output
+	if c.Memory == 0 {
+		// The session's limit (DefaultMemory unless said), as
+		// RecordInputs gives it.
+		c.Memory = commandMemory(opts.Memory)
+	}
+	if err := c.drive(ctx, rr.Format); err != nil {
+		return nil, err
+	}
+	if rr.Dir == "" {
+		rr.Dir = c.Dir
+	}
+	target := &CommandTarget{Argv: c.Argv, Dir: c.Dir, Coverage: rr.Format, Root: rr.Root, Reject: c.Reject}
+	if c.Crash != nil {
+		target.Crash = c.Crash.String()
+	}
+	return target, nil
+}
+
+// firstHeader runs the first input of a new coverage file and makes the
+// file's header from the functions its report lists. The caller closes
+// the run.
+func firstHeader(ctx context.Context, c *Command, rr *ReportReader, in pending, subject string) (Header, *CommandRun, *report.Coverage, error) {
+	first, cov, err := runAndRead(ctx, c, rr, in.data)
+	if err != nil {
+		return Header{}, nil, nil, fmt.Errorf("%s: %w", in.name, err)
+	}
+	h := NewHeader(subject, functionNames(cov))
+	if len(h.Functions) == 0 {
+		first.Close()
+		return Header{}, nil, nil, fmt.Errorf("the %s report of %s lists no functions: is the program built or run for coverage?", rr.Format, in.name)
+	}
+	return h, first, cov, nil
+}
+
+// commandRecording is RecordCommand's state while it records.
+type commandRecording struct {
+	c        *Command
+	rr       *ReportReader
+	w        *Writer
+	opts     Options
+	sum      *Summary
+	index    map[string]int  // the header's functions: name -> id
+	unlisted map[string]bool // functions that ran and are not in the header
+	subject  time.Duration   // the runs' time, summed
+}
+
+// recordAll runs the queued inputs and writes their records. The first
+// may have run already (first, whose report is firstCov).
+func (rc *commandRecording) recordAll(ctx context.Context, todo []pending, first *CommandRun, firstCov *report.Coverage) error {
 	for i, in := range todo {
 		if err := ctx.Err(); err != nil {
-			return sum, err
+			return err
 		}
 		r, cov := first, firstCov
 		if i > 0 || first == nil {
-			if r, cov, err = runAndRead(ctx, c, rr, in.data); err != nil {
+			var err error
+			if r, cov, err = runAndRead(ctx, rc.c, rc.rr, in.data); err != nil {
 				if ctx.Err() != nil {
-					return sum, ctx.Err() // cut short: not recorded
+					return ctx.Err() // cut short: not recorded
 				}
-				return sum, fmt.Errorf("%s: %w", in.name, err)
+				return fmt.Errorf("%s: %w", in.name, err)
 			}
 		}
-		r.Covered, r.Counts = covered(cov, index, unlisted)
-		subject += r.Duration
+		r.Covered, r.Counts = covered(cov, rc.index, rc.unlisted)
+		rc.subject += r.Duration
 		rec := Record{Input: in.name, SHA256: in.sha, Covered: r.Covered, Counts: r.Counts, Outcome: r.Outcome,
 			MS: float64(r.Duration.Microseconds()) / 1000, Error: r.Message, Stack: r.Stack}
 		if r != first {
 			r.Close()
 		}
-		if err := w.Write(rec); err != nil {
-			return sum, err
+		if err := rc.w.Write(rec); err != nil {
+			return err
 		}
-		sum.Recorded++
-		sum.Outcomes[r.Outcome]++
-		if opts.Progress != nil {
-			opts.Progress("record", i+1, len(todo))
+		rc.sum.Recorded++
+		rc.sum.Outcomes[r.Outcome]++
+		if rc.opts.Progress != nil {
+			rc.opts.Progress("record", i+1, len(todo))
 		}
 	}
-	if len(unlisted) > 0 {
-		sum.Unlisted = len(unlisted)
-		opts.Warn(fmt.Errorf("%d functions ran that the first report did not list, and are left out (%s)", len(unlisted), strings.Join(firstNames(unlisted, 3), ", ")))
-	}
-	if sum.Recorded > 0 {
-		sum.SubjectTime = subject / time.Duration(sum.Recorded)
-		sum.RecordTime = time.Since(start) / time.Duration(sum.Recorded)
-	}
-	return sum, sum.fileStats(out)
+	return nil
 }
 
 // runAndRead runs one input and reads its report. A run that crashed or

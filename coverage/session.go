@@ -142,7 +142,18 @@ func Start(bin *Binary, opts RunOptions) (*Session, error) {
 // stderr so far.
 func (s *Session) OutputBytes() int64 { return s.output.total() }
 
+// start starts a harness process and reads its greeting and the
+// program's meta-data.
 func (s *Session) start() error {
+	if err := s.launch(s.harnessCmd()); err != nil {
+		return err
+	}
+	return s.handshake()
+}
+
+// harnessCmd is the harness's process, not yet started: its program,
+// arguments and environment.
+func (s *Session) harnessCmd() *exec.Cmd {
 	cmd := exec.Command(s.bin.Path)
 	cmd.Args = []string{"h"} // argv is copied into every counter blob: keep it short
 	if h := s.bin.Target.Harness; h != nil {
@@ -163,6 +174,11 @@ func (s *Session) start() error {
 			cmd.Args = slices.Insert(cmd.Args, 1, s.bin.MemoryArg(memory))
 		}
 	}
+	return cmd
+}
+
+// launch starts the harness's process and makes it the session's.
+func (s *Session) launch(cmd *exec.Cmd) error {
 	// The protocol has pipes of its own (see harnessSource); the subject's
 	// stdin is empty and its stdout and stderr go to the capture. Replies
 	// come through a pipe whose read end is ours alone rather than
@@ -217,7 +233,13 @@ func (s *Session) start() error {
 	s.mu.Unlock()
 	s.done = make(chan error, 1)
 	go func() { s.done <- cmd.Wait() }()
+	return nil
+}
 
+// handshake reads the started harness's greeting, its status and the
+// program's meta-data (ARBOR1) or function names (ARBOR2). It kills the
+// harness if they are not right.
+func (s *Session) handshake() error {
 	magic, err := s.stdout.ReadString('\n')
 	if err != nil || (magic != "ARBOR1\n" && magic != "ARBOR2\n") {
 		s.kill()
