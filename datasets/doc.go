@@ -1,11 +1,14 @@
 // Package datasets holds what arbor works on out of the box: bundled
-// grammars of common input formats (and, as later stages need them, real
-// third-party programs under test and seed corpora).
+// grammars of common input formats, and real third-party programs under
+// test (subjects) in Go, C, Java and Python.
 //
 // A grammar is loaded by name or from a file:
 //
 //	g, err := datasets.LoadGrammar("json")          // bundled
 //	g, err := datasets.LoadGrammar("my/format.grammar") // a file
 //
-// Bundled grammars: expr, json, url, csv, xml, ini (see Grammars).
+// Bundled grammars (Grammars lists them): cron, css, csv, expr, exprlang,
+// gotemplate, govaluate, graphql, html, ini, json, markdown, regexp,
+// toml, url, xml, yaml. Loading a grammar file without the subjects'
+// harness builders is package grammar/load.
 package datasets
