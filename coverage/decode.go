@@ -269,38 +269,9 @@ func decodePackage(b []byte) (*MetaPackage, error) {
 // slice is reused between calls). metaHash, if not nil, must match the
 // file's.
 func DecodeCounters(b []byte, metaHash *[16]byte, f func(pkg, fn uint32, counters []uint32)) error {
-	r := &reader{b: b}
-	var magic [4]byte
-	copy(magic[:], r.bytes(4))
-	if r.err == nil && magic != counterMagic {
-		return fmt.Errorf("%w: not a coverage counter-data file", ErrFormat)
-	}
-	if v := r.u32(); r.err == nil && v != 1 {
-		return fmt.Errorf("%w: counter-data version %d (arbor reads version 1)", ErrFormat, v)
-	}
-	var hash [16]byte
-	copy(hash[:], r.bytes(16))
-	flavor := r.u8()
-	bigEndian := r.u8() != 0
-	r.bytes(6)
-	if r.err != nil {
-		return r.err
-	}
-	if metaHash != nil && hash != *metaHash {
-		return fmt.Errorf("%w: counter data of another program (meta-data hash differs)", ErrFormat)
-	}
-	if flavor != flavorRaw && flavor != flavorULEB {
-		return fmt.Errorf("%w: unknown counter flavor %d", ErrFormat, flavor)
-	}
-	if len(b) < counterHeaderSize+counterFooterSize {
-		return fmt.Errorf("%w: counter file of %d bytes", ErrFormat, len(b))
-	}
-	fr := &reader{b: b[len(b)-counterFooterSize:]}
-	copy(magic[:], fr.bytes(4))
-	fr.u32()
-	segments := fr.u32()
-	if magic != counterMagic || segments == 0 {
-		return fmt.Errorf("%w: bad counter file footer", ErrFormat)
+	flavor, bigEndian, segments, err := counterFrame(b, metaHash)
+	if err != nil {
+		return err
 	}
 	body := &reader{b: b[:len(b)-counterFooterSize], off: counterHeaderSize}
 	u32 := func() uint32 {
@@ -350,4 +321,43 @@ func DecodeCounters(b []byte, metaHash *[16]byte, f func(pkg, fn uint32, counter
 		}
 	}
 	return nil
+}
+
+// counterFrame checks a counter-data file's header and footer, and
+// returns how its counters are encoded and how many segments it has.
+func counterFrame(b []byte, metaHash *[16]byte) (flavor uint8, bigEndian bool, segments uint32, err error) {
+	r := &reader{b: b}
+	var magic [4]byte
+	copy(magic[:], r.bytes(4))
+	if r.err == nil && magic != counterMagic {
+		return 0, false, 0, fmt.Errorf("%w: not a coverage counter-data file", ErrFormat)
+	}
+	if v := r.u32(); r.err == nil && v != 1 {
+		return 0, false, 0, fmt.Errorf("%w: counter-data version %d (arbor reads version 1)", ErrFormat, v)
+	}
+	var hash [16]byte
+	copy(hash[:], r.bytes(16))
+	flavor = r.u8()
+	bigEndian = r.u8() != 0
+	r.bytes(6)
+	if r.err != nil {
+		return 0, false, 0, r.err
+	}
+	if metaHash != nil && hash != *metaHash {
+		return 0, false, 0, fmt.Errorf("%w: counter data of another program (meta-data hash differs)", ErrFormat)
+	}
+	if flavor != flavorRaw && flavor != flavorULEB {
+		return 0, false, 0, fmt.Errorf("%w: unknown counter flavor %d", ErrFormat, flavor)
+	}
+	if len(b) < counterHeaderSize+counterFooterSize {
+		return 0, false, 0, fmt.Errorf("%w: counter file of %d bytes", ErrFormat, len(b))
+	}
+	fr := &reader{b: b[len(b)-counterFooterSize:]}
+	copy(magic[:], fr.bytes(4))
+	fr.u32()
+	segments = fr.u32()
+	if magic != counterMagic || segments == 0 {
+		return 0, false, 0, fmt.Errorf("%w: bad counter file footer", ErrFormat)
+	}
+	return flavor, bigEndian, segments, nil
 }
