@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -57,15 +58,20 @@ func parseFeatures(s string) (features.Kinds, error) {
 	return k, nil
 }
 
+// trainFlags are train's flags.
+type trainFlags struct {
+	grammar, inputs, coverage, out, kinds string
+	maxK                                  int
+	seed                                  uint64
+	noBalance                             bool
+	folds                                 int
+	curve                                 []int
+	opts                                  learn.Options
+	asJSON                                bool
+}
+
 func newTrainCmd() *cobra.Command {
-	var grammarArg, inputs, covPath, out, kinds string
-	var maxK int
-	var seed uint64
-	var noBalance bool
-	var folds int
-	var curve []int
-	var opts learn.Options
-	var asJSON bool
+	var f trainFlags
 	cmd := &cobra.Command{
 		Use:   "train --grammar G --inputs DIR --coverage cov.jsonl --out model.json",
 		Short: "Learn one decision tree per function from recorded coverage",
@@ -104,108 +110,99 @@ feature vocabulary with readable descriptions, the trees and training
 statistics.`,
 		Example: "  arbor train --grammar json --inputs corpus/ --coverage cov.jsonl --out json.model.gz",
 		Args:    exactArgs(0),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := missingFlags(map[string]string{"--grammar": grammarArg, "--inputs": inputs, "--coverage": covPath}); err != nil {
-				return err
-			}
-			if err := checkK("--max-k", maxK); err != nil {
-				return err
-			}
-			if err := checkLearnOptions(opts); err != nil {
-				return err
-			}
-			fk, err := parseFeatures(kinds)
-			if err != nil {
-				return err
-			}
-			for _, n := range curve {
-				if n < 1 {
-					return usageError{fmt.Errorf("--curve: training sizes must be at least 1, not %d", n)}
-				}
-			}
-			g, err := datasets.LoadGrammar(grammarArg)
-			if err != nil {
-				return err
-			}
-			cov, err := coverage.ReadFile(covPath)
-			if err != nil {
-				return err
-			}
-			data, err := readCorpus(inputs)
-			if err != nil {
-				return err
-			}
-			start := time.Now()
-			d, err := learn.NewDatasetContext(contextOf(cmd), g, features.Options{MaxK: maxK, Kinds: fk}, cov, data)
-			if err != nil {
-				return err // interrupted: a model of the rows read so far would mislead
-			}
-			if d.Rows == 0 {
-				return fmt.Errorf("no training rows: none of the %d records matches a parsable input below %s", len(cov.Records), inputs)
-			}
-			// A wrong grammar parses a few inputs by chance: learning from
-			// those alone would say nothing true of the corpus.
-			if bad := d.Skipped["does not parse"]; bad > d.Rows {
-				return fmt.Errorf("%d of the %d recorded inputs do not parse with grammar %s: is it the grammar the inputs were written in? ('arbor parse %s FILE' shows where one fails)",
-					bad, bad+d.Rows, grammarArg, grammarArg)
-			}
-			topts := learn.TrainOptions{Options: opts, Seed: seed, NoBalance: noBalance}
-			m, err := learn.TrainModel(contextOf(cmd), g, d, learn.ModelConfig{Subject: cov.Subject, GrammarName: subject.GrammarName(grammarArg),
-				Train: topts, Target: cov.Target})
-			if err != nil {
-				return err
-			}
-			fns := m.Functions
-			if folds > 0 && len(fns) > 0 {
-				// The scores go into the model's own trees.
-				if err := learn.ScoreCV(contextOf(cmd), d, fns, topts, folds); err != nil {
-					return err
-				}
-			}
-			if len(fns) == 0 {
-				return fmt.Errorf("no trainable function: of the %d functions in %s, %d ran on every input and the rest on none; "+
-					"record more packages (--coverpkg) or more varied inputs", len(cov.Functions), covPath, len(m.Stats.AlwaysCovered))
-			}
-			if err := m.Save(out); err != nil {
-				return err
-			}
-			res := trainResult{Model: out, Subject: m.Subject, Grammar: m.Grammar.Name, Inputs: d.Rows, Features: d.Vocab.Len(),
-				Seconds: time.Since(start).Seconds(), Observed: m.Stats.Observed, Trainable: m.Stats.Trainable,
-				AlwaysCovered: len(m.Stats.AlwaysCovered), LeftOut: d.Skipped, CappedTerminals: d.Vocab.CappedTerminals()}
-			if folds > 0 {
-				res.Folds = folds
-				for _, fn := range fns {
-					if !fn.CV.Beats() {
-						res.Untrusted = append(res.Untrusted, untrustedTree{fn.Name, fn.CV.Accuracy, fn.CV.Baseline})
-					}
-				}
-			}
-			if len(curve) > 0 {
-				points, err := learn.Curve(contextOf(cmd), d, topts, max(folds, 2), slices.Sorted(slices.Values(curve)))
-				if err != nil {
-					return err
-				}
-				res.CurveFolds, res.Curve = max(folds, 2), points
-			}
-			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), res)
-			}
-			return res.print(cmd.OutOrStdout(), len(fns))
-		},
+		RunE:    func(cmd *cobra.Command, args []string) error { return runTrain(cmd, &f) },
 	}
-	cmd.Flags().StringVar(&grammarArg, "grammar", "", "grammar of the inputs")
-	cmd.Flags().StringVar(&inputs, "inputs", "", "folder of the recorded inputs")
-	cmd.Flags().StringVar(&covPath, "coverage", "", "coverage file from 'arbor record'")
-	cmd.Flags().StringVar(&out, "out", "model.json", "model file to write")
-	cmd.Flags().IntVar(&maxK, "max-k", 4, "k-paths for k = 1..`K` are the features")
-	cmd.Flags().Uint64Var(&seed, "seed", 1, "seed of the class balancing")
-	cmd.Flags().BoolVar(&noBalance, "no-balance", false, "fit each tree on all rows instead of balancing the classes")
-	cmd.Flags().IntVar(&folds, "cv", 5, "score every tree by `FOLDS`-fold cross-validation against the majority class (0: skip)")
-	cmd.Flags().IntSliceVar(&curve, "curve", nil, "print the cross-validated learning curve at these training `SIZES` (e.g. 250,500,1000,2000)")
-	featuresFlag(cmd, &kinds)
-	learnFlags(cmd, &opts)
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print what was trained as JSON (docs/json.md)")
+	cmd.Flags().StringVar(&f.grammar, "grammar", "", "grammar of the inputs")
+	cmd.Flags().StringVar(&f.inputs, "inputs", "", "folder of the recorded inputs")
+	cmd.Flags().StringVar(&f.coverage, "coverage", "", "coverage file from 'arbor record'")
+	cmd.Flags().StringVar(&f.out, "out", "model.json", "model file to write")
+	cmd.Flags().IntVar(&f.maxK, "max-k", 4, "k-paths for k = 1..`K` are the features")
+	cmd.Flags().Uint64Var(&f.seed, "seed", 1, "seed of the class balancing")
+	cmd.Flags().BoolVar(&f.noBalance, "no-balance", false, "fit each tree on all rows instead of balancing the classes")
+	cmd.Flags().IntVar(&f.folds, "cv", 5, "score every tree by `FOLDS`-fold cross-validation against the majority class (0: skip)")
+	cmd.Flags().IntSliceVar(&f.curve, "curve", nil, "print the cross-validated learning curve at these training `SIZES` (e.g. 250,500,1000,2000)")
+	featuresFlag(cmd, &f.kinds)
+	learnFlags(cmd, &f.opts)
+	cmd.Flags().BoolVar(&f.asJSON, "json", false, "print what was trained as JSON (docs/json.md)")
 	return cmd
+}
+
+func runTrain(cmd *cobra.Command, f *trainFlags) error {
+	fk, err := f.check()
+	if err != nil {
+		return err
+	}
+	g, err := datasets.LoadGrammar(f.grammar)
+	if err != nil {
+		return err
+	}
+	cov, err := coverage.ReadFile(f.coverage)
+	if err != nil {
+		return err
+	}
+	data, err := readCorpus(f.inputs)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	topts := learn.TrainOptions{Options: f.opts, Seed: f.seed, NoBalance: f.noBalance}
+	m, d, err := learn.TrainRecorded(contextOf(cmd), g, cov, data, learn.RecordedConfig{
+		Features: features.Options{MaxK: f.maxK, Kinds: fk},
+		Model:    learn.ModelConfig{GrammarName: subject.GrammarName(f.grammar), Train: topts},
+		Folds:    f.folds,
+	})
+	switch {
+	case errors.Is(err, learn.ErrNoRows):
+		return fmt.Errorf("no training rows: none of the %d records matches a parsable input below %s", len(cov.Records), f.inputs)
+	case errors.Is(err, learn.ErrUnparsed):
+		bad := d.Skipped["does not parse"]
+		return fmt.Errorf("%d of the %d recorded inputs do not parse with grammar %s: is it the grammar the inputs were written in? ('arbor parse %s FILE' shows where one fails)",
+			bad, bad+d.Rows, f.grammar, f.grammar)
+	case errors.Is(err, learn.ErrNoTrainable):
+		return fmt.Errorf("no trainable function: of the %d functions in %s, %d ran on every input and the rest on none; "+
+			"record more packages (--coverpkg) or more varied inputs", len(cov.Functions), f.coverage, len(m.Stats.AlwaysCovered))
+	case err != nil:
+		return err
+	}
+	if err := m.Save(f.out); err != nil {
+		return err
+	}
+	res := newTrainResult(f.out, m, d, time.Since(start), f.folds)
+	if len(f.curve) > 0 {
+		points, err := learn.Curve(contextOf(cmd), d, topts, max(f.folds, 2), slices.Sorted(slices.Values(f.curve)))
+		if err != nil {
+			return err
+		}
+		res.CurveFolds, res.Curve = max(f.folds, 2), points
+	}
+	if f.asJSON {
+		return writeJSON(cmd.OutOrStdout(), res)
+	}
+	return res.print(cmd.OutOrStdout(), len(m.Functions))
+}
+
+// check reports the flags that are missing or cannot be used, as usage
+// errors, and returns the feature kinds.
+func (f *trainFlags) check() (features.Kinds, error) {
+	if err := missingFlags(map[string]string{"--grammar": f.grammar, "--inputs": f.inputs, "--coverage": f.coverage}); err != nil {
+		return 0, err
+	}
+	if err := checkK("--max-k", f.maxK); err != nil {
+		return 0, err
+	}
+	if err := checkLearnOptions(f.opts); err != nil {
+		return 0, err
+	}
+	fk, err := parseFeatures(f.kinds)
+	if err != nil {
+		return 0, err
+	}
+	for _, n := range f.curve {
+		if n < 1 {
+			return 0, usageError{fmt.Errorf("--curve: training sizes must be at least 1, not %d", n)}
+		}
+	}
+	return fk, nil
 }
 
 // readCorpus reads every input below dir (corpus.Read), by sha256.
@@ -221,7 +218,6 @@ func readCorpus(dir string) (map[string][]byte, error) {
 	return data, nil
 }
 
-// printCurve prints the learning curve of the training corpus.
 // trainResult is what train did, as --json prints it.
 type trainResult struct {
 	Model           string             `json:"model"`
@@ -239,6 +235,23 @@ type trainResult struct {
 	Untrusted       []untrustedTree    `json:"untrusted,omitempty"` // trees that do not beat the majority class held out
 	CurveFolds      int                `json:"curve_folds,omitempty"`
 	Curve           []learn.CurvePoint `json:"curve,omitempty"`
+}
+
+// newTrainResult is what training model m on dataset d, saved to path,
+// did in the time it took; folds is --cv.
+func newTrainResult(path string, m *learn.Model, d *learn.Dataset, took time.Duration, folds int) *trainResult {
+	res := &trainResult{Model: path, Subject: m.Subject, Grammar: m.Grammar.Name, Inputs: d.Rows, Features: d.Vocab.Len(),
+		Seconds: took.Seconds(), Observed: m.Stats.Observed, Trainable: m.Stats.Trainable,
+		AlwaysCovered: len(m.Stats.AlwaysCovered), LeftOut: d.Skipped, CappedTerminals: d.Vocab.CappedTerminals()}
+	if folds > 0 {
+		res.Folds = folds
+		for _, fn := range m.Functions {
+			if !fn.CV.Beats() {
+				res.Untrusted = append(res.Untrusted, untrustedTree{fn.Name, fn.CV.Accuracy, fn.CV.Baseline})
+			}
+		}
+	}
+	return res
 }
 
 type untrustedTree struct {
