@@ -17,4 +17,20 @@
 //	loop, _ := targeting.NewLoop(predictor, &coverage.SessionRunner{Session: s})
 //	p, _ := loop.Pursue(ctx, "encoding/json.unquote", targeting.PursueOptions{Want: 10, Budget: 100})
 //	// p.Inputs ran the function; p.Executions is what they cost.
+//
+// Target and Rare are what arbor target runs: a loop for one function,
+// or for every rare one in turn, with the inputs it keeps written with a
+// manifest (WritePursuit) into an output folder laid out as package
+// corpus says, and summed up (Summary):
+//
+//	opts := targeting.TargetOptions{
+//		Pursue: targeting.PursueOptions{Want: 10, Budget: 100},
+//		Layout: corpus.Layout{Ext: corpus.Extension(model.Grammar.Name)},
+//		Out:    "rare",
+//	}
+//	sums, _ := loop.Rare(ctx, loop.RareFunctions(learn.RareRate), opts)
+//	// rare/001-f/..., rare/summary.json; sums[i].Verified inputs ran function i.
+//
+// Offline's inputs have not run: WriteOffline writes them, and Verify
+// runs the program on them and counts those that ran the function.
 package targeting
