@@ -48,7 +48,24 @@ func supervise(specText string, args []string) int {
 		return 125
 	}
 	parent := os.Getppid()
-	status := os.NewFile(uintptr(sp.Status), "status")
+	status, sigs := setUp(sp)
+	pid, err := startSubject(sp, args[0], args[1:])
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%v\n", err)
+		return 126
+	}
+	gone := closed(sp.Live)
+	report := func(format string, a ...any) { fmt.Fprintf(status, format+"\n", a...) }
+	watch(pid, parent, gone, sigs, report)
+	return 0
+}
+
+// setUp makes the supervisor one: it keeps its status and live pipes
+// from the subject, becomes the subreaper of the subject's tree, and
+// catches the signals that would end or stop it, which it returns with
+// the status pipe.
+func setUp(sp Spec) (status *os.File, sigs chan os.Signal) {
+	status = os.NewFile(uintptr(sp.Status), "status")
 	syscall.CloseOnExec(sp.Status)
 	if sp.Live >= 3+sp.Files {
 		syscall.CloseOnExec(sp.Live)
@@ -59,12 +76,17 @@ func supervise(specText string, args []string) int {
 	// The signals that would end or stop the supervisor are caught: only
 	// its parent (arbor, which never sends them) and the processes it
 	// supervises know its pid.
-	sigs := make(chan os.Signal, 32)
+	sigs = make(chan os.Signal, 32)
 	signal.Notify(sigs, syscall.SIGCHLD,
 		syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM, syscall.SIGUSR1, syscall.SIGUSR2,
 		syscall.SIGALRM, syscall.SIGPIPE, syscall.SIGVTALRM, syscall.SIGPROF, syscall.SIGXCPU, syscall.SIGXFSZ,
 		syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU)
-	path, argv := args[0], args[1:]
+	return status, sigs
+}
+
+// startSubject starts the subject's process, path with argv, under the
+// spec's limits, and closes the supervisor's copies of its descriptors.
+func startSubject(sp Spec, path string, argv []string) (pid int, err error) {
 	if sp.AS > 0 || sp.Data > 0 {
 		path, argv = limitArgv(sp, path, argv)
 	}
@@ -79,15 +101,14 @@ func supervise(specText string, args []string) int {
 		files = append(files, uintptr(3+i))
 	}
 	wd, _ := os.Getwd()
-	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{
+	pid, err = syscall.ForkExec(path, argv, &syscall.ProcAttr{
 		Dir: wd, Env: env, Files: files,
 		// A process group of its own, which a subject's kill(0, sig)
 		// stays in; killed by the kernel if the supervisor dies.
 		Sys: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
 	})
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "start %s: %v\n", path, err)
-		return 126
+		return 0, fmt.Errorf("start %s: %v", path, err)
 	}
 	// The subject's process holds the pipes now: once it is gone, arbor
 	// must read end-of-file on them, not wait for the supervisor.
@@ -96,35 +117,48 @@ func supervise(specText string, args []string) int {
 			syscall.Close(3 + i)
 		}
 	}
+	return pid, nil
+}
+
+// closed is closed once the descriptor fd, the live pipe, reads
+// end-of-file: arbor has ended the run.
+func closed(fd int) <-chan struct{} {
 	gone := make(chan struct{})
 	go func() {
 		var b [1]byte
 		for {
-			if _, err := syscall.Read(sp.Live, b[:]); err != syscall.EINTR {
+			if _, err := syscall.Read(fd, b[:]); err != syscall.EINTR {
 				break
 			}
 		}
 		close(gone)
 	}()
-	report := func(format string, a ...any) { fmt.Fprintf(status, format+"\n", a...) }
+	return gone
+}
+
+// watch supervises the subject's process until the run ends: arbor
+// closes the live pipe (gone), the process exits, arbor dies, or the
+// subject signals the supervisor, which ends the run as a crash. Then
+// it kills what is left of the subject's tree.
+func watch(pid, parent int, gone <-chan struct{}, sigs <-chan os.Signal, report func(string, ...any)) {
 	for {
 		select {
 		case <-gone:
 			killTree(pid, report)
-			return 0
+			return
 		case sig := <-sigs:
 			if sig == syscall.SIGCHLD {
 				if ws, done := reap(pid); done {
 					report("%s", exitLine(ws))
 					killTree(pid, report)
-					return 0
+					return
 				}
 				continue
 			}
 			if os.Getppid() != parent {
 				// Arbor died (Pdeathsig): clean up and go.
 				killTree(pid, report)
-				return 0
+				return
 			}
 			switch sig {
 			case syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU:
@@ -134,7 +168,7 @@ func supervise(specText string, args []string) int {
 			report("parent %s", signalName(sig))
 			// The run ends as a crash whose message names the signal.
 			killTree(pid, report)
-			return 0
+			return
 		}
 	}
 }
