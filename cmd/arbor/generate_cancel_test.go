@@ -27,23 +27,19 @@ func TestGenerateCancelled(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "out")
 			f := generateFlags{mode: mode, out: dir, n: 1000, k: 2, seed: 1, maxDepth: synth.DefaultMaxDepth, maxRepeat: synth.DefaultMaxRepeat}
 			ctx := testctx.Countdown(40)
+			w := f.writer(io.Discard, "json")
 			if mode == "random" {
-				sink, err := newInputSink(io.Discard, f, "json", f.n)
-				if err != nil {
-					t.Fatal(err)
-				}
-				err = sink.close(generateStream(ctx, g, f, sink))
+				err := w.Close(generateStream(ctx, g, f, w))
 				if !errors.Is(err, context.Canceled) {
 					t.Fatalf("error %v, want the context's", err)
 				}
 			} else {
-				opts := synth.CoverOptions{K: f.k, Seed: f.seed, MaxDepth: f.maxDepth, MaxRepeat: f.maxRepeat}
-				err := generateSet(ctx, io.Discard, io.Discard, g, g, "json", f, opts)
+				err := generateSet(ctx, io.Discard, g, nil, f, w)
 				if !errors.Is(err, context.Canceled) {
 					t.Fatalf("error %v, want the context's", err)
 				}
 			}
-			entries, _ := os.ReadDir(f.inputDir(dir))
+			entries, _ := os.ReadDir(f.layout("json").InputDir(dir))
 			if len(entries) == 0 || len(entries) >= f.n {
 				t.Errorf("%d of %d inputs written: want those finished before the stop", len(entries), f.n)
 			}

@@ -167,7 +167,7 @@ func straightFolder(t *testing.T, dir, ext string, inputs []synth.Input, choices
 	var lines bytes.Buffer
 	enc := json.NewEncoder(&lines)
 	for i, in := range inputs {
-		name := inputName(i, len(inputs), ext)
+		name := corpus.Name(i, len(inputs), ext)
 		if gofuzz {
 			p, err := corpus.WriteGoFuzz(inputDir, []byte(in.Text))
 			if err != nil {
@@ -260,7 +260,7 @@ func TestGenerateSetStreams(t *testing.T) {
 		name := strings.Join(c.args()[1:], " ")
 		g, inputs := straightSet(t, c)
 		summary := straightSummary(t, c, g, inputs)
-		ext := extensionOf(c.grammar)
+		ext := corpus.Extension(c.grammar)
 
 		stdout, errOut, code := runArbor(t, "", append(c.args(), "--out", "-")...)
 		if code != 0 {
@@ -314,46 +314,5 @@ func TestGenerateSetRefused(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("--out folder after a refusal: %v", err)
-	}
-}
-
-// TestSettleNames: the files of a set whose size is known only at its
-// end are renamed to the names of its final size, and choices.jsonl with
-// them, so that the folder is the one a sink told the size in advance
-// writes. Names are at least 5 digits wide, which takes 100,000 inputs
-// to outgrow; the sink here has a minimum of 1 digit so that 12 do. An
-// input without choices has null ones, however they were handed over.
-func TestSettleNames(t *testing.T) {
-	dir := t.TempDir()
-	write := func(out string, n int) {
-		f := generateFlags{out: out, choices: true}
-		f.format = "raw"
-		s, err := newInputSink(nil, f, "json", n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.width = 1
-		for i := range 12 {
-			// Input 3 made no choices, and a recorder that reuses its
-			// slice hands over an empty one: written as null.
-			choices := []int{}
-			if i != 3 {
-				choices = []int{i, i + 1}
-			}
-			if err := s.write(i, fmt.Sprintf("input %d", i), choices); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := s.close(nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	known, unknown := filepath.Join(dir, "known"), filepath.Join(dir, "unknown")
-	write(known, 12)
-	write(unknown, unknownCount)
-	compareFolders(t, "size unknown while writing", unknown, known)
-	files := folderContents(t, known)
-	if files["01.json"] != "input 0" || files["12.json"] != "input 11" || !strings.Contains(files["choices.jsonl"], `{"file":"04.json","choices":null}`) {
-		t.Errorf("the sink told the size writes %v", files)
 	}
 }

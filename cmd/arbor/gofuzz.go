@@ -3,8 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/pflag"
 
@@ -55,49 +53,12 @@ func (o outputFormat) check() error {
 
 func (o outputFormat) gofuzz() bool { return o.format == "gofuzz" }
 
-// inputDir is the folder the inputs go to: out itself, or with gofuzz
-// the fuzz target's seed corpus in the Go package folder out.
-func (o outputFormat) inputDir(out string) string {
+// layout is how the flags say inputs are written, of the grammar named
+// grammar (for their extension).
+func (o outputFormat) layout(grammar string) corpus.Layout {
+	l := corpus.Layout{Ext: corpus.Extension(grammar)}
 	if o.gofuzz() {
-		return corpus.GoFuzzDir(out, o.fuzzTarget)
+		l.FuzzTarget = o.fuzzTarget
 	}
-	return out
-}
-
-// sideFile is the path of a file arbor writes beside the inputs
-// (manifest.jsonl, choices.jsonl, verify.cov.jsonl): in their folder, or
-// with gofuzz beside the seed corpus folder and named after the target
-// (testdata/fuzz/FuzzX.manifest.jsonl), since go test reads every file
-// inside it as an input.
-func (o outputFormat) sideFile(out, name string) string {
-	if o.gofuzz() {
-		return filepath.Join(filepath.Dir(o.inputDir(out)), o.fuzzTarget+"."+name)
-	}
-	return filepath.Join(out, name)
-}
-
-// write writes one input into dir, as rawName or, with gofuzz, in Go's
-// format under Go's name, and returns the file's name.
-func (o outputFormat) write(dir, rawName string, data []byte) (string, error) {
-	if o.gofuzz() {
-		p, err := corpus.WriteGoFuzz(dir, data)
-		return filepath.Base(p), err
-	}
-	if err := os.WriteFile(filepath.Join(dir, rawName), data, 0o644); err != nil {
-		return "", fmt.Errorf("write input: %w", err)
-	}
-	return rawName, nil
-}
-
-// openSide opens a side file for writing: afresh with raw, appended to
-// with gofuzz, where the seed corpus it describes is added to too.
-func (o outputFormat) openSide(path string) (*os.File, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, fmt.Errorf("output folder: %w", err)
-	}
-	flag := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
-	if o.gofuzz() {
-		flag = os.O_WRONLY | os.O_CREATE | os.O_APPEND
-	}
-	return os.OpenFile(path, flag, 0o644)
+	return l
 }

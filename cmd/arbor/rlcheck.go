@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -85,81 +85,7 @@ writes the unique valid inputs.
 			"  arbor rlcheck --subject xml --trials 3000 --format gofuzz --fuzz-target FuzzUnmarshal --out ./xmlpkg",
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := stateKind(f.state)
-			if err != nil {
-				return err
-			}
-			if err := f.outputFormat.check(); err != nil {
-				return err
-			}
-			if f.gofuzz() && f.out == "" {
-				return usageError{errors.New("--format gofuzz writes files: give --out the Go package's folder")}
-			}
-			if (f.trials <= 0) == (f.duration <= 0) {
-				return usageError{errors.New("give one of --trials and --time")}
-			}
-			if f.timeout <= 0 {
-				return usageError{fmt.Errorf("--timeout must be positive, not %v", f.timeout)}
-			}
-			var guide *synth.Guide
-			switch f.guide {
-			case "rl":
-				guide = synth.NewImprovedGuide(f.seed)
-				if f.published {
-					guide = synth.NewGuide(f.seed)
-				}
-			case "random":
-			default:
-				return usageError{fmt.Errorf("--guide must be rl or random, not %q", f.guide)}
-			}
-			bench, cleanup, err := f.benchmark(cmd, st)
-			if err != nil {
-				return err
-			}
-			defer cleanup()
-			gen, oracle, err := bench.make(guide)
-			if err != nil {
-				return err
-			}
-			res, checkErr := synth.Check(contextOf(cmd), gen, guide, oracle, synth.CheckOptions{Trials: f.trials, Duration: f.duration, Keep: f.out != ""})
-			if checkErr != nil && (res == nil || contextOf(cmd).Err() == nil) {
-				return checkErr
-			}
-			// Interrupted: what was found is written and summed up
-			// before the interruption is reported.
-			if f.out != "" {
-				dir := f.inputDir(f.out)
-				if err := os.MkdirAll(dir, 0o755); err != nil {
-					return fmt.Errorf("output folder: %w", err)
-				}
-				ext := extensionOf(f.grammarName())
-				for i, in := range res.Unique {
-					if _, err := f.write(dir, inputName(i, len(res.Unique), ext), in); err != nil {
-						return err
-					}
-				}
-			}
-			w := cmd.OutOrStdout()
-			if f.asJSON {
-				if err := json.NewEncoder(w).Encode(struct {
-					Trials       int `json:"trials"`
-					Valid        int `json:"valid"`
-					Invalid      int `json:"invalid"`
-					Timeouts     int `json:"timeouts"`
-					UniqueValid  int `json:"unique_valid"`
-					DiverseValid int `json:"diverse_valid"`
-					Failures     int `json:"failures"`
-				}{res.Trials, res.Valid, res.Invalid, res.Timeouts, res.UniqueValid, res.DiverseValid, res.Failures}); err != nil {
-					return err
-				}
-				return checkErr
-			}
-			fmt.Fprintf(w, "%s, guide %s: %d trials in %.2fs: %d valid, %d invalid, %d timeouts, %d unique valid, %d diverse valid, %d failures\n",
-				bench.name, f.guide, res.Trials, res.Seconds, res.Valid, res.Invalid, res.Timeouts, res.UniqueValid, res.DiverseValid, res.Failures)
-			for _, fl := range res.FailureList {
-				fmt.Fprintf(w, "failure: %s\n", fl)
-			}
-			return checkErr
+			return runRLCheck(cmd, f)
 		},
 	}
 	fl := cmd.Flags()
@@ -179,6 +105,91 @@ writes the unique valid inputs.
 	f.outputFormat.register(fl)
 	fl.BoolVar(&f.asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+// check validates the flags as usage errors, and returns the state
+// abstraction and the guide they name (nil: uniformly random choices).
+func (f *rlcheckFlags) check() (synth.StateKind, *synth.Guide, error) {
+	st, err := stateKind(f.state)
+	if err != nil {
+		return 0, nil, err
+	}
+	if err := f.outputFormat.check(); err != nil {
+		return 0, nil, err
+	}
+	if f.gofuzz() && f.out == "" {
+		return 0, nil, usageError{errors.New("--format gofuzz writes files: give --out the Go package's folder")}
+	}
+	if (f.trials <= 0) == (f.duration <= 0) {
+		return 0, nil, usageError{errors.New("give one of --trials and --time")}
+	}
+	if f.timeout <= 0 {
+		return 0, nil, usageError{fmt.Errorf("--timeout must be positive, not %v", f.timeout)}
+	}
+	var guide *synth.Guide
+	switch f.guide {
+	case "rl":
+		guide = synth.NewImprovedGuide(f.seed)
+		if f.published {
+			guide = synth.NewGuide(f.seed)
+		}
+	case "random":
+	default:
+		return 0, nil, usageError{fmt.Errorf("--guide must be rl or random, not %q", f.guide)}
+	}
+	return st, guide, nil
+}
+
+func runRLCheck(cmd *cobra.Command, f rlcheckFlags) error {
+	st, guide, err := f.check()
+	if err != nil {
+		return err
+	}
+	bench, cleanup, err := f.benchmark(cmd, st)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	gen, oracle, err := bench.make(guide)
+	if err != nil {
+		return err
+	}
+	res, checkErr := synth.Check(contextOf(cmd), gen, guide, oracle, synth.CheckOptions{Trials: f.trials, Duration: f.duration, Keep: f.out != ""})
+	if checkErr != nil && (res == nil || contextOf(cmd).Err() == nil) {
+		return checkErr
+	}
+	// Interrupted: what was found is written and summed up before the
+	// interruption is reported.
+	if f.out != "" {
+		if err := f.layout(f.grammarName()).WriteInputs(f.out, res.Unique); err != nil {
+			return err
+		}
+	}
+	if err := printRLCheck(cmd.OutOrStdout(), bench.name, f, res); err != nil {
+		return err
+	}
+	return checkErr
+}
+
+// printRLCheck prints the summary of the trials, as JSON with --json.
+func printRLCheck(w io.Writer, name string, f rlcheckFlags, res *synth.CheckResult) error {
+	if f.asJSON {
+		return json.NewEncoder(w).Encode(struct {
+			Trials       int `json:"trials"`
+			Valid        int `json:"valid"`
+			Invalid      int `json:"invalid"`
+			Timeouts     int `json:"timeouts"`
+			UniqueValid  int `json:"unique_valid"`
+			DiverseValid int `json:"diverse_valid"`
+			Failures     int `json:"failures"`
+		}{res.Trials, res.Valid, res.Invalid, res.Timeouts, res.UniqueValid, res.DiverseValid, res.Failures})
+	}
+	fmt.Fprintf(w, "%s, guide %s: %d trials in %.2fs: %d valid, %d invalid, %d timeouts, %d unique valid, %d diverse valid, %d failures\n",
+		name, f.guide, res.Trials, res.Seconds, res.Valid, res.Invalid, res.Timeouts, res.UniqueValid, res.DiverseValid, res.Failures)
+	for _, fl := range res.FailureList {
+		fmt.Fprintf(w, "failure: %s\n", fl)
+	}
+	return nil
 }
 
 // grammarName is the grammar the inputs are written in: --grammar, or the

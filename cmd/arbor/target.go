@@ -4,11 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
-	"os"
-	"path/filepath"
-	"regexp"
-	"slices"
 	"strings"
 	"time"
 
@@ -16,7 +13,6 @@ import (
 
 	"github.com/arbor-fuzz/arbor/corpus"
 	"github.com/arbor-fuzz/arbor/coverage"
-	"github.com/arbor-fuzz/arbor/internal/atomicfile"
 	"github.com/arbor-fuzz/arbor/learn"
 	"github.com/arbor-fuzz/arbor/synth"
 	"github.com/arbor-fuzz/arbor/targeting"
@@ -58,6 +54,8 @@ func checkMaxGini(v float64) (float64, error) {
 	return v, nil
 }
 
+// newTargetCmd is the target command; its help text, the reference of
+// what target does, makes it longer than the rest.
 func newTargetCmd() *cobra.Command {
 	var f targetFlags
 	cmd := &cobra.Command{
@@ -121,94 +119,7 @@ them to FuzzX.verify.cov.jsonl.`,
   arbor target --model json.model.gz --subject json --function 'encoding/json.unquote' --format gofuzz --fuzz-target FuzzUnquote --out ./decoder`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if f.model == "" || f.out == "" || (f.function == "") == !f.rare {
-				return usageError{errors.New("--model and --out are required, and either --function or --rare")}
-			}
-			if err := f.outputFormat.check(); err != nil {
-				return err
-			}
-			if f.n < 1 || f.budget < 1 || f.maxDepth < 1 || f.maxNodes < 1 {
-				return usageError{errors.New("-n, --budget, --max-depth and --max-nodes must be at least 1")}
-			}
-			if _, err := f.runOptions(); err != nil {
-				return err
-			}
-			if f.below <= 0 || f.below > 1 {
-				return usageError{fmt.Errorf("--below must lie in (0, 1], not %v", f.below)}
-			}
-			if f.rare && f.noRun {
-				return usageError{errors.New("--rare runs the subject; it cannot be used with --no-run")}
-			}
-			maxGini, err := checkMaxGini(f.maxGini)
-			if err != nil {
-				return err
-			}
-			f.maxGini = maxGini
-			p, err := loadPredictor(f.model, "")
-			if err != nil {
-				return err
-			}
-			// One run at a time writes a folder, and a run again into
-			// a folder replaces what the last one wrote there.
-			release, err := claimOutput(contextOf(cmd), f.outputFormat, f.out, f.wait)
-			if err != nil {
-				return err
-			}
-			defer release()
-			if !f.gofuzz() {
-				n, err := clearTargetRun(f.out)
-				if err != nil {
-					return err
-				}
-				if n > 0 {
-					fmt.Fprintf(cmd.ErrOrStderr(), "target: removed the %d inputs an earlier run wrote into %s\n", n, f.out)
-				}
-			}
-			// What runs is decided before anything is built, and only
-			// when something is to run: --no-run alone never needs it.
-			var target coverage.Target
-			if !f.noRun || f.verify {
-				offline := "\n(Or --no-run generates from the model's constraints without running anything.)"
-				if f.noRun {
-					offline = "\n(Or leave out --verify: --no-run alone runs nothing.)"
-				}
-				if target, _, err = modelProgram(cmd, p.Model, &f.subject, f.trust, offline); err != nil {
-					return err
-				}
-			}
-			f.target = target
-			var runner *coverage.SessionRunner
-			if !f.noRun {
-				runner, err = modelRunner(cmd, target, f.memoryFlag)
-				if err != nil {
-					if f.rare {
-						return err
-					}
-					fmt.Fprintf(cmd.ErrOrStderr(), "target: %v\ntarget: generating from the model's constraints without running them (--no-run)\n", err)
-				} else {
-					defer runner.Session.Close()
-				}
-			}
-			if runner == nil {
-				return targetOffline(cmd, p, f)
-			}
-			loop, err := targeting.NewLoop(p, runner)
-			if err != nil {
-				return err
-			}
-			if f.rare {
-				err = targetRare(cmd, p.Model, loop, f)
-			} else {
-				err = targetLoop(cmd, p.Model, loop, f)
-			}
-			if f.saveModel != "" {
-				if serr := loop.Model().Save(f.saveModel); serr != nil && err == nil {
-					err = serr
-				} else if serr == nil {
-					fmt.Fprintf(cmd.ErrOrStderr(), "target: the refined model is in %s\n", f.saveModel)
-				}
-			}
-			return err
+			return runTarget(cmd, f)
 		},
 	}
 	fl := cmd.Flags()
@@ -240,12 +151,122 @@ them to FuzzX.verify.cov.jsonl.`,
 	return cmd
 }
 
+// check validates the flags as usage errors; --max-gini 0 becomes the
+// smallest gini there is (checkMaxGini).
+func (f *targetFlags) check() error {
+	if f.model == "" || f.out == "" || (f.function == "") == !f.rare {
+		return usageError{errors.New("--model and --out are required, and either --function or --rare")}
+	}
+	if err := f.outputFormat.check(); err != nil {
+		return err
+	}
+	if f.n < 1 || f.budget < 1 || f.maxDepth < 1 || f.maxNodes < 1 {
+		return usageError{errors.New("-n, --budget, --max-depth and --max-nodes must be at least 1")}
+	}
+	if _, err := f.runOptions(); err != nil {
+		return err
+	}
+	if f.below <= 0 || f.below > 1 {
+		return usageError{fmt.Errorf("--below must lie in (0, 1], not %v", f.below)}
+	}
+	if f.rare && f.noRun {
+		return usageError{errors.New("--rare runs the subject; it cannot be used with --no-run")}
+	}
+	maxGini, err := checkMaxGini(f.maxGini)
+	if err != nil {
+		return err
+	}
+	f.maxGini = maxGini
+	return nil
+}
+
+func runTarget(cmd *cobra.Command, f targetFlags) error {
+	if err := f.check(); err != nil {
+		return err
+	}
+	p, err := loadPredictor(f.model, "")
+	if err != nil {
+		return err
+	}
+	// One run at a time writes a folder, and a run again into a folder
+	// replaces what the last one wrote there.
+	release, err := claimOutput(contextOf(cmd), f.outputFormat, f.out, f.wait)
+	if err != nil {
+		return err
+	}
+	defer release()
+	if !f.gofuzz() {
+		n, err := corpus.ClearRun(f.out)
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			fmt.Fprintf(cmd.ErrOrStderr(), "target: removed the %d inputs an earlier run wrote into %s\n", n, f.out)
+		}
+	}
+	// What runs is decided before anything is built, and only when
+	// something is to run: --no-run alone never needs it.
+	if !f.noRun || f.verify {
+		offline := "\n(Or --no-run generates from the model's constraints without running anything.)"
+		if f.noRun {
+			offline = "\n(Or leave out --verify: --no-run alone runs nothing.)"
+		}
+		if f.target, _, err = modelProgram(cmd, p.Model, &f.subject, f.trust, offline); err != nil {
+			return err
+		}
+	}
+	var runner *coverage.SessionRunner
+	if !f.noRun {
+		runner, err = modelRunner(cmd, f.target, f.memoryFlag)
+		if err != nil {
+			if f.rare {
+				return err
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "target: %v\ntarget: generating from the model's constraints without running them (--no-run)\n", err)
+		} else {
+			defer runner.Session.Close()
+		}
+	}
+	if runner == nil {
+		return targetOffline(cmd, p, f)
+	}
+	return targetLoops(cmd, p, runner, f)
+}
+
+// targetLoops runs the targeting loop for --function or --rare, and
+// saves the refined model with --save-model.
+func targetLoops(cmd *cobra.Command, p *learn.Predictor, runner *coverage.SessionRunner, f targetFlags) error {
+	loop, err := targeting.NewLoop(p, runner)
+	if err != nil {
+		return err
+	}
+	if f.rare {
+		err = targetRare(cmd, p.Model, loop, f)
+	} else {
+		err = targetLoop(cmd, p.Model, loop, f)
+	}
+	if f.saveModel != "" {
+		if serr := loop.Model().Save(f.saveModel); serr != nil && err == nil {
+			err = serr
+		} else if serr == nil {
+			fmt.Fprintf(cmd.ErrOrStderr(), "target: the refined model is in %s\n", f.saveModel)
+		}
+	}
+	return err
+}
+
 func (f targetFlags) solveOptions() synth.SolveOptions {
 	return synth.SolveOptions{Seed: f.seed, Timeout: f.timeout, MaxDepth: f.maxDepth, MaxNodes: f.maxNodes}
 }
 
-func (f targetFlags) pursueOptions(progress func(*targeting.Pursuit)) targeting.PursueOptions {
-	return targeting.PursueOptions{Want: f.n, Budget: f.budget, Time: f.limit, MaxGini: f.maxGini, Solve: f.solveOptions(), Seed: f.seed, Progress: progress}
+// targetOptions are the loop's options, progress its report after each
+// round, and where its inputs go, of the model m.
+func (f targetFlags) targetOptions(m *learn.Model, progress func(*targeting.Pursuit)) targeting.TargetOptions {
+	return targeting.TargetOptions{
+		Pursue: targeting.PursueOptions{Want: f.n, Budget: f.budget, Time: f.limit, MaxGini: f.maxGini, Solve: f.solveOptions(), Seed: f.seed, Progress: progress},
+		Layout: f.layout(m.Grammar.Name),
+		Out:    f.out,
+	}
 }
 
 // modelRunner builds the program the model's inputs run on (modelProgram
@@ -266,34 +287,8 @@ func modelRunner(cmd *cobra.Command, target coverage.Target, memory memoryFlag) 
 	return &coverage.SessionRunner{Session: s}, nil
 }
 
-// pursuitSummary is what target reports of one function's loop.
-type pursuitSummary struct {
-	Function   string         `json:"function"`
-	BaseRate   float64        `json:"base_rate"` // share of training inputs that ran it
-	Never      bool           `json:"never_covered,omitempty"`
-	Requested  int            `json:"requested"`
-	Produced   int            `json:"produced"`
-	Verified   int            `json:"verified"`
-	Executions int            `json:"executions"`
-	FirstHit   int            `json:"first_hit"`
-	Rounds     int            `json:"rounds"`
-	Seconds    float64        `json:"seconds"`
-	Stopped    string         `json:"stopped"`
-	MeanSize   float64        `json:"mean_size"`
-	Sources    map[string]int `json:"executions_by_source"`
-	Hits       map[string]int `json:"hits_by_source"`
-	Out        string         `json:"out"`
-}
-
-func summarize(pr *targeting.Pursuit, baseRate float64, out string) pursuitSummary {
-	size := 0
-	for _, in := range pr.Inputs {
-		size += len(in.Text)
-	}
-	return pursuitSummary{Function: pr.Function, BaseRate: baseRate, Requested: pr.Wanted, Produced: pr.Produced, Verified: len(pr.Inputs),
-		Executions: pr.Executions, FirstHit: pr.FirstHit, Rounds: pr.Rounds, Seconds: pr.Elapsed.Seconds(), Stopped: pr.Stopped,
-		MeanSize: float64(size) / float64(max(1, len(pr.Inputs))), Sources: pr.Sources, Hits: pr.Hits, Out: out}
-}
+// pursuitSummary is targeting.Summary as target prints it.
+type pursuitSummary targeting.Summary
 
 func (s pursuitSummary) text() string {
 	line := fmt.Sprintf("%s: asked for %d, produced %d, verified %d (mean %.1f bytes); %d executions in %d rounds, %.1fs",
@@ -312,32 +307,15 @@ func (s pursuitSummary) text() string {
 	return line
 }
 
-// baseRate is a function's share of the model's training rows.
-func baseRate(m *learn.Model, fn *learn.FunctionModel) float64 {
-	return float64(fn.Positives) / float64(max(1, m.Stats.Rows))
-}
-
 func targetLoop(cmd *cobra.Command, m *learn.Model, loop *targeting.Loop, f targetFlags) error {
-	name := f.function
-	rate := 0.0 // a never-covered function's
-	if fn, err := m.Function(name); err == nil {
-		rate = baseRate(m, fn)
-	} else if !slices.Contains(loop.Functions(), name) {
-		return err
-	}
 	errw := cmd.ErrOrStderr()
-	pr, err := loop.Pursue(contextOf(cmd), name, f.pursueOptions(func(p *targeting.Pursuit) {
+	sum, err := loop.Target(contextOf(cmd), f.function, f.targetOptions(m, func(p *targeting.Pursuit) {
 		fmt.Fprintf(errw, "target: round %d: %d of %d inputs ran %s, %d executions\n", p.Rounds, len(p.Inputs), p.Wanted, p.Function, p.Executions)
 	}))
-	if pr != nil {
-		if werr := writePursued(f.outputFormat, f.out, m, pr); werr != nil && err == nil {
-			err = werr
-		}
-	}
 	if err != nil {
 		return err
 	}
-	s := summarize(pr, rate, f.inputDir(f.out))
+	s := pursuitSummary(sum)
 	if f.asJSON {
 		if err := json.NewEncoder(cmd.OutOrStdout()).Encode(s); err != nil {
 			return err
@@ -346,208 +324,77 @@ func targetLoop(cmd *cobra.Command, m *learn.Model, loop *targeting.Loop, f targ
 		fmt.Fprintln(cmd.OutOrStdout(), s.text())
 	}
 	if s.Verified == 0 {
-		return fmt.Errorf("no input ran %s within %d executions", name, s.Executions)
+		return fmt.Errorf("no input ran %s within %d executions", f.function, s.Executions)
 	}
 	return nil
 }
 
 func targetRare(cmd *cobra.Command, m *learn.Model, loop *targeting.Loop, f targetFlags) error {
-	type pick struct {
-		name  string
-		rate  float64
-		never bool
-	}
-	var picks []pick
-	for i := range m.Functions {
-		if r := baseRate(m, &m.Functions[i]); r < f.below {
-			picks = append(picks, pick{m.Functions[i].Name, r, false})
-		}
-	}
-	slices.SortStableFunc(picks, func(a, b pick) int {
-		switch {
-		case a.rate < b.rate:
-			return -1
-		case a.rate > b.rate:
-			return 1
-		}
-		return strings.Compare(a.name, b.name)
-	})
-	for _, name := range loop.Functions()[len(m.Functions):] {
-		picks = append(picks, pick{name, 0, true})
-	}
-	if len(picks) == 0 {
+	funcs := loop.RareFunctions(f.below)
+	if len(funcs) == 0 {
 		fmt.Fprintf(cmd.OutOrStdout(), "no function has a base rate below %v and none was never covered\n", f.below)
 		return nil
 	}
-	if err := os.MkdirAll(f.out, 0o755); err != nil {
-		return fmt.Errorf("output folder: %w", err)
-	}
+	opts := f.targetOptions(m, nil)
 	errw := cmd.ErrOrStderr()
-	var sums []pursuitSummary
+	opts.Pursued = func(i, n int, s targeting.Summary) {
+		fmt.Fprintf(errw, "target: [%d/%d] %s\n", i+1, n, pursuitSummary(s).text())
+	}
+	sums, err := loop.Rare(contextOf(cmd), funcs, opts)
+	if err != nil {
+		return err
+	}
+	return printRare(cmd.OutOrStdout(), sums, f)
+}
+
+// printRare prints what target --rare reached: as JSON, or a table and
+// the counts of functions reached.
+func printRare(w io.Writer, sums []targeting.Summary, f targetFlags) error {
 	reached, never := 0, 0
-	for i, pk := range picks {
-		// Each function's inputs get a folder of their own, but with
-		// gofuzz all join the one seed corpus.
-		dir := filepath.Join(f.out, fmt.Sprintf("%03d-%s", i+1, folderName(pk.name)))
-		if f.gofuzz() {
-			dir = f.out
-		}
-		pr, err := loop.Pursue(contextOf(cmd), pk.name, f.pursueOptions(nil))
-		if pr != nil {
-			if werr := writeFunctionFolder(f.outputFormat, dir, m, pr); werr != nil && err == nil {
-				err = werr
-			}
-		}
-		if err != nil {
-			return err
-		}
-		s := summarize(pr, pk.rate, f.inputDir(dir))
-		s.Never = pk.never
-		sums = append(sums, s)
-		if pk.never {
+	for _, s := range sums {
+		if s.Never {
 			never++
 			if s.Verified > 0 {
 				reached++
 			}
 		}
-		fmt.Fprintf(errw, "target: [%d/%d] %s\n", i+1, len(picks), s.text())
-		if f.gofuzz() {
-			continue
-		}
-		if err := writeJSONFile(filepath.Join(f.out, "summary.json"), sums); err != nil {
-			return err
-		}
 	}
-	w := cmd.OutOrStdout()
 	if f.asJSON {
 		return json.NewEncoder(w).Encode(struct {
-			Functions    []pursuitSummary `json:"functions"`
-			NeverCovered int              `json:"never_covered"`
-			Reached      int              `json:"never_covered_reached"`
+			Functions    []targeting.Summary `json:"functions"`
+			NeverCovered int                 `json:"never_covered"`
+			Reached      int                 `json:"never_covered_reached"`
 		}{sums, never, reached})
 	}
 	rows := make([][]string, 0, len(sums))
+	hit := 0
 	for _, s := range sums {
 		rate := fmt.Sprintf("%.4f", s.BaseRate)
 		if s.Never {
 			rate = "never"
+		} else if s.Verified > 0 {
+			hit++
 		}
 		rows = append(rows, []string{s.Function, rate, fmt.Sprint(s.Requested), fmt.Sprint(s.Verified), fmt.Sprint(s.Executions), s.Stopped})
 	}
 	if err := renderTable(w, []string{"function", "base rate", "requested", "verified", "executions", "stopped"}, rows); err != nil {
 		return err
 	}
-	rare := len(sums) - never
-	hit := 0
-	for _, s := range sums {
-		if !s.Never && s.Verified > 0 {
-			hit++
-		}
-	}
-	fmt.Fprintf(w, "reached %d of %d rare functions (base rate below %v)\n", hit, rare, f.below)
+	fmt.Fprintf(w, "reached %d of %d rare functions (base rate below %v)\n", hit, len(sums)-never, f.below)
 	if never > 0 {
 		fmt.Fprintf(w, "reached %d of %d never-covered functions\n", reached, never)
 	}
+	l := f.layout("")
 	if f.gofuzz() {
-		fmt.Fprintf(w, "inputs in %s, manifest %s\n", f.inputDir(f.out), f.sideFile(f.out, "manifest.jsonl"))
+		fmt.Fprintf(w, "inputs in %s, manifest %s\n", l.InputDir(f.out), l.SideFile(f.out, "manifest.jsonl"))
 		return nil
 	}
 	fmt.Fprintf(w, "inputs and summary.json in %s\n", f.out)
 	return nil
 }
 
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
-
-// folderName turns a function name into a folder name.
-func folderName(fn string) string {
-	s := strings.Trim(unsafeName.ReplaceAllString(fn, "_"), "_")
-	if len(s) > 100 {
-		s = s[len(s)-100:]
-	}
-	return s
-}
-
-func writeJSONFile(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	return atomicfile.Write(path, append(b, '\n'), 0o644)
-}
-
-// writeFunctionFolder writes a function's inputs and manifest for
-// --rare: into a hidden folder first, renamed to dir once complete, so
-// that a run killed midway leaves no folder that disagrees with its
-// manifest (the hidden one is removed by the next run). With gofuzz all
-// join the one seed corpus.
-func writeFunctionFolder(o outputFormat, dir string, m *learn.Model, pr *targeting.Pursuit) error {
-	if o.gofuzz() {
-		return writePursued(o, dir, m, pr)
-	}
-	tmp := filepath.Join(filepath.Dir(dir), "."+filepath.Base(dir)+".tmp")
-	if err := os.RemoveAll(tmp); err != nil {
-		return fmt.Errorf("output folder: %w", err)
-	}
-	if err := writePursued(o, tmp, m, pr); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		return fmt.Errorf("output folder: %w", err)
-	}
-	return nil
-}
-
-// writePursued writes the inputs a loop kept, with their manifest.
-func writePursued(o outputFormat, out string, m *learn.Model, pr *targeting.Pursuit) error {
-	function := ""
-	if o.gofuzz() {
-		function = pr.Function // the manifest gathers every run's
-	}
-	_, err := writeManifest(o, out, len(pr.Inputs), extensionOf(m.Grammar.Name), func(i int) string { return pr.Inputs[i].Text },
-		func(i int, name string) any {
-			in := pr.Inputs[i]
-			return struct {
-				File      string `json:"file"`
-				Function  string `json:"function,omitempty"`
-				Source    string `json:"source"`
-				Round     int    `json:"round"`
-				Execution int    `json:"execution"`
-				Choices   []int  `json:"choices,omitempty"`
-			}{name, function, in.Source, in.Round, in.Execution, in.Choices}
-		})
-	return err
-}
-
-// writeManifest writes n inputs, input i's text given by text, and a
-// line each, given by line from the input's file name, to the manifest:
-// with raw output numbered files in out and out/manifest.jsonl, with
-// gofuzz files of Go's format in the seed corpus folder and
-// FuzzX.manifest.jsonl beside it. It returns the inputs' paths.
-func writeManifest(o outputFormat, out string, n int, ext string, text func(i int) string, line func(i int, name string) any) ([]string, error) {
-	dir := o.inputDir(out)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("output folder: %w", err)
-	}
-	mf, err := o.openSide(o.sideFile(out, "manifest.jsonl"))
-	if err != nil {
-		return nil, err
-	}
-	defer mf.Close()
-	enc := json.NewEncoder(mf)
-	enc.SetEscapeHTML(false)
-	paths := make([]string, 0, n)
-	for i := range n {
-		name, err := o.write(dir, inputName(i, n, ext), []byte(text(i)))
-		if err != nil {
-			return nil, err
-		}
-		if err := enc.Encode(line(i, name)); err != nil {
-			return nil, err
-		}
-		paths = append(paths, filepath.Join(dir, name))
-	}
-	return paths, mf.Close()
-}
+// folderName is corpus.FolderName, under the name target_test.go uses.
+func folderName(fn string) string { return corpus.FolderName(fn) }
 
 // targetOffline generates from the first tree's constraints without
 // running the subject (--no-run, or a subject that cannot be built).
@@ -559,8 +406,9 @@ func targetOffline(cmd *cobra.Command, p *learn.Predictor, f targetFlags) error 
 	}
 	res := targeting.Offline(contextOf(cmd), p.Graph, m, fn, f.n, f.maxGini, f.solveOptions())
 	w := cmd.OutOrStdout()
-	cons := m.Constraints(fn, f.maxGini) // in the order synth.Target numbers them
-	files, err := writeTargetedAs(f.outputFormat, f.out, m, fn.Name, cons, res)
+	cons := m.Constraints(fn, f.maxGini) // in the order targeting.Offline numbers them
+	l := f.layout(m.Grammar.Name)
+	files, err := targeting.WriteOffline(l, f.out, m, fn.Name, cons, res)
 	if err != nil {
 		return err
 	}
@@ -569,7 +417,7 @@ func targetOffline(cmd *cobra.Command, p *learn.Predictor, f targetFlags) error 
 		size += len(in.Text)
 	}
 	fmt.Fprintf(w, "%s: %d constraints, %d unsolved; asked for %d, produced %d (mean %.1f bytes) in %s, not run\n",
-		fn.Name, len(res.Constraints), len(res.Unsolved), f.n, len(res.Inputs), float64(size)/float64(max(1, len(res.Inputs))), f.inputDir(f.out))
+		fn.Name, len(res.Constraints), len(res.Unsolved), f.n, len(res.Inputs), float64(size)/float64(max(1, len(res.Inputs))), l.InputDir(f.out))
 	if len(res.Inputs) < f.n && len(res.Inputs) > 0 {
 		fmt.Fprintf(w, "fell short by %d: the constraints gave no more distinct inputs\n", f.n-len(res.Inputs))
 	}
@@ -585,7 +433,11 @@ func targetOffline(cmd *cobra.Command, p *learn.Predictor, f targetFlags) error 
 		return fmt.Errorf("no input satisfies any constraint of %s", fn.Name)
 	}
 	if f.verify {
-		ran, total, err := verifyFiles(cmd, f.target, m, fn, files, f.sideFile(f.out, "verify.cov.jsonl"))
+		bin, err := buildVerifier(cmd, f.target)
+		if err != nil {
+			return err
+		}
+		ran, total, err := targeting.Verify(contextOf(cmd), bin, m, fn.Name, files, l.SideFile(f.out, "verify.cov.jsonl"))
 		if err != nil {
 			return err
 		}
@@ -594,64 +446,29 @@ func targetOffline(cmd *cobra.Command, p *learn.Predictor, f targetFlags) error 
 	return nil
 }
 
-// writeTargeted writes offline targeting's inputs to dir, raw.
-func writeTargeted(dir string, m *learn.Model, cons []learn.Constraint, res *targeting.OfflineResult) error {
-	_, err := writeTargetedAs(outputFormat{format: "raw"}, dir, m, "", cons, res)
-	return err
+// buildVerifier builds the model's subject (modelProgram chose it) to
+// verify offline targeting's inputs with.
+func buildVerifier(cmd *cobra.Command, target coverage.Target) (*coverage.Binary, error) {
+	bin, err := coverage.Build(contextOf(cmd), target, coverage.DefaultCacheDir())
+	if err != nil {
+		return nil, fmt.Errorf("--verify: the model's subject %s cannot be built here: %w", target, err)
+	}
+	return bin, nil
 }
 
-// writeTargetedAs writes offline targeting's inputs for function in the
-// given format and returns their paths.
-func writeTargetedAs(o outputFormat, out string, m *learn.Model, function string, cons []learn.Constraint, res *targeting.OfflineResult) ([]string, error) {
-	if !o.gofuzz() {
-		function = ""
-	}
-	return writeManifest(o, out, len(res.Inputs), extensionOf(m.Grammar.Name), func(i int) string { return res.Inputs[i].Text },
-		func(i int, name string) any {
-			in := res.Inputs[i]
-			return struct {
-				File       string   `json:"file"`
-				Function   string   `json:"function,omitempty"`
-				Constraint int      `json:"constraint"`
-				Patterns   []string `json:"patterns"`
-			}{name, function, in.Constraint, strings.Split(m.Text(cons[in.Constraint], false), "\n")}
-		})
+// writeTargeted writes offline targeting's inputs to dir, raw (demo).
+func writeTargeted(dir string, m *learn.Model, cons []learn.Constraint, res *targeting.OfflineResult) error {
+	_, err := targeting.WriteOffline(corpus.Layout{Ext: corpus.Extension(m.Grammar.Name)}, dir, m, "", cons, res)
+	return err
 }
 
 // verifyTargeted runs target, the model's subject, on the inputs in dir,
 // records their coverage to dir/verify.cov.jsonl, and counts the inputs
-// that ran the function.
+// that ran the function (demo).
 func verifyTargeted(cmd *cobra.Command, target coverage.Target, m *learn.Model, fn *learn.FunctionModel, dir string) (ran, total int, err error) {
-	files, err := corpus.List(dir)
+	bin, err := buildVerifier(cmd, target)
 	if err != nil {
 		return 0, 0, err
 	}
-	files = slices.DeleteFunc(files, func(f string) bool { return strings.HasSuffix(f, ".jsonl") })
-	return verifyFiles(cmd, target, m, fn, files, filepath.Join(dir, "verify.cov.jsonl"))
-}
-
-// verifyFiles runs target, the model's subject (modelProgram chose it),
-// on files, records their coverage to out, and counts the inputs that
-// ran the function.
-func verifyFiles(cmd *cobra.Command, target coverage.Target, m *learn.Model, fn *learn.FunctionModel, files []string, out string) (ran, total int, err error) {
-	bin, err := coverage.Build(contextOf(cmd), target, coverage.DefaultCacheDir())
-	if err != nil {
-		return 0, 0, fmt.Errorf("--verify: the model's subject %s cannot be built here: %w", target, err)
-	}
-	os.Remove(out)
-	if _, err := coverage.RecordInputs(contextOf(cmd), bin, files, out, coverage.Options{Subject: m.Subject}); err != nil {
-		return 0, 0, err
-	}
-	f, err := coverage.ReadFile(out)
-	if err != nil {
-		return 0, 0, err
-	}
-	id := slices.Index(f.Functions, fn.Name)
-	for _, r := range f.Records {
-		total++
-		if id >= 0 && slices.Contains(r.Covered, id) {
-			ran++
-		}
-	}
-	return ran, total, nil
+	return targeting.VerifyDir(contextOf(cmd), bin, m, fn.Name, dir)
 }
