@@ -18,6 +18,11 @@ import (
 // instruction ran (ci > 0) and 0 otherwise. JaCoCo counts no executions,
 // only covered or not. The report's DOCTYPE is not followed: nothing is
 // fetched. name names the report in errors.
+//
+// It is one switch over the elements as they open and close, because
+// they share where the decoder is (package, class, source file, the
+// method and its counters): kept together, the nesting reads as the
+// report's does.
 func ParseJaCoCo(r io.Reader, name string) (*Coverage, error) {
 	b := newBuilder("jacoco")
 	dec := xml.NewDecoder(r)

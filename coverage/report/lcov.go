@@ -17,6 +17,10 @@ import (
 // added. Names are formed by QualifiedName from SF and the function name,
 // so a coverage.py tracefile (SF ending in .py) gets Python names. name
 // names the report in errors.
+//
+// It is one switch over the record kinds, a few lines each, because the
+// records share the reader's state (the current SF, lcov 2's FNL index):
+// kept together, the format reads as the tracefile does.
 func ParseLcov(r io.Reader, name string) (*Coverage, error) {
 	b := newBuilder("lcov")
 	sc := bufio.NewScanner(r)
