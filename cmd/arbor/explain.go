@@ -51,87 +51,19 @@ and a kept tree from an unlucky sample can score below its refits
 			}
 			out := cmd.OutOrStdout()
 			if function == "" {
-				rows := make([][]string, len(m.Functions))
-				weak := 0
-				for i, f := range m.Functions {
-					rows[i] = []string{f.Name, strconv.Itoa(len(f.Tree.Nodes)), strconv.Itoa(f.Depth), strconv.Itoa(f.Positives), fmt.Sprintf("%.3f", f.TrainAccuracy), cvCell(f.CV)}
-					if f.CV != nil && !f.CV.Beats() {
-						weak++
-					}
-				}
-				sort.Slice(rows, func(i, j int) bool { return rows[i][0] < rows[j][0] })
-				kinds := m.Kinds
-				if kinds == "" {
-					kinds = "kpath"
-				}
-				if asJSON {
-					return writeJSON(out, modelSummary(modelPath, m, kinds))
-				}
-				fmt.Fprintf(out, "%s (subject %s, grammar %s, k ≤ %d, features %s): %d functions with trees, trained on %d inputs\n",
-					modelPath, m.Subject, m.Grammar.Name, m.K, kinds, len(m.Functions), m.Stats.Rows)
-				if weak > 0 {
-					fmt.Fprintf(out, "%d trees (marked *) do not predict held-out inputs better than always guessing the majority class: do not trust their explanations\n", weak)
-				}
-				if err := renderTable(out, []string{"function", "nodes", "depth", "covered by", "training accuracy (this tree)", "cv accuracy / majority (refits)"}, rows); err != nil {
-					return err
-				}
-				for _, f := range m.Functions {
-					if f.CV != nil {
-						fmt.Fprint(out, accuracyNote(f.CV.Folds))
-						break
-					}
-				}
-				return nil
+				return listFunctions(out, modelPath, m, asJSON)
 			}
 			fn, err := m.Function(function)
 			if err != nil {
 				return err
 			}
-			cons := m.Covering(fn)
 			switch {
 			case asJSON:
-				type jc struct {
-					Literals []string `json:"literals"`
-					Pos      int      `json:"pos"`
-					Neg      int      `json:"neg"`
-					Gini     float64  `json:"gini"`
-				}
-				var js []jc
-				for _, c := range cons {
-					js = append(js, jc{strings.Split(m.Text(c, ascii), "\n"), c.Pos, c.Neg, c.Gini})
-				}
-				return json.NewEncoder(out).Encode(struct {
-					Function    string               `json:"function"`
-					Tree        *learn.Tree          `json:"tree"`
-					Patterns    map[int]string       `json:"patterns"`
-					Constraints []jc                 `json:"constraints"`
-					Stats       *learn.FunctionModel `json:"-"`
-				}{fn.Name, fn.Tree, treePatterns(m, fn), js, fn})
+				return explainJSON(out, m, fn, ascii)
 			case asDOT:
 				return writeTreeDOT(out, m, fn)
 			}
-			fmt.Fprintf(out, "%s: tree of %d nodes, depth %d; covered by %d of %d training inputs\n",
-				fn.Name, len(fn.Tree.Nodes), fn.Depth, fn.Positives, m.Stats.Rows)
-			fmt.Fprintf(out, "training accuracy %.3f: this tree, on all %d training inputs\n", fn.TrainAccuracy, m.Stats.Rows)
-			if cv := fn.CV; cv != nil {
-				fmt.Fprintf(out, "cross-validated accuracy %.3f: %d trees refitted, each on the inputs of the other folds, scored on one fold it did not see; always guessing the majority class %.3f",
-					cv.Accuracy, cv.Folds, cv.Baseline)
-				if !cv.Beats() {
-					fmt.Fprint(out, ": this tree is no better than the guess; do not trust its explanation")
-				}
-				fmt.Fprintln(out)
-			}
-			fmt.Fprintln(out)
-			writeTreeLegend(out)
-			writeTreeText(out, m, fn, ascii)
-			fmt.Fprintln(out)
-			writeConstraintsLegend(out, len(cons), ascii)
-			for i, c := range cons {
-				fmt.Fprintf(out, "%d. leaf %d: %d covered, %d not, gini %.3f\n", i+1, c.Leaf, c.Pos, c.Neg, c.Gini)
-				for _, line := range strings.Split(m.Text(c, ascii), "\n") {
-					fmt.Fprintf(out, "   %s\n", line)
-				}
-			}
+			explainText(out, m, fn, ascii)
 			return nil
 		},
 	}
@@ -141,6 +73,92 @@ and a kept tree from an unlucky sample can score below its refits
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.Flags().BoolVar(&ascii, "ascii", false, "write has/not instead of ∃/∄ in constraints")
 	return cmd
+}
+
+// listFunctions prints the functions of model m, read from path, with
+// their trees' sizes and accuracies.
+func listFunctions(out io.Writer, path string, m *learn.Model, asJSON bool) error {
+	rows := make([][]string, len(m.Functions))
+	weak := 0
+	for i, f := range m.Functions {
+		rows[i] = []string{f.Name, strconv.Itoa(len(f.Tree.Nodes)), strconv.Itoa(f.Depth), strconv.Itoa(f.Positives), fmt.Sprintf("%.3f", f.TrainAccuracy), cvCell(f.CV)}
+		if f.CV != nil && !f.CV.Beats() {
+			weak++
+		}
+	}
+	sort.Slice(rows, func(i, j int) bool { return rows[i][0] < rows[j][0] })
+	kinds := m.Kinds
+	if kinds == "" {
+		kinds = "kpath"
+	}
+	if asJSON {
+		return writeJSON(out, modelSummary(path, m, kinds))
+	}
+	fmt.Fprintf(out, "%s (subject %s, grammar %s, k ≤ %d, features %s): %d functions with trees, trained on %d inputs\n",
+		path, m.Subject, m.Grammar.Name, m.K, kinds, len(m.Functions), m.Stats.Rows)
+	if weak > 0 {
+		fmt.Fprintf(out, "%d trees (marked *) do not predict held-out inputs better than always guessing the majority class: do not trust their explanations\n", weak)
+	}
+	if err := renderTable(out, []string{"function", "nodes", "depth", "covered by", "training accuracy (this tree)", "cv accuracy / majority (refits)"}, rows); err != nil {
+		return err
+	}
+	for _, f := range m.Functions {
+		if f.CV != nil {
+			fmt.Fprint(out, accuracyNote(f.CV.Folds))
+			break
+		}
+	}
+	return nil
+}
+
+// explainJSON prints fn's tree, the patterns of its tests and its
+// covering constraints as JSON.
+func explainJSON(out io.Writer, m *learn.Model, fn *learn.FunctionModel, ascii bool) error {
+	type jc struct {
+		Literals []string `json:"literals"`
+		Pos      int      `json:"pos"`
+		Neg      int      `json:"neg"`
+		Gini     float64  `json:"gini"`
+	}
+	var js []jc
+	for _, c := range m.Covering(fn) {
+		js = append(js, jc{strings.Split(m.Text(c, ascii), "\n"), c.Pos, c.Neg, c.Gini})
+	}
+	return json.NewEncoder(out).Encode(struct {
+		Function    string               `json:"function"`
+		Tree        *learn.Tree          `json:"tree"`
+		Patterns    map[int]string       `json:"patterns"`
+		Constraints []jc                 `json:"constraints"`
+		Stats       *learn.FunctionModel `json:"-"`
+	}{fn.Name, fn.Tree, treePatterns(m, fn), js, fn})
+}
+
+// explainText prints fn's tree as indented text and its covering
+// constraints, each after a legend, headed by the tree's accuracies.
+func explainText(out io.Writer, m *learn.Model, fn *learn.FunctionModel, ascii bool) {
+	fmt.Fprintf(out, "%s: tree of %d nodes, depth %d; covered by %d of %d training inputs\n",
+		fn.Name, len(fn.Tree.Nodes), fn.Depth, fn.Positives, m.Stats.Rows)
+	fmt.Fprintf(out, "training accuracy %.3f: this tree, on all %d training inputs\n", fn.TrainAccuracy, m.Stats.Rows)
+	if cv := fn.CV; cv != nil {
+		fmt.Fprintf(out, "cross-validated accuracy %.3f: %d trees refitted, each on the inputs of the other folds, scored on one fold it did not see; always guessing the majority class %.3f",
+			cv.Accuracy, cv.Folds, cv.Baseline)
+		if !cv.Beats() {
+			fmt.Fprint(out, ": this tree is no better than the guess; do not trust its explanation")
+		}
+		fmt.Fprintln(out)
+	}
+	fmt.Fprintln(out)
+	writeTreeLegend(out)
+	writeTreeText(out, m, fn, ascii)
+	fmt.Fprintln(out)
+	cons := m.Covering(fn)
+	writeConstraintsLegend(out, len(cons), ascii)
+	for i, c := range cons {
+		fmt.Fprintf(out, "%d. leaf %d: %d covered, %d not, gini %.3f\n", i+1, c.Leaf, c.Pos, c.Neg, c.Gini)
+		for _, line := range strings.Split(m.Text(c, ascii), "\n") {
+			fmt.Fprintf(out, "   %s\n", line)
+		}
+	}
 }
 
 // modelListing is explain's JSON without --function: the model and its

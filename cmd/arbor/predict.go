@@ -45,11 +45,10 @@ func predictFiles(ctx context.Context, p *learn.Predictor, files []string, o pre
 	}
 	predictors := []*learn.Predictor{p}
 	for len(predictors) < min(workers, len(files)) {
-		q, err := learn.NewPredictor(p.Model, p.Graph)
+		q, err := p.Clone()
 		if err != nil {
 			return 0, err
 		}
-		q.Reasons = p.Reasons
 		predictors = append(predictors, q)
 	}
 	out := newOut(o.stdout)
