@@ -21,6 +21,10 @@
 // (GuideChooser) or hand-written generator (Select) towards diverse
 // valid inputs (Check, with an Oracle that judges them).
 //
+// GenerateFunc makes random or shortest inputs one at a time, and
+// GenerateSet streams a covering set or forest, for callers (the
+// generate command) that write them as they come.
+//
 // synth runs no program and reads no model: it imports only grammar and
 // features. Targeting, which turns a learned model into constraints and
 // learns from running its inputs, is package targeting; the oracles that
