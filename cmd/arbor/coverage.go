@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -60,49 +62,12 @@ JSON numbers. Missing k-paths are listed in increasing order of node ids.`,
 			if err != nil {
 				return err
 			}
-			errOut := cmd.ErrOrStderr()
-			cov := features.NewCoverage(g, maxKFlag)
-			rejected := 0
-			// The files are read and parsed on every processor; their
-			// k-paths join the coverage in order, on this goroutine.
-			type parseResult struct {
-				parsed *grammar.Parsed
-				err    error
-			}
-			ctx := contextOf(cmd)
-			err = parallel.Ordered(ctx, len(files), workerCount(), func(_, i int) parseResult {
-				parsed, err := parseInput(ctx, g, files[i], nil, grammar.ParseOptions{Trees: treeLimit(first)})
-				return parseResult{parsed, err}
-			}, func(i int, r parseResult) error {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-				if r.err != nil {
-					if err := readError(files[i], r.err); err != nil {
-						return err
-					}
-					rejected++
-					fmt.Fprintln(errOut, showInputError(files[i], r.err))
-					return nil
-				}
-				cov.AddParsed(r.parsed)
-				return nil
-			})
+			cov, rejected, err := corpusCoverage(contextOf(cmd), cmd.ErrOrStderr(), g, files, maxKFlag, first)
 			if err != nil {
 				return err
 			}
+			report := coverageReport(g, cov, maxKFlag, missing)
 			out := newOut(cmd.OutOrStdout())
-			report := make(byK[*kCoverage], maxKFlag)
-			for k := 1; k <= maxKFlag; k++ {
-				kc := &kCoverage{Total: cov.Total(k).String(), Covered: cov.Covered(k), Coverage: cov.Fraction(k),
-					MissingTotal: cov.MissingCount(k).String()}
-				if missing > 0 {
-					for _, p := range cov.FirstMissing(k, missing) {
-						kc.Missing = append(kc.Missing, pathJSON{p, p.Format(g), features.Pattern(g, p)})
-					}
-				}
-				report[k-1] = kc
-			}
 			if asJSON {
 				return flushed(out, json.NewEncoder(out).Encode(struct {
 					Inputs   int             `json:"inputs"`
@@ -111,24 +76,7 @@ JSON numbers. Missing k-paths are listed in increasing order of node ids.`,
 				}{cov.Inputs(), rejected, report}))
 			}
 			fmt.Fprintf(out, "%s: %d inputs parsed, %d rejected\n", showName(args[1]), cov.Inputs(), rejected)
-			var rows [][]string
-			for k := 1; k <= maxKFlag; k++ {
-				kc := report[k-1]
-				rows = append(rows, []string{strconv.Itoa(k), kc.Total, strconv.Itoa(kc.Covered), fmt.Sprintf("%.4f", kc.Coverage)})
-			}
-			if err := renderTable(out, []string{"k", "k-paths", "covered", "coverage"}, rows); err != nil {
-				return flushed(out, err)
-			}
-			for k := 1; k <= maxKFlag; k++ {
-				kc := report[k-1]
-				if len(kc.Missing) > 0 {
-					fmt.Fprintf(out, "\nmissing %d-paths (%s; the first %d):\n", k, kc.MissingTotal, len(kc.Missing))
-					for _, m := range kc.Missing {
-						fmt.Fprintf(out, "  %s\n      %s\n", m.Pattern, m.Path)
-					}
-				}
-			}
-			return out.Flush()
+			return flushed(out, printCoverage(out, report))
 		},
 	}
 	cmd.Flags().IntVar(&maxKFlag, "max-k", 3, "report k = 1..`K`")
@@ -136,4 +84,74 @@ JSON numbers. Missing k-paths are listed in increasing order of node ids.`,
 	cmd.Flags().BoolVar(&first, "first", false, "use only the first tree of an ambiguous input")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+// corpusCoverage is the k-path coverage, for k = 1..maxK, of the inputs
+// in files that parse (with first, of an ambiguous input's first tree
+// only), and how many did not, each told of on errOut. The files are
+// read and parsed on every processor; their k-paths join the coverage
+// in order, on this goroutine. A file that cannot be read is an error.
+func corpusCoverage(ctx context.Context, errOut io.Writer, g *grammar.Graph, files []string, maxK int, first bool) (*features.Coverage, int, error) {
+	cov := features.NewCoverage(g, maxK)
+	rejected := 0
+	type parseResult struct {
+		parsed *grammar.Parsed
+		err    error
+	}
+	err := parallel.Ordered(ctx, len(files), workerCount(), func(_, i int) parseResult {
+		parsed, err := parseInput(ctx, g, files[i], nil, grammar.ParseOptions{Trees: treeLimit(first)})
+		return parseResult{parsed, err}
+	}, func(i int, r parseResult) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if r.err != nil {
+			if err := readError(files[i], r.err); err != nil {
+				return err
+			}
+			rejected++
+			fmt.Fprintln(errOut, showInputError(files[i], r.err))
+			return nil
+		}
+		cov.AddParsed(r.parsed)
+		return nil
+	})
+	return cov, rejected, err
+}
+
+// coverageReport is cov for every k = 1..maxK, with up to missing of the
+// k-paths it misses.
+func coverageReport(g *grammar.Graph, cov *features.Coverage, maxK, missing int) byK[*kCoverage] {
+	report := make(byK[*kCoverage], maxK)
+	for k := 1; k <= maxK; k++ {
+		kc := &kCoverage{Total: cov.Total(k).String(), Covered: cov.Covered(k), Coverage: cov.Fraction(k),
+			MissingTotal: cov.MissingCount(k).String()}
+		if missing > 0 {
+			for _, p := range cov.FirstMissing(k, missing) {
+				kc.Missing = append(kc.Missing, pathJSON{p, p.Format(g), features.Pattern(g, p)})
+			}
+		}
+		report[k-1] = kc
+	}
+	return report
+}
+
+// printCoverage prints the report as a table, then the k-paths missed.
+func printCoverage(out io.Writer, report byK[*kCoverage]) error {
+	var rows [][]string
+	for i, kc := range report {
+		rows = append(rows, []string{strconv.Itoa(i + 1), kc.Total, strconv.Itoa(kc.Covered), fmt.Sprintf("%.4f", kc.Coverage)})
+	}
+	if err := renderTable(out, []string{"k", "k-paths", "covered", "coverage"}, rows); err != nil {
+		return err
+	}
+	for i, kc := range report {
+		if len(kc.Missing) > 0 {
+			fmt.Fprintf(out, "\nmissing %d-paths (%s; the first %d):\n", i+1, kc.MissingTotal, len(kc.Missing))
+			for _, m := range kc.Missing {
+				fmt.Fprintf(out, "  %s\n      %s\n", m.Pattern, m.Path)
+			}
+		}
+	}
+	return nil
 }

@@ -202,57 +202,71 @@ stderr. Exit status 1 for a grammar with errors, 2 for bad usage.`,
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			switch to {
-			case "arbor", "g4", "json":
-			default:
-				return usageError{fmt.Errorf("--to must be arbor, g4 or json, not %q", to)}
-			}
-			opts := datasets.ImportOptions{Start: start, Lexers: args[1:]}
-			if len(opts.Lexers) > 0 {
-				if src, err := os.ReadFile(args[0]); err == nil && datasets.DetectFormat(args[0], src) != datasets.FormatANTLR {
-					return usageError{fmt.Errorf("a second grammar is only taken as the lexer of an ANTLR parser grammar; %s is not one", args[0])}
-				}
-			}
-			ast, warnings, err := datasets.ImportGrammar(args[0], opts)
-			if err != nil {
-				return err
-			}
-			g, err := grammar.Build(ast)
-			if err != nil {
-				return err
-			}
-			warnings = append(warnings, g.Warnings...)
-			var text []byte
-			switch to {
-			case "arbor":
-				text = []byte(grammar.Format(ast))
-			case "g4":
-				var w []grammar.Warning
-				text, w = antlr.Format(ast)
-				warnings = append(warnings, w...)
-			case "json":
-				var w []grammar.Warning
-				text, w = bnf.FormatJSON(ast)
-				warnings = append(warnings, w...)
-			}
-			for _, w := range warnings {
-				fmt.Fprintln(cmd.ErrOrStderr(), w)
-			}
-			if outFile == "" || outFile == "-" {
-				_, err := cmd.OutOrStdout().Write(text)
-				return err
-			}
-			if err := os.WriteFile(outFile, text, 0o644); err != nil {
-				return fmt.Errorf("write grammar: %w", err)
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runGrammarConvert(cmd, args, to, start, outFile) },
 	}
 	cmd.Flags().StringVar(&to, "to", "arbor", "output notation: `arbor`, g4 or json")
 	cmd.Flags().StringVar(&start, "start", "", "start from `RULE` instead of the notation's default")
 	cmd.Flags().StringVar(&outFile, "out", "", "write to `FILE` instead of standard output")
 	return cmd
+}
+
+// runGrammarConvert converts the grammar args name (a grammar, and the
+// lexer grammars of an ANTLR parser grammar) to notation to, starting
+// from rule start if given, and writes it to outFile or standard output;
+// the warnings go to standard error.
+func runGrammarConvert(cmd *cobra.Command, args []string, to, start, outFile string) error {
+	switch to {
+	case "arbor", "g4", "json":
+	default:
+		return usageError{fmt.Errorf("--to must be arbor, g4 or json, not %q", to)}
+	}
+	opts := datasets.ImportOptions{Start: start, Lexers: args[1:]}
+	if len(opts.Lexers) > 0 {
+		if src, err := os.ReadFile(args[0]); err == nil && datasets.DetectFormat(args[0], src) != datasets.FormatANTLR {
+			return usageError{fmt.Errorf("a second grammar is only taken as the lexer of an ANTLR parser grammar; %s is not one", args[0])}
+		}
+	}
+	text, warnings, err := convertGrammar(args[0], opts, to)
+	if err != nil {
+		return err
+	}
+	for _, w := range warnings {
+		fmt.Fprintln(cmd.ErrOrStderr(), w)
+	}
+	if outFile == "" || outFile == "-" {
+		_, err := cmd.OutOrStdout().Write(text)
+		return err
+	}
+	if err := os.WriteFile(outFile, text, 0o644); err != nil {
+		return fmt.Errorf("write grammar: %w", err)
+	}
+	return nil
+}
+
+// convertGrammar reads the grammar at path, checks that it builds, and
+// writes it in notation to (arbor, g4 or json), with the warnings of
+// reading it, building it and writing it.
+func convertGrammar(path string, opts datasets.ImportOptions, to string) ([]byte, []grammar.Warning, error) {
+	ast, warnings, err := datasets.ImportGrammar(path, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	g, err := grammar.Build(ast)
+	if err != nil {
+		return nil, nil, err
+	}
+	warnings = append(warnings, g.Warnings...)
+	var text []byte
+	var w []grammar.Warning
+	switch to {
+	case "arbor":
+		text = []byte(grammar.Format(ast))
+	case "g4":
+		text, w = antlr.Format(ast)
+	case "json":
+		text, w = bnf.FormatJSON(ast)
+	}
+	return text, append(warnings, w...), nil
 }
 
 func listOrNone(s []string) string {

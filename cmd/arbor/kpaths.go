@@ -73,45 +73,7 @@ With --json, one object per input and line:
 			if err != nil {
 				return err
 			}
-			opts := grammar.ParseOptions{Trees: treeLimit(first), Budget: budget}
-			ctx := contextOf(cmd)
-			workers := workerCount()
-			if countOf(files, "-") > 1 {
-				workers = 1 // the first '-' reads standard input, as before
-			}
-			out, errOut := newOut(cmd.OutOrStdout()), cmd.ErrOrStderr()
-			failed := 0
-			// Each input is parsed and printed on its own processor; the
-			// texts go out in order, through one buffer.
-			err = parallel.Ordered(ctx, len(files), workers, func(_, i int) predicted {
-				var b bytes.Buffer
-				err := printKPaths(ctx, &b, g, files[i], stdin, k, opts, asJSON)
-				return predicted{b.Bytes(), err}
-			}, func(i int, r predicted) error {
-				if err := ctx.Err(); err != nil {
-					// Interrupted: the input was not parsed to its end.
-					return err
-				}
-				if r.err == nil {
-					_, err := out.Write(r.text)
-					return err
-				}
-				failed++
-				// The error goes after the lines printed before it.
-				if err := out.Flush(); err != nil {
-					return err
-				}
-				fmt.Fprintln(errOut, showInputError(files[i], r.err))
-				return nil
-			})
-			if err := flushed(out, err); err != nil {
-				return err
-			}
-			if failed > 0 {
-				fmt.Fprintf(errOut, "%d of %d inputs did not parse\n", failed, len(files))
-				return errReported
-			}
-			return nil
+			return printEachKPaths(cmd, stdin, g, files, k, grammar.ParseOptions{Trees: treeLimit(first), Budget: budget}, asJSON)
 		},
 	}
 	cmd.Flags().IntVar(&k, "k", 2, "path length `K` (number of grammar symbols)")
@@ -119,6 +81,49 @@ With --json, one object per input and line:
 	cmd.Flags().BoolVar(&first, "first", false, "use only the first tree of an ambiguous input")
 	budgetFlag(cmd, &budget)
 	return cmd
+}
+
+// printEachKPaths prints the k-paths of every file, in order; files that
+// do not parse are told of on stderr, after the lines printed before
+// them. Each input is parsed and printed on its own processor; the texts
+// go out in order, through one buffer.
+func printEachKPaths(cmd *cobra.Command, stdin io.Reader, g *grammar.Graph, files []string, k int, opts grammar.ParseOptions, asJSON bool) error {
+	ctx := contextOf(cmd)
+	workers := workerCount()
+	if countOf(files, "-") > 1 {
+		workers = 1 // the first '-' reads standard input, as before
+	}
+	out, errOut := newOut(cmd.OutOrStdout()), cmd.ErrOrStderr()
+	failed := 0
+	err := parallel.Ordered(ctx, len(files), workers, func(_, i int) predicted {
+		var b bytes.Buffer
+		err := printKPaths(ctx, &b, g, files[i], stdin, k, opts, asJSON)
+		return predicted{b.Bytes(), err}
+	}, func(i int, r predicted) error {
+		if err := ctx.Err(); err != nil {
+			// Interrupted: the input was not parsed to its end.
+			return err
+		}
+		if r.err == nil {
+			_, err := out.Write(r.text)
+			return err
+		}
+		failed++
+		// The error goes after the lines printed before it.
+		if err := out.Flush(); err != nil {
+			return err
+		}
+		fmt.Fprintln(errOut, showInputError(files[i], r.err))
+		return nil
+	})
+	if err := flushed(out, err); err != nil {
+		return err
+	}
+	if failed > 0 {
+		fmt.Fprintf(errOut, "%d of %d inputs did not parse\n", failed, len(files))
+		return errReported
+	}
+	return nil
 }
 
 // printKPaths prints the k-paths of one input.

@@ -16,9 +16,14 @@ import (
 	"github.com/arbor-fuzz/arbor/grammar"
 )
 
+// parseFlags are parse's flags.
+type parseFlags struct {
+	asJSON, asDOT, full bool
+	trees, budget       int
+}
+
 func newParseCmd(stdin io.Reader) *cobra.Command {
-	var asJSON, asDOT, full bool
-	var all, budget int
+	var f parseFlags
 	cmd := &cobra.Command{
 		Use:   "parse GRAMMAR FILE...",
 		Short: "Parse inputs and print their derivation trees",
@@ -52,97 +57,111 @@ Ctrl-C or SIGTERM stops parse at once, also while it reads standard input
 or parses, keeping what it printed; the exit status is then 1.`,
 		Example: "  arbor parse expr input.txt\n  echo -n 'x+42' | arbor parse expr - --dot | dot -Tsvg > tree.svg",
 		Args:    minArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if asJSON && asDOT {
-				return usageError{errors.New("--json and --dot exclude each other")}
-			}
-			if all < 1 {
-				return usageError{fmt.Errorf("--trees must be at least 1, not %d", all)}
-			}
-			g, err := datasets.LoadGrammar(args[0])
-			if err != nil {
-				return err
-			}
-			files, err := listInputs(args[1:])
-			if err != nil {
-				return err
-			}
-			opts := grammar.ParseOptions{Trees: all, Budget: budget}
-			// Trees are written as they are walked, through one buffer;
-			// a large input's tree is never built where the deterministic
-			// parser takes it (grammar.Parsed).
-			out := bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10)
-			errOut := cmd.ErrOrStderr()
-			var tw *grammar.TreeWriter
-			switch {
-			case asJSON:
-				tw = grammar.NewJSONWriter(out)
-			case asDOT:
-				tw = grammar.NewDOTWriter(out)
-			default:
-				tw = grammar.NewTextWriter(out, !full)
-			}
-			failed := 0
-			ctx := contextOf(cmd)
-			for _, file := range files {
-				// Ctrl-C stops reading and parsing, keeping the trees
-				// printed.
-				parsed, err := parseInput(ctx, g, file, stdin, opts)
-				if ctxErr := ctx.Err(); ctxErr != nil {
-					return flushed(out, ctxErr)
-				}
-				if err != nil {
-					failed++
-					if asJSON {
-						if err := json.NewEncoder(out).Encode(map[string]string{"file": file, "error": err.Error()}); err != nil {
-							return err
-						}
-					}
-					// Keep the error after what was printed before it.
-					if err := out.Flush(); err != nil {
-						return fmt.Errorf("write output: %w", err)
-					}
-					fmt.Fprintln(errOut, err)
-					continue
-				}
-				if asJSON {
-					out.WriteString(`{"file":`)
-					name, _ := json.Marshal(file) // a string always marshals
-					out.Write(name)
-					out.WriteString(`,"trees":[`)
-				}
-				for i := range parsed.Len() {
-					switch {
-					case asJSON && i > 0:
-						out.WriteByte(',')
-					case !asJSON && !asDOT && (len(files) > 1 || parsed.Len() > 1):
-						fmt.Fprintf(out, "== %s (tree %d of %d)\n", file, i+1, parsed.Len())
-					}
-					parsed.Visit(i, tw)
-				}
-				if asJSON {
-					out.WriteString("]}\n")
+		RunE:    func(cmd *cobra.Command, args []string) error { return runParse(cmd, stdin, args, f) },
+	}
+	cmd.Flags().BoolVar(&f.asJSON, "json", false, "print trees as JSON, one line per input")
+	cmd.Flags().BoolVar(&f.asDOT, "dot", false, "print trees as Graphviz digraphs")
+	cmd.Flags().BoolVar(&f.full, "full", false, "show synthetic nodes (Alt, Cat, Quant) in the text outline")
+	cmd.Flags().IntVar(&f.trees, "trees", 1, "print up to `N` trees of an ambiguous input")
+	budgetFlag(cmd, &f.budget)
+	// --all was this flag's name; in predict --all lists every function.
+	cmd.Flags().IntVar(&f.trees, "all", 1, "")
+	renamedFlag(cmd, "all", "trees", "--all lists every function in predict")
+	return cmd
+}
+
+// runParse parses the inputs args name with the grammar args[0] names
+// and prints their trees; inputs that do not parse are told of on
+// stderr, after the trees printed before them.
+func runParse(cmd *cobra.Command, stdin io.Reader, args []string, f parseFlags) error {
+	if f.asJSON && f.asDOT {
+		return usageError{errors.New("--json and --dot exclude each other")}
+	}
+	if f.trees < 1 {
+		return usageError{fmt.Errorf("--trees must be at least 1, not %d", f.trees)}
+	}
+	g, err := datasets.LoadGrammar(args[0])
+	if err != nil {
+		return err
+	}
+	files, err := listInputs(args[1:])
+	if err != nil {
+		return err
+	}
+	opts := grammar.ParseOptions{Trees: f.trees, Budget: f.budget}
+	// Trees are written as they are walked, through one buffer; a large
+	// input's tree is never built where the deterministic parser takes
+	// it (grammar.Parsed).
+	out := bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10)
+	errOut := cmd.ErrOrStderr()
+	tw := f.treeWriter(out)
+	failed := 0
+	ctx := contextOf(cmd)
+	for _, file := range files {
+		// Ctrl-C stops reading and parsing, keeping the trees printed.
+		parsed, err := parseInput(ctx, g, file, stdin, opts)
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return flushed(out, ctxErr)
+		}
+		if err != nil {
+			failed++
+			if f.asJSON {
+				if err := json.NewEncoder(out).Encode(map[string]string{"file": file, "error": err.Error()}); err != nil {
+					return err
 				}
 			}
+			// Keep the error after what was printed before it.
 			if err := out.Flush(); err != nil {
 				return fmt.Errorf("write output: %w", err)
 			}
-			if failed > 0 {
-				fmt.Fprintf(errOut, "%d of %d inputs did not parse\n", failed, len(files))
-				return errReported
-			}
-			return nil
-		},
+			fmt.Fprintln(errOut, err)
+			continue
+		}
+		f.printTrees(out, tw, file, parsed, len(files) > 1)
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print trees as JSON, one line per input")
-	cmd.Flags().BoolVar(&asDOT, "dot", false, "print trees as Graphviz digraphs")
-	cmd.Flags().BoolVar(&full, "full", false, "show synthetic nodes (Alt, Cat, Quant) in the text outline")
-	cmd.Flags().IntVar(&all, "trees", 1, "print up to `N` trees of an ambiguous input")
-	budgetFlag(cmd, &budget)
-	// --all was this flag's name; in predict --all lists every function.
-	cmd.Flags().IntVar(&all, "all", 1, "")
-	renamedFlag(cmd, "all", "trees", "--all lists every function in predict")
-	return cmd
+	if err := out.Flush(); err != nil {
+		return fmt.Errorf("write output: %w", err)
+	}
+	if failed > 0 {
+		fmt.Fprintf(errOut, "%d of %d inputs did not parse\n", failed, len(files))
+		return errReported
+	}
+	return nil
+}
+
+// treeWriter writes trees to out in the form the flags ask for.
+func (f parseFlags) treeWriter(out *bufio.Writer) *grammar.TreeWriter {
+	switch {
+	case f.asJSON:
+		return grammar.NewJSONWriter(out)
+	case f.asDOT:
+		return grammar.NewDOTWriter(out)
+	}
+	return grammar.NewTextWriter(out, !f.full)
+}
+
+// printTrees writes the trees of one input with tw; as text, each
+// headed by the file's name where there are several (more inputs, or
+// more trees).
+func (f parseFlags) printTrees(out *bufio.Writer, tw *grammar.TreeWriter, file string, parsed *grammar.Parsed, more bool) {
+	if f.asJSON {
+		out.WriteString(`{"file":`)
+		name, _ := json.Marshal(file) // a string always marshals
+		out.Write(name)
+		out.WriteString(`,"trees":[`)
+	}
+	for i := range parsed.Len() {
+		switch {
+		case f.asJSON && i > 0:
+			out.WriteByte(',')
+		case !f.asJSON && !f.asDOT && (more || parsed.Len() > 1):
+			fmt.Fprintf(out, "== %s (tree %d of %d)\n", file, i+1, parsed.Len())
+		}
+		parsed.Visit(i, tw)
+	}
+	if f.asJSON {
+		out.WriteString("]}\n")
+	}
 }
 
 // budgetFlag adds --parse-budget, the general parser's budget of Earley

@@ -102,46 +102,17 @@ func runRecord(cmd *cobra.Command, f recordFlags) error {
 	if err := f.check(); err != nil {
 		return err
 	}
-	if f.inputs == "" {
-		return usageError{errors.New("--inputs is required")}
-	}
-	if f.timeout <= 0 {
-		return usageError{errors.New("--timeout must be positive")}
-	}
-	run, err := f.runOptions()
+	errOut := cmd.ErrOrStderr()
+	opts, err := f.options(errOut)
 	if err != nil {
 		return err
 	}
-	opts := coverage.Options{Timeout: f.timeout, Isolate: f.isolate, Wait: f.wait, RunOptions: run}
-	if f.shard != "" {
-		var err error
-		if opts.Shard, opts.Shards, err = parseShard(f.shard); err != nil {
-			return usageError{err}
-		}
-	}
-	errOut := cmd.ErrOrStderr()
 	ctx := contextOf(cmd)
-	opts.Warn = func(err error) { fmt.Fprintln(errOut, "arbor:", err) }
-	if f.showOutput {
-		opts.Output = &lockedWriter{w: errOut}
-	}
-	if isTerminal(errOut) {
-		last := time.Time{}
-		opts.Progress = func(pass string, done, total int) {
-			if time.Since(last) > 200*time.Millisecond || done == total {
-				last = time.Now()
-				fmt.Fprintf(errOut, "\r%s %d/%d", pass, done, total)
-				if done == total {
-					fmt.Fprintln(errOut)
-				}
-			}
-		}
-	}
 	files, err := corpus.List(f.inputs)
 	if err != nil {
 		return err
 	}
-	target, name, err := f.target(contextOf(cmd))
+	target, name, err := f.target(ctx)
 	if err != nil {
 		return err
 	}
@@ -165,6 +136,45 @@ func runRecord(cmd *cobra.Command, f recordFlags) error {
 		few = func(n int) { warnFewFunctions(errOut, bin.Target, n) }
 	}
 	return f.report(cmd, sum, err, few)
+}
+
+// options are the recording's options the flags give, with its
+// warnings, the program's output if shown, and its progress where errOut
+// is a terminal, all on errOut.
+func (f recordFlags) options(errOut io.Writer) (coverage.Options, error) {
+	if f.inputs == "" {
+		return coverage.Options{}, usageError{errors.New("--inputs is required")}
+	}
+	if f.timeout <= 0 {
+		return coverage.Options{}, usageError{errors.New("--timeout must be positive")}
+	}
+	run, err := f.runOptions()
+	if err != nil {
+		return coverage.Options{}, err
+	}
+	opts := coverage.Options{Timeout: f.timeout, Isolate: f.isolate, Wait: f.wait, RunOptions: run}
+	if f.shard != "" {
+		if opts.Shard, opts.Shards, err = parseShard(f.shard); err != nil {
+			return coverage.Options{}, usageError{err}
+		}
+	}
+	opts.Warn = func(err error) { fmt.Fprintln(errOut, "arbor:", err) }
+	if f.showOutput {
+		opts.Output = &lockedWriter{w: errOut}
+	}
+	if isTerminal(errOut) {
+		last := time.Time{}
+		opts.Progress = func(pass string, done, total int) {
+			if time.Since(last) > 200*time.Millisecond || done == total {
+				last = time.Now()
+				fmt.Fprintf(errOut, "\r%s %d/%d", pass, done, total)
+				if done == total {
+					fmt.Fprintln(errOut)
+				}
+			}
+		}
+	}
+	return opts, nil
 }
 
 // report prints a recording's summary, as text or JSON, and returns the

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
@@ -34,87 +35,21 @@ build fails shows "failed" and its error goes to stderr; the listing
 goes on, and the exit status is then 1.`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			if ctx == nil {
-				ctx = context.Background()
+			list, failed, err := bundledSubjects(contextOf(cmd), cmd.ErrOrStderr(), functions)
+			if err != nil {
+				return err
 			}
 			out := cmd.OutOrStdout()
-			var list subjectList
-			var rows [][]string
-			// The install commands of the subjects that cannot run, each
-			// with the subjects it is for.
-			var install []string
-			installFor := map[string][]string{}
-			failed := 0
-			subjects := datasets.Subjects()
-			for i, st := range datasets.CheckSubjects(ctx, subjects) {
-				s := subjects[i]
-				entry := subjectEntry{Name: s.Name, Library: s.Library, Version: s.Version(), Grammar: s.Grammar, Lang: s.Lang,
-					Description: s.Description, Available: st.OK, Missing: st.Missing, Install: st.Install}
-				here := "yes"
-				if !st.OK {
-					var what []string
-					for _, n := range st.Missing {
-						what = append(what, n.What)
-					}
-					here = "no: " + strings.Join(what, ", ")
-					if st.Install != "" {
-						if installFor[st.Install] == nil {
-							install = append(install, st.Install)
-						}
-						installFor[st.Install] = append(installFor[st.Install], s.Name)
-					}
-				}
-				n := "-"
-				if functions && st.OK {
-					count, err := countFunctions(ctx, s)
-					if err != nil {
-						if ctx.Err() != nil {
-							return ctx.Err()
-						}
-						failed++
-						n = "failed"
-						entry.Error = err.Error()
-						fmt.Fprintf(cmd.ErrOrStderr(), "arbor: subject %s: %v\n", s.Name, err)
-					} else {
-						n = strconv.Itoa(count)
-						entry.Functions = &count
-					}
-				}
-				list.Subjects = append(list.Subjects, entry)
-				rows = append(rows, []string{s.Name, s.Library + " " + s.Version(), s.Grammar, here, n, s.Description})
-			}
-			var grammarRows [][]string
-			for _, info := range datasets.Grammars() {
-				g, err := datasets.Grammar(info.Name)
-				if err != nil {
-					return fmt.Errorf("bundled grammar %s: %w", info.Name, err)
-				}
-				list.Grammars = append(list.Grammars, grammarEntry{info.Name, len(g.Rules), len(g.Nodes), info.Description})
-				grammarRows = append(grammarRows, []string{info.Name, strconv.Itoa(len(g.Rules)), strconv.Itoa(len(g.Nodes)), info.Description})
-			}
 			if asJSON {
-				if err := writeJSON(out, list); err != nil {
-					return err
-				}
+				err = writeJSON(out, list)
 			} else {
-				header := []string{"subject", "library", "grammar", "runs here", "functions", "what the wrapper does"}
-				if err := renderTable(out, header, rows); err != nil {
-					return err
-				}
-				if len(install) > 0 {
-					fmt.Fprintln(out, "To run the subjects that cannot run here, install what they need ('arbor doctor' says more):")
-					for _, c := range install {
-						fmt.Fprintf(out, "  %s: %s\n", strings.Join(installFor[c], ", "), c)
-					}
-				}
-				fmt.Fprintln(out)
-				if err := renderTable(out, []string{"grammar", "rules", "nodes", "description"}, grammarRows); err != nil {
-					return err
-				}
+				err = printSubjects(out, list)
+			}
+			if err != nil {
+				return err
 			}
 			if failed > 0 {
-				fmt.Fprintf(cmd.ErrOrStderr(), "arbor: %d of %d subjects failed to build\n", failed, len(subjects))
+				fmt.Fprintf(cmd.ErrOrStderr(), "arbor: %d of %d subjects failed to build\n", failed, len(list.Subjects))
 				return errReported
 			}
 			return nil
@@ -123,6 +58,91 @@ goes on, and the exit status is then 1.`,
 	cmd.Flags().BoolVar(&functions, "functions", false, "build the harness of each subject that can run here and count the functions instrumented")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the lists as JSON (docs/json.md)")
 	return cmd
+}
+
+// bundledSubjects lists the bundled subjects, whether each can run here
+// (cheap checks: nothing is built or fetched) and the bundled grammars.
+// With functions it builds the harness of each subject that can run and
+// counts the functions it instruments; a build that fails is told of on
+// errOut and counted in failed, and the listing goes on.
+func bundledSubjects(ctx context.Context, errOut io.Writer, functions bool) (list subjectList, failed int, err error) {
+	subjects := datasets.Subjects()
+	for i, st := range datasets.CheckSubjects(ctx, subjects) {
+		s := subjects[i]
+		entry := subjectEntry{Name: s.Name, Library: s.Library, Version: s.Version(), Grammar: s.Grammar, Lang: s.Lang,
+			Description: s.Description, Available: st.OK, Missing: st.Missing, Install: st.Install}
+		if functions && st.OK {
+			count, err := countFunctions(ctx, s)
+			if err != nil {
+				if ctx.Err() != nil {
+					return subjectList{}, 0, ctx.Err()
+				}
+				failed++
+				entry.Error = err.Error()
+				fmt.Fprintf(errOut, "arbor: subject %s: %v\n", s.Name, err)
+			} else {
+				entry.Functions = &count
+			}
+		}
+		list.Subjects = append(list.Subjects, entry)
+	}
+	for _, info := range datasets.Grammars() {
+		g, err := datasets.Grammar(info.Name)
+		if err != nil {
+			return subjectList{}, 0, fmt.Errorf("bundled grammar %s: %w", info.Name, err)
+		}
+		list.Grammars = append(list.Grammars, grammarEntry{info.Name, len(g.Rules), len(g.Nodes), info.Description})
+	}
+	return list, failed, nil
+}
+
+// printSubjects prints the subjects and the grammars as tables, and
+// under the subjects what to install for those that cannot run here,
+// each command with the subjects it is for.
+func printSubjects(out io.Writer, list subjectList) error {
+	var rows [][]string
+	var install []string
+	installFor := map[string][]string{}
+	for _, s := range list.Subjects {
+		here := "yes"
+		if !s.Available {
+			var what []string
+			for _, n := range s.Missing {
+				what = append(what, n.What)
+			}
+			here = "no: " + strings.Join(what, ", ")
+			if s.Install != "" {
+				if installFor[s.Install] == nil {
+					install = append(install, s.Install)
+				}
+				installFor[s.Install] = append(installFor[s.Install], s.Name)
+			}
+		}
+		n := "-"
+		switch {
+		case s.Error != "":
+			n = "failed"
+		case s.Functions != nil:
+			n = strconv.Itoa(*s.Functions)
+		}
+		rows = append(rows, []string{s.Name, s.Library + " " + s.Version, s.Grammar, here, n, s.Description})
+	}
+	header := []string{"subject", "library", "grammar", "runs here", "functions", "what the wrapper does"}
+	if err := renderTable(out, header, rows); err != nil {
+		return err
+	}
+	if len(install) > 0 {
+		fmt.Fprintln(out, "To run the subjects that cannot run here, install what they need ('arbor doctor' says more):")
+		for _, c := range install {
+			fmt.Fprintf(out, "  %s: %s\n", strings.Join(installFor[c], ", "), c)
+		}
+	}
+	fmt.Fprintln(out)
+	var grammarRows [][]string
+	for _, g := range list.Grammars {
+		grammarRows = append(grammarRows, []string{g.Name, strconv.Itoa(g.Rules), strconv.Itoa(g.Nodes), g.Description})
+	}
+	return renderTable(out, []string{"grammar", "rules", "nodes", "description"}, grammarRows)
 }
 
 // subjectList is what subjects lists, as --json prints it.
