@@ -113,7 +113,59 @@ func (cv *converter) warnf(pos grammar.Position, format string, args ...any) {
 	cv.warnings = append(cv.warnings, grammar.Warning{Pos: pos, Msg: fmt.Sprintf(format, args...)})
 }
 
+// convert converts the files from the start rule (Config.Convert).
 func (cv *converter) convert(start string, files []*File) *grammar.Grammar {
+	parserFile := cv.collect(files)
+	if parserFile == nil {
+		cv.errs.add(grammar.Position{}, "no grammar to convert")
+		return nil
+	}
+	cv.filename = parserFile.Filename
+	cv.classifyLexer()
+	if cv.errs.bail {
+		return nil
+	}
+	startRule := cv.startRule(start, parserFile)
+	if startRule == nil {
+		return nil
+	}
+	for _, r := range cv.parserOrder {
+		cv.labels[r.Name] = true
+	}
+	for _, r := range cv.lexerOrder {
+		cv.labels[r.Name] = true
+	}
+
+	cv.gaps = len(cv.hidden) > 0 && !startRule.IsLexer()
+	var gapRules []*grammar.Rule
+	if cv.gaps {
+		gapRules = cv.gapRules()
+	}
+	cv.convertReachable(startRule)
+	cv.out = cv.sourceOrder(startRule)
+	if cv.gaps {
+		cv.leadingGap(startRule)
+		refineGaps(cv.out, cv.gapExt, cv.gapTok, cv.glue)
+	}
+	used := map[string]bool{}
+	for _, r := range cv.out {
+		forEachRef(r.Body, func(n string) { used[n] = true })
+	}
+	for _, r := range gapRules {
+		if used[r.Name] {
+			cv.out = append(cv.out, r)
+		}
+	}
+	for _, r := range cv.out {
+		r.Body = mapRegex(r.Body, printable)
+	}
+	return &grammar.Grammar{Filename: cv.filename, Rules: cv.out}
+}
+
+// collect gathers the files' rules and token declarations, checking
+// that the files make one grammar, and returns the file that holds the
+// parser rules (else the first file), or nil if there is none.
+func (cv *converter) collect(files []*File) *File {
 	cv.declared = map[string]grammar.Position{}
 	var parserFile *File
 	for _, f := range files {
@@ -160,58 +212,39 @@ func (cv *converter) convert(start string, files []*File) *grammar.Grammar {
 			}
 		}
 	}
-	if parserFile == nil {
-		cv.errs.add(grammar.Position{}, "no grammar to convert")
-		return nil
-	}
-	cv.filename = parserFile.Filename
-	cv.classifyLexer()
-	if cv.errs.bail {
-		return nil
-	}
+	return parserFile
+}
 
-	// The start rule.
-	var startRule *Rule
+// startRule is the rule named start, or without a name the first parser
+// rule, or for a lexer grammar alone its first token rule; nil, with an
+// error, if there is none.
+func (cv *converter) startRule(start string, parserFile *File) *Rule {
 	switch {
 	case start != "":
-		startRule = cv.parserRules[start]
-		if startRule == nil {
-			startRule = cv.lexerRules[start]
+		r := cv.parserRules[start]
+		if r == nil {
+			r = cv.lexerRules[start]
 		}
-		if startRule == nil {
+		if r == nil {
 			cv.errorf(parserFile.Pos, "no rule named %s to start from", start)
-			return nil
 		}
+		return r
 	case len(cv.parserOrder) > 0:
-		startRule = cv.parserOrder[0]
-	default:
-		for _, r := range cv.lexerOrder {
-			if !r.Fragment && !cv.isHidden(r.Name) {
-				startRule = r
-				break
-			}
-		}
-		if startRule == nil {
-			cv.errorf(parserFile.Pos, "the grammar has no rule to start from")
-			return nil
-		}
-	}
-	for _, r := range cv.parserOrder {
-		cv.labels[r.Name] = true
+		return cv.parserOrder[0]
 	}
 	for _, r := range cv.lexerOrder {
-		cv.labels[r.Name] = true
+		if !r.Fragment && !cv.isHidden(r.Name) {
+			return r
+		}
 	}
+	cv.errorf(parserFile.Pos, "the grammar has no rule to start from")
+	return nil
+}
 
-	cv.gaps = len(cv.hidden) > 0 && !startRule.IsLexer()
-	var gapRules []*grammar.Rule
-	if cv.gaps {
-		gapRules = cv.gapRules()
-	}
-
-	// Convert the rules reachable from the start rule, breadth first in
-	// the order they are met, which keeps the grammar's own order for
-	// most grammars.
+// convertReachable converts the rules reachable from the start rule,
+// breadth first in the order they are met, which keeps the grammar's
+// own order for most grammars.
+func (cv *converter) convertReachable(startRule *Rule) {
 	done := map[string]bool{}
 	queue := []*Rule{startRule}
 	done[startRule.Name] = true
@@ -260,24 +293,6 @@ func (cv *converter) convert(start string, files []*File) *grammar.Grammar {
 		cv.out = append(cv.out, &grammar.Rule{Name: r.Name, Pos: r.Pos, Body: body})
 		forEachRef(body, enqueue)
 	}
-	cv.out = cv.sourceOrder(startRule)
-	if cv.gaps {
-		cv.leadingGap(startRule)
-		refineGaps(cv.out, cv.gapExt, cv.gapTok, cv.glue)
-	}
-	used := map[string]bool{}
-	for _, r := range cv.out {
-		forEachRef(r.Body, func(n string) { used[n] = true })
-	}
-	for _, r := range gapRules {
-		if used[r.Name] {
-			cv.out = append(cv.out, r)
-		}
-	}
-	for _, r := range cv.out {
-		r.Body = mapRegex(r.Body, printable)
-	}
-	return &grammar.Grammar{Filename: cv.filename, Rules: cv.out}
 }
 
 // leadingGap lets hidden material start the input: the start rule

@@ -182,31 +182,54 @@ func exprRegex(e grammar.Expr, resolve func(string) grammar.Expr, visiting map[s
 // inside the loop even where loop lacks them (an approximation that only
 // matters for sets such as ~'"' *? '"', where it changes nothing).
 func untilFirst(loop runeSet, words []string) (string, bool) {
-	type state struct {
-		next map[rune]int
-		fail int
-		out  bool
+	a, ok := newWordAutomaton(words)
+	if !ok {
+		return "", false
 	}
-	states := []*state{{next: map[rune]int{}}}
-	var alphabet runeSet
+	return eliminate(a.edges(loop), len(a.states))
+}
+
+// wordAutomaton is the Aho-Corasick automaton of a set of words.
+type wordAutomaton struct {
+	states   []*wordState // 0 is the start
+	alphabet runeSet      // the words' characters
+}
+
+type wordState struct {
+	next map[rune]int
+	fail int
+	out  bool // a word ends here
+}
+
+// newWordAutomaton builds the automaton of words: their trie, then its
+// failure links. It returns false if the automaton would have more than
+// 64 states.
+func newWordAutomaton(words []string) (*wordAutomaton, bool) {
+	a := &wordAutomaton{states: []*wordState{{next: map[rune]int{}}}}
 	for _, w := range words {
 		s := 0
 		for _, c := range w {
-			alphabet = alphabet.union(runeSet{c, c})
-			t, ok := states[s].next[c]
+			a.alphabet = a.alphabet.union(runeSet{c, c})
+			t, ok := a.states[s].next[c]
 			if !ok {
-				t = len(states)
-				states = append(states, &state{next: map[rune]int{}})
-				states[s].next[c] = t
+				t = len(a.states)
+				a.states = append(a.states, &wordState{next: map[rune]int{}})
+				a.states[s].next[c] = t
 			}
 			s = t
 		}
-		states[s].out = true
-		if len(states) > 64 {
-			return "", false
+		a.states[s].out = true
+		if len(a.states) > 64 {
+			return nil, false
 		}
 	}
-	// Failure links, breadth first.
+	a.link()
+	return a, true
+}
+
+// link sets the failure links, breadth first.
+func (a *wordAutomaton) link() {
+	states := a.states
 	queue := []int{}
 	for _, t := range states[0].next {
 		queue = append(queue, t)
@@ -234,41 +257,57 @@ func untilFirst(loop runeSet, words []string) (string, bool) {
 			queue = append(queue, t)
 		}
 	}
-	delta := func(s int, c rune) int {
-		for {
-			if t, ok := states[s].next[c]; ok {
-				return t
-			}
-			if s == 0 {
-				return 0
-			}
-			s = states[s].fail
+}
+
+// delta is the state after reading c in state s.
+func (a *wordAutomaton) delta(s int, c rune) int {
+	for {
+		if t, ok := a.states[s].next[c]; ok {
+			return t
 		}
+		if s == 0 {
+			return 0
+		}
+		s = a.states[s].fail
 	}
+}
+
+// reEdges are the edges of an automaton being turned into a regular
+// expression: edge[i][j] is the expression that leads from state i to
+// j, or nil.
+type reEdges [][]*re
+
+// add adds r to the edge from i to j, as an alternative.
+func (edge reEdges) add(i, j int, r re) {
+	if edge[i][j] == nil {
+		edge[i][j] = &r
+		return
+	}
+	x := alt(*edge[i][j], r)
+	edge[i][j] = &x
+}
+
+// edges are the automaton's transitions on the characters of loop and
+// of the words, with those out of a state where a word has ended cut
+// and replaced by an empty edge to one more state, the final one.
+func (a *wordAutomaton) edges(loop runeSet) reEdges {
+	states, alphabet := a.states, a.alphabet
 	other := loop.minus(alphabet)
 	n := len(states)
 	final := n // the one accepting state of the elimination
-	edge := make([][]*re, n+1)
+	edge := make(reEdges, n+1)
 	for i := range edge {
 		edge[i] = make([]*re, n+1)
 	}
-	add := func(i, j int, r re) {
-		if edge[i][j] == nil {
-			edge[i][j] = &r
-			return
-		}
-		x := alt(*edge[i][j], r)
-		edge[i][j] = &x
-	}
 	for s := 0; s < n; s++ {
 		if states[s].out {
-			add(s, final, epsilon)
+			edge.add(s, final, epsilon)
 			continue
 		}
 		sets := map[int]runeSet{}
 		for i := 0; i+1 < len(alphabet); i += 2 {
 			for c := alphabet[i]; c <= alphabet[i+1]; c++ {
-				t := delta(s, c)
+				t := a.delta(s, c)
 				sets[t] = sets[t].union(runeSet{c, c})
 			}
 		}
@@ -276,10 +315,18 @@ func untilFirst(loop runeSet, words []string) (string, bool) {
 			sets[0] = sets[0].union(other)
 		}
 		for _, t := range sortedKeys(sets) {
-			add(s, t, atom(sets[t].regex()))
+			edge.add(s, t, atom(sets[t].regex()))
 		}
 	}
-	// Eliminate every state but the start and the final one, deepest first.
+	return edge
+}
+
+// eliminate turns the edges among n states and the final one (n) into
+// the regular expression of the paths from state 0 to the final state,
+// eliminating every state but those two, deepest first. It returns
+// false if the expression grows too long.
+func eliminate(edge reEdges, n int) (string, bool) {
+	final := n
 	for k := n - 1; k >= 1; k-- {
 		var loopK re
 		if edge[k][k] != nil {
@@ -293,7 +340,7 @@ func untilFirst(loop runeSet, words []string) (string, bool) {
 				if j == k || edge[k][j] == nil {
 					continue
 				}
-				add(i, j, cat(cat(*edge[i][k], loopK), *edge[k][j]))
+				edge.add(i, j, cat(cat(*edge[i][k], loopK), *edge[k][j]))
 				if len(edge[i][j].s) > maxRegex {
 					return "", false
 				}
