@@ -30,6 +30,15 @@ type E1Config struct {
 	Progress func(string)
 }
 
+// setDefaults fills in the zero fields that have defaults.
+func (cfg *E1Config) setDefaults() {
+	if len(cfg.Ks) == 0 {
+		cfg.Ks = []int{1, 2, 3}
+	}
+	setDefault(&cfg.Reps, 50)
+	setDefault(&cfg.MaxDepth, 30)
+}
+
 // E1Cell is one k's comparison.
 type E1Cell struct {
 	K                int       `json:"k"`
@@ -70,15 +79,7 @@ type E1Result struct {
 // repetitions and compared with a Mann–Whitney U test; the panics each
 // technique found are counted per repetition.
 func E1(ctx context.Context, cfg E1Config) (*E1Result, error) {
-	if len(cfg.Ks) == 0 {
-		cfg.Ks = []int{1, 2, 3}
-	}
-	if cfg.Reps == 0 {
-		cfg.Reps = 50
-	}
-	if cfg.MaxDepth == 0 {
-		cfg.MaxDepth = 30
-	}
+	cfg.setDefaults()
 	step := progressf(cfg.Progress)
 	r, err := newRunner(ctx, cfg.Target, cfg.CacheDir)
 	if err != nil {
@@ -86,8 +87,39 @@ func E1(ctx context.Context, cfg E1Config) (*E1Result, error) {
 	}
 	defer r.close()
 	res := &E1Result{Subject: cfg.Subject, TotalFunctions: r.total.Functions, TotalBlocks: r.total.Blocks}
-	type pair struct{ kpath, random []string }
-	sets := map[int][]pair{}
+	sets, all, err := e1Sets(ctx, cfg, step)
+	if err != nil {
+		return nil, err
+	}
+	step("E1 %s: warming up", cfg.Subject)
+	if err := r.warmUp(ctx, all...); err != nil {
+		return nil, err
+	}
+	for _, k := range cfg.Ks {
+		step("E1 %s: running the sets for k = %d", cfg.Subject, k)
+		cell, panics, err := e1Cell(ctx, r, k, sets[k])
+		if err != nil {
+			return nil, err
+		}
+		res.Cells = append(res.Cells, cell)
+		res.Panics = append(res.Panics, panics...)
+	}
+	sort.Slice(res.Panics, func(i, j int) bool {
+		a, b := res.Panics[i], res.Panics[j]
+		return a.K < b.K || a.K == b.K && a.Stack < b.Stack
+	})
+	return res, nil
+}
+
+// e1Pair is a repetition's k-path covering set and its random set of the
+// same size.
+type e1Pair struct{ kpath, random []string }
+
+// e1Sets makes every k's pairs of sets (a k-path covering set seeded per
+// repetition and k, and as many random inputs), and lists all the sets
+// for the warm-up.
+func e1Sets(ctx context.Context, cfg E1Config, step func(string, ...any)) (map[int][]e1Pair, [][]string, error) {
+	sets := map[int][]e1Pair{}
 	var all [][]string
 	for _, k := range cfg.Ks {
 		step("E1 %s: generating %d k-path and random sets for k = %d", cfg.Subject, cfg.Reps, k)
@@ -95,9 +127,9 @@ func E1(ctx context.Context, cfg E1Config) (*E1Result, error) {
 			seed := cfg.Seed + uint64(rep)*1000 + uint64(k)
 			cov, err := synth.Cover(ctx, cfg.Grammar, synth.CoverOptions{K: k, Seed: seed})
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
-			var p pair
+			var p e1Pair
 			for _, in := range cov.Inputs {
 				p.kpath = append(p.kpath, in.Text)
 			}
@@ -110,56 +142,52 @@ func E1(ctx context.Context, cfg E1Config) (*E1Result, error) {
 			all = append(all, p.kpath, p.random)
 		}
 	}
-	step("E1 %s: warming up", cfg.Subject)
-	if err := r.warmUp(ctx, all...); err != nil {
-		return nil, err
-	}
-	for _, k := range cfg.Ks {
-		step("E1 %s: running the sets for k = %d", cfg.Subject, k)
-		cell := E1Cell{K: k}
-		var fk, fr []float64
-		found := map[string][2]int{}
-		for _, p := range sets[k] {
-			a, err := r.run(ctx, p.kpath)
-			if err != nil {
-				return nil, err
-			}
-			b, err := r.run(ctx, p.random)
-			if err != nil {
-				return nil, err
-			}
-			cell.SetSize += float64(len(p.kpath))
-			cell.BlockSeriesKPath = append(cell.BlockSeriesKPath, float64(a.Blocks)/float64(max(1, r.total.Blocks)))
-			cell.BlockSeriesRand = append(cell.BlockSeriesRand, float64(b.Blocks)/float64(max(1, r.total.Blocks)))
-			fk = append(fk, float64(a.Functions)/float64(max(1, r.total.Functions)))
-			fr = append(fr, float64(b.Functions)/float64(max(1, r.total.Functions)))
-			for s := range a.Panics {
-				c := found[s]
-				c[0]++
-				found[s] = c
-			}
-			for s := range b.Panics {
-				c := found[s]
-				c[1]++
-				found[s] = c
-			}
+	return sets, all, nil
+}
+
+// e1Cell runs k's pairs of sets and compares their coverage; it returns
+// the panics found, with the share of repetitions each technique found
+// each in.
+func e1Cell(ctx context.Context, r *runner, k int, pairs []e1Pair) (E1Cell, []E1Panic, error) {
+	cell := E1Cell{K: k}
+	var fk, fr []float64
+	found := map[string][2]int{}
+	for _, p := range pairs {
+		a, err := r.run(ctx, p.kpath)
+		if err != nil {
+			return E1Cell{}, nil, err
 		}
-		n := float64(len(sets[k]))
-		cell.SetSize /= n
-		cell.FunctionsKPath, cell.FunctionsRandom = Mean(fk), Mean(fr)
-		cell.BlocksKPath, cell.BlocksRandom = Mean(cell.BlockSeriesKPath), Mean(cell.BlockSeriesRand)
-		cell.BlocksU, cell.BlocksP = MannWhitney(cell.BlockSeriesKPath, cell.BlockSeriesRand)
-		cell.FunctionsU, cell.FunctionsP = MannWhitney(fk, fr)
-		res.Cells = append(res.Cells, cell)
-		for s, c := range found {
-			res.Panics = append(res.Panics, E1Panic{Stack: s, K: k, RateKPath: float64(c[0]) / n, RateRandom: float64(c[1]) / n})
+		b, err := r.run(ctx, p.random)
+		if err != nil {
+			return E1Cell{}, nil, err
+		}
+		cell.SetSize += float64(len(p.kpath))
+		cell.BlockSeriesKPath = append(cell.BlockSeriesKPath, float64(a.Blocks)/float64(max(1, r.total.Blocks)))
+		cell.BlockSeriesRand = append(cell.BlockSeriesRand, float64(b.Blocks)/float64(max(1, r.total.Blocks)))
+		fk = append(fk, float64(a.Functions)/float64(max(1, r.total.Functions)))
+		fr = append(fr, float64(b.Functions)/float64(max(1, r.total.Functions)))
+		for s := range a.Panics {
+			c := found[s]
+			c[0]++
+			found[s] = c
+		}
+		for s := range b.Panics {
+			c := found[s]
+			c[1]++
+			found[s] = c
 		}
 	}
-	sort.Slice(res.Panics, func(i, j int) bool {
-		a, b := res.Panics[i], res.Panics[j]
-		return a.K < b.K || a.K == b.K && a.Stack < b.Stack
-	})
-	return res, nil
+	n := float64(len(pairs))
+	cell.SetSize /= n
+	cell.FunctionsKPath, cell.FunctionsRandom = Mean(fk), Mean(fr)
+	cell.BlocksKPath, cell.BlocksRandom = Mean(cell.BlockSeriesKPath), Mean(cell.BlockSeriesRand)
+	cell.BlocksU, cell.BlocksP = MannWhitney(cell.BlockSeriesKPath, cell.BlockSeriesRand)
+	cell.FunctionsU, cell.FunctionsP = MannWhitney(fk, fr)
+	var panics []E1Panic
+	for s, c := range found {
+		panics = append(panics, E1Panic{Stack: s, K: k, RateKPath: float64(c[0]) / n, RateRandom: float64(c[1]) / n})
+	}
+	return cell, panics, nil
 }
 
 // WriteE1 writes E1's JSON, CSV and SVG (block coverage per repetition)

@@ -27,6 +27,15 @@ type E10Config struct {
 	Progress func(string)
 }
 
+// setDefaults fills in the fields that have defaults.
+func (cfg *E10Config) setDefaults() {
+	setPositive(&cfg.Trials, 2000)
+	setPositive(&cfg.Seeds, 20)
+	setPositive(&cfg.Execs, 20000)
+	setPositive(&cfg.Reps, 10)
+	fuzzDefaults(&cfg.Timeout, &cfg.MaxDepth)
+}
+
 // E10Run is one filter's seeds against the seedless campaign, in one
 // repetition.
 type E10Run struct {
@@ -76,19 +85,7 @@ type E10Result struct {
 // its executions. The seeds' own cost is Trials executions of the
 // generator plus Seeds.
 func E10(ctx context.Context, cfg E10Config) (*E10Result, error) {
-	if cfg.Trials <= 0 {
-		cfg.Trials = 2000
-	}
-	if cfg.Seeds <= 0 {
-		cfg.Seeds = 20
-	}
-	if cfg.Execs <= 0 {
-		cfg.Execs = 20000
-	}
-	if cfg.Reps <= 0 {
-		cfg.Reps = 10
-	}
-	fuzzDefaults(&cfg.Timeout, &cfg.MaxDepth)
+	cfg.setDefaults()
 	subjects, err := eachSubject(ctx, cfg.Subjects, func(s subject.Setup) (E10Subject, error) { return e10Subject(ctx, cfg, s) },
 		func(name string, err error) E10Subject { return E10Subject{Subject: name, Error: err.Error()} })
 	return &E10Result{Trials: cfg.Trials, Seeds: cfg.Seeds, Execs: cfg.Execs, Reps: cfg.Reps, Subjects: subjects}, err
@@ -151,11 +148,17 @@ func e10Subject(ctx context.Context, cfg E10Config, s subject.Setup) (E10Subject
 		}
 		es.Runs = append(es.Runs, runs...)
 	}
+	es.Rows = e10Rows(es.Runs)
+	return es, nil
+}
+
+func e10Rows(runs []E10Run) []E10Row {
+	var rows []E10Row
 	for _, filter := range fuzz.Filters() {
 		var covered, reached []float64
 		caught := 0
 		n := 0
-		for _, r := range es.Runs {
+		for _, r := range runs {
 			if r.Filter != filter {
 				continue
 			}
@@ -170,9 +173,9 @@ func e10Subject(ctx context.Context, cfg E10Config, s subject.Setup) (E10Subject
 		if len(reached) > 0 {
 			row.ExecsToMeet = Median(reached)
 		}
-		es.Rows = append(es.Rows, row)
+		rows = append(rows, row)
 	}
-	return es, nil
+	return rows
 }
 
 // WriteE10 writes e10.json and e10.csv (every run).

@@ -31,6 +31,13 @@ type E2Config struct {
 	Progress func(string)
 }
 
+// setDefaults fills in the zero fields that have defaults.
+func (cfg *E2Config) setDefaults() {
+	setDefault(&cfg.MaxK, 5)
+	setDefault(&cfg.Sets, 40)
+	setDefault(&cfg.MaxSize, 80)
+}
+
 // E2Point is one forestation set.
 type E2Point struct {
 	Inputs int       `json:"inputs"`
@@ -54,15 +61,7 @@ type E2Result struct {
 // set and each k, k-path coverage is measured by features and block
 // coverage by running the subject; Spearman's ρ per k.
 func E2(ctx context.Context, cfg E2Config) (*E2Result, error) {
-	if cfg.MaxK == 0 {
-		cfg.MaxK = 5
-	}
-	if cfg.Sets == 0 {
-		cfg.Sets = 40
-	}
-	if cfg.MaxSize == 0 {
-		cfg.MaxSize = 80
-	}
+	cfg.setDefaults()
 	progressf(cfg.Progress)("E2 %s: %d forestation sets", cfg.Subject, cfg.Sets)
 	r, err := newRunner(ctx, cfg.Target, cfg.CacheDir)
 	if err != nil {

@@ -191,21 +191,11 @@ func recordCorpora(ctx context.Context, cfg E3Config, train int, step func(strin
 
 // setDefaults fills in the zero fields that have defaults.
 func (cfg *E3Config) setDefaults() {
-	if cfg.Train == 0 {
-		cfg.Train = 1000
-	}
-	if cfg.Test == 0 {
-		cfg.Test = 1000
-	}
-	if cfg.K == 0 {
-		cfg.K = 4
-	}
-	if cfg.Features == 0 {
-		cfg.Features = learn.DefaultFeatures
-	}
-	if cfg.MaxDepth == 0 {
-		cfg.MaxDepth = 30
-	}
+	setDefault(&cfg.Train, 1000)
+	setDefault(&cfg.Test, 1000)
+	setDefault(&cfg.K, 4)
+	setDefault(&cfg.Features, learn.DefaultFeatures)
+	setDefault(&cfg.MaxDepth, 30)
 }
 
 // testSet is a parsed test corpus, without the inputs the model was

@@ -163,26 +163,10 @@ type TargetResult struct {
 // function, with Wilcoxon signed-rank tests (paired by function) and
 // Cohen's d.
 func Targeted(ctx context.Context, cfg TargetConfig) (*TargetResult, error) {
-	e := cfg.E3Config
-	if e.MaxDepth == 0 {
-		e.MaxDepth = 30
-	}
-	if cfg.Inputs == 0 {
-		cfg.Inputs = 10
-	}
-	if cfg.Budget == 0 {
-		cfg.Budget = 100
-	}
-	if cfg.BaseInputs == 0 {
-		cfg.BaseInputs = 1000
-	}
-	if cfg.MaxGini == 0 {
-		cfg.MaxGini = learn.EveryLeaf
-	}
-	step := progressf(e.Progress)
+	cfg.setDefaults()
 	m := cfg.Model
 	if m == nil {
-		r, err := E3(ctx, e)
+		r, err := E3(ctx, cfg.E3Config)
 		if err != nil {
 			return nil, err
 		}
@@ -190,137 +174,222 @@ func Targeted(ctx context.Context, cfg TargetConfig) (*TargetResult, error) {
 			return nil, err
 		}
 	}
-	dir := filepath.Join(e.WorkDir, "targeted")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	t := &targetRun{cfg: cfg, e: cfg.E3Config, model: m, step: progressf(cfg.Progress)}
+	if err := t.start(ctx); err != nil {
 		return nil, err
 	}
-	mode := "loop"
+	if err := t.targetEach(ctx); err != nil {
+		return nil, err
+	}
+	cov, err := t.recordAgain(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t.compare(cov)
+	return t.res, nil
+}
+
+// setDefaults fills in the zero fields that have defaults, E3's too.
+func (cfg *TargetConfig) setDefaults() {
+	cfg.E3Config.setDefaults()
+	setDefault(&cfg.Inputs, 10)
+	setDefault(&cfg.Budget, 100)
+	setDefault(&cfg.BaseInputs, 1000)
+	setDefault(&cfg.MaxGini, learn.EveryLeaf)
+}
+
+// targetRun is one run of Targeted: the inputs it made, targeted and
+// random, and the result it fills in step by step.
+type targetRun struct {
+	cfg   TargetConfig
+	e     E3Config // cfg.E3Config: the subject, grammar and work folder
+	model *learn.Model
+	step  func(format string, args ...any)
+	dir   string // the targeted and random inputs, written to record them again
+	bin   *coverage.Binary
+	// base is the separate random sample, its records in order and each
+	// function's base rate on it.
+	base      *coverage.File
+	baseOrder []*coverage.Record
+	rates     map[string]float64
+	inputs    []targetInput
+	res       *TargetResult
+}
+
+// targetInput is an input Targeted made for function fn of the model:
+// "targeted" or "random".
+type targetInput struct {
+	text string
+	sha  string // hex sha256 of text, the key of its coverage record
+	fn   int
+	kind string
+}
+
+func newTargetInput(text string, fn int, kind string) targetInput {
+	sum := sha256.Sum256([]byte(text))
+	return targetInput{text, hex.EncodeToString(sum[:]), fn, kind}
+}
+
+// mode is how targeting runs: "loop", "offline" or "nolearn".
+func (cfg *TargetConfig) mode() string {
 	switch {
 	case cfg.Offline:
-		mode = "offline"
+		return "offline"
 	case cfg.NoLearn:
-		mode = "nolearn"
+		return "nolearn"
 	}
-	res := &TargetResult{Subject: e.Subject, Mode: mode, Functions: len(m.Functions), Requested: cfg.Inputs, Budget: cfg.Budget,
+	return "loop"
+}
+
+// start makes the work folder, builds the subject's harness and
+// measures each function's base rate on BaseInputs random inputs (seed
+// Seed+2).
+func (t *targetRun) start(ctx context.Context) error {
+	cfg, e := t.cfg, t.e
+	t.dir = filepath.Join(e.WorkDir, "targeted")
+	if err := os.MkdirAll(t.dir, 0o755); err != nil {
+		return err
+	}
+	t.res = &TargetResult{Subject: e.Subject, Mode: cfg.mode(), Functions: len(t.model.Functions), Requested: cfg.Inputs, Budget: cfg.Budget,
 		BaseInputs: cfg.BaseInputs, WorseThanRandom: []string{}}
-	bin, err := coverage.Build(ctx, e.Target, e.CacheDir)
-	if err != nil {
-		return nil, err
+	var err error
+	if t.bin, err = coverage.Build(ctx, e.Target, e.CacheDir); err != nil {
+		return err
 	}
-	step("measuring base rates on %d separate random inputs", cfg.BaseInputs)
+	t.step("measuring base rates on %d separate random inputs", cfg.BaseInputs)
 	baseFiles, _, err := generate(ctx, e, "base", cfg.BaseInputs, e.Seed+2)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	base, err := recordFresh(ctx, bin, baseFiles, filepath.Join(e.WorkDir, "base.cov.jsonl"), e.Subject)
-	if err != nil {
-		return nil, err
+	if t.base, err = recordFresh(ctx, t.bin, baseFiles, filepath.Join(e.WorkDir, "base.cov.jsonl"), e.Subject); err != nil {
+		return err
 	}
-	rates := BaseRates(base)
-	baseOrder := inputOrder(base)
+	t.rates = BaseRates(t.base)
+	t.baseOrder = inputOrder(t.base)
+	return nil
+}
 
-	type input struct {
-		text string
-		sha  string // hex sha256 of text, the key of its coverage record
-		fn   int
-		kind string // "targeted" or "random"
-	}
-	newInput := func(text string, fn int, kind string) input {
-		sum := sha256.Sum256([]byte(text))
-		return input{text, hex.EncodeToString(sum[:]), fn, kind}
-	}
-	var inputs []input
-	var times []float64
+// targetEach targets every function of the model in turn, offline or
+// with the loop (on one recording session), and makes as many random
+// inputs for it, for E5.
+func (t *targetRun) targetEach(ctx context.Context) error {
+	cfg, e, m := t.cfg, t.e, t.model
 	p, err := learn.NewPredictor(m, e.Grammar)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	var session *coverage.Session
 	if !cfg.Offline {
-		if session, err = coverage.Start(bin, coverage.RunOptions{}); err != nil {
-			return nil, err
+		if session, err = coverage.Start(t.bin, coverage.RunOptions{}); err != nil {
+			return err
 		}
 		defer session.Close()
 	}
-	step("targeting each of %d functions: %d inputs, at most %d executions (%s)", len(m.Functions), cfg.Inputs, cfg.Budget, mode)
+	t.step("targeting each of %d functions: %d inputs, at most %d executions (%s)", len(m.Functions), cfg.Inputs, cfg.Budget, t.res.Mode)
 	start := time.Now()
+	var times []float64 // offline: solving times, in milliseconds
 	for i := range m.Functions {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return err
 		}
 		fn := &m.Functions[i]
 		tf := TargetFunction{Function: fn.Name, Constraints: len(m.Constraints(fn, cfg.MaxGini)), Requested: cfg.Inputs, Random: cfg.Inputs,
-			BaseRate: rates[fn.Name]}
+			BaseRate: t.rates[fn.Name]}
 		if cfg.Offline {
-			tr := targeting.Offline(ctx, e.Grammar, m, fn, cfg.Inputs, cfg.MaxGini, cfg.Solve)
-			for _, d := range tr.SolveTimes {
-				times = append(times, float64(d.Microseconds())/1000)
-			}
-			tf.Unsolved = len(tr.Unsolved)
-			tf.Targeted = len(tr.Inputs)
-			tf.Executions = len(tr.Inputs)
-			for _, in := range tr.Inputs {
-				inputs = append(inputs, newInput(in.Text, i, "targeted"))
-			}
-		} else {
-			// A fresh loop per function, so that each function's executions
-			// are its own.
-			loop, err := targeting.NewLoop(p, &coverage.SessionRunner{Session: session})
-			if err != nil {
-				return nil, err
-			}
-			solve := cfg.Solve
-			solve.Seed += uint64(i) * 104729
-			pr, err := loop.Pursue(ctx, fn.Name, targeting.PursueOptions{Want: cfg.Inputs, Budget: cfg.Budget, Time: cfg.Time, MaxGini: cfg.MaxGini,
-				Solve: solve, Seed: e.Seed + uint64(i), NoLearn: cfg.NoLearn})
-			if err != nil {
-				return nil, err
-			}
-			tf.Targeted, tf.Executions, tf.FirstHit, tf.Rounds, tf.Stopped = len(pr.Inputs), pr.Executions, pr.FirstHit, pr.Rounds, pr.Stopped
-			for _, in := range pr.Inputs {
-				inputs = append(inputs, newInput(in.Text, i, "targeted"))
-			}
+			times = append(times, t.offline(ctx, i, &tf)...)
+		} else if err := t.pursue(ctx, p, session, i, &tf); err != nil {
+			return err
 		}
-		tf.RandomHitsAtExecutions = hitsAmong(base, baseOrder, fn.Name, i*97, tf.Executions)
+		tf.RandomHitsAtExecutions = hitsAmong(t.base, t.baseOrder, fn.Name, i*97, tf.Executions)
 		// As many grammar-random inputs as requested, from a generator
 		// seeded per function, for E5.
 		gen := synth.NewGenerator(e.Grammar, synth.NewRandom(e.Seed+1000+uint64(i)), synth.RandomPolicy)
 		gen.MaxDepth, gen.MaxRepeat = e.MaxDepth, e.MaxRepeat
 		for k := 0; k < tf.Random; k++ {
-			inputs = append(inputs, newInput(gen.Generate().String(), i, "random"))
+			t.inputs = append(t.inputs, newTargetInput(gen.Generate().String(), i, "random"))
 		}
-		res.Constraints += tf.Constraints
-		res.Unsolved += tf.Unsolved
-		res.PerFunction = append(res.PerFunction, tf)
+		t.res.Constraints += tf.Constraints
+		t.res.Unsolved += tf.Unsolved
+		t.res.PerFunction = append(t.res.PerFunction, tf)
 		if (i+1)%10 == 0 || i+1 == len(m.Functions) {
-			step("targeted %d of %d functions", i+1, len(m.Functions))
+			t.step("targeted %d of %d functions", i+1, len(m.Functions))
 		}
 	}
-	res.Seconds = time.Since(start).Seconds()
+	t.res.Seconds = time.Since(start).Seconds()
 	if session != nil {
 		session.Close()
 	}
-	res.SolveMedian, res.SolveP95 = Median(times), Quantile(times, 0.95)
-	// Write each distinct input once and record them all.
+	t.res.SolveMedian, t.res.SolveP95 = Median(times), Quantile(times, 0.95)
+	return nil
+}
+
+// offline targets function i from its first tree's constraints without
+// running anything, charging an execution per input, and returns the
+// solving times in milliseconds.
+func (t *targetRun) offline(ctx context.Context, i int, tf *TargetFunction) []float64 {
+	cfg := t.cfg
+	tr := targeting.Offline(ctx, t.e.Grammar, t.model, &t.model.Functions[i], cfg.Inputs, cfg.MaxGini, cfg.Solve)
+	var times []float64
+	for _, d := range tr.SolveTimes {
+		times = append(times, float64(d.Microseconds())/1000)
+	}
+	tf.Unsolved = len(tr.Unsolved)
+	tf.Targeted = len(tr.Inputs)
+	tf.Executions = len(tr.Inputs)
+	for _, in := range tr.Inputs {
+		t.inputs = append(t.inputs, newTargetInput(in.Text, i, "targeted"))
+	}
+	return times
+}
+
+// pursue targets function i with the targeting loop on session.
+func (t *targetRun) pursue(ctx context.Context, p *learn.Predictor, session *coverage.Session, i int, tf *TargetFunction) error {
+	cfg := t.cfg
+	// A fresh loop per function, so that each function's executions
+	// are its own.
+	loop, err := targeting.NewLoop(p, &coverage.SessionRunner{Session: session})
+	if err != nil {
+		return err
+	}
+	solve := cfg.Solve
+	solve.Seed += uint64(i) * 104729
+	pr, err := loop.Pursue(ctx, tf.Function, targeting.PursueOptions{Want: cfg.Inputs, Budget: cfg.Budget, Time: cfg.Time, MaxGini: cfg.MaxGini,
+		Solve: solve, Seed: t.e.Seed + uint64(i), NoLearn: cfg.NoLearn})
+	if err != nil {
+		return err
+	}
+	tf.Targeted, tf.Executions, tf.FirstHit, tf.Rounds, tf.Stopped = len(pr.Inputs), pr.Executions, pr.FirstHit, pr.Rounds, pr.Stopped
+	for _, in := range pr.Inputs {
+		t.inputs = append(t.inputs, newTargetInput(in.Text, i, "targeted"))
+	}
+	return nil
+}
+
+// recordAgain writes each distinct input once and records them all
+// (E5's run).
+func (t *targetRun) recordAgain(ctx context.Context) (*coverage.File, error) {
 	files := map[string]string{} // sha256 -> file
 	var list []string
-	for _, in := range inputs {
+	for _, in := range t.inputs {
 		if _, ok := files[in.sha]; ok {
 			continue
 		}
-		f := filepath.Join(dir, fmt.Sprintf("%06d", len(files)+1))
+		f := filepath.Join(t.dir, fmt.Sprintf("%06d", len(files)+1))
 		if err := os.WriteFile(f, []byte(in.text), 0o644); err != nil {
 			return nil, err
 		}
 		files[in.sha] = f
 		list = append(list, f)
 	}
-	step("recording %d targeted and random inputs again (E5)", len(list))
-	cov, err := recordFresh(ctx, bin, list, filepath.Join(e.WorkDir, "targeted.cov.jsonl"), e.Subject)
-	if err != nil {
-		return nil, err
-	}
+	t.step("recording %d targeted and random inputs again (E5)", len(list))
+	return recordFresh(ctx, t.bin, list, filepath.Join(t.e.WorkDir, "targeted.cov.jsonl"), t.e.Subject)
+}
 
+// compare counts, from the inputs recorded again, each function's hits
+// and calls by targeted and by random inputs, and computes E4's and
+// E5's figures.
+func (t *targetRun) compare(cov *coverage.File) {
+	res := t.res
 	bySHA := map[string]*coverage.Record{}
 	for i := range cov.Records {
 		bySHA[cov.Records[i].SHA256] = &cov.Records[i]
@@ -335,29 +404,14 @@ func Targeted(ctx context.Context, cfg TargetConfig) (*TargetResult, error) {
 	for i := range calls {
 		calls[i] = map[string][]float64{}
 	}
-	for _, in := range inputs {
+	for _, in := range t.inputs {
 		rec := bySHA[in.sha]
 		if rec == nil {
 			continue
 		}
 		sizes[in.kind] = append(sizes[in.kind], float64(len(in.text)))
 		coveredPer[in.kind] = append(coveredPer[in.kind], float64(len(rec.Covered)))
-		tf := &res.PerFunction[in.fn]
-		n := 0.0
-		if id, ok := index[tf.Function]; ok {
-			if k := slices.Index(rec.Covered, id); k >= 0 {
-				n = 1
-				if k < len(rec.Counts) {
-					n = float64(rec.Counts[k])
-				}
-				if in.kind == "targeted" {
-					tf.TargetedHits++
-				} else {
-					tf.RandomHits++
-				}
-			}
-		}
-		calls[in.fn][in.kind] = append(calls[in.fn][in.kind], n)
+		calls[in.fn][in.kind] = append(calls[in.fn][in.kind], res.PerFunction[in.fn].hit(rec, index, in.kind))
 	}
 	var callT, callR []float64
 	for i := range res.PerFunction {
@@ -367,11 +421,8 @@ func Targeted(ctx context.Context, cfg TargetConfig) (*TargetResult, error) {
 			callT = append(callT, tf.TargetedCalls)
 			callR = append(callR, tf.RandomCalls)
 		}
-	}
-	if cfg.Offline {
-		// Offline targeting is verified only here.
-		for i := range res.PerFunction {
-			res.PerFunction[i].Targeted = res.PerFunction[i].TargetedHits
+		if t.cfg.Offline {
+			tf.Targeted = tf.TargetedHits // offline targeting is verified only here
 		}
 	}
 	res.summarize()
@@ -381,7 +432,7 @@ func Targeted(ctx context.Context, cfg TargetConfig) (*TargetResult, error) {
 	// Covered functions per input, paired by function: each function's
 	// mean over its targeted inputs against its random inputs.
 	covT, covR := perFunctionMeans(inputsByFunction(len(res.PerFunction), func(yield func(fn int, kind string, v float64)) {
-		for _, in := range inputs {
+		for _, in := range t.inputs {
 			if rec := bySHA[in.sha]; rec != nil {
 				yield(in.fn, in.kind, float64(len(rec.Covered)))
 			}
@@ -392,7 +443,29 @@ func Targeted(ctx context.Context, cfg TargetConfig) (*TargetResult, error) {
 	res.CallsMean = Pair{Mean(callT), Mean(callR)}
 	_, res.CallsP, _ = Wilcoxon(callT, callR)
 	res.CallsD = CohensD(callT, callR)
-	return res, nil
+}
+
+// hit counts an input of the given kind made for the function that ran
+// it, and returns how often it called the function (0: not at all; 1
+// where the record has no counts).
+func (tf *TargetFunction) hit(rec *coverage.Record, index map[string]int, kind string) float64 {
+	id, ok := index[tf.Function]
+	if !ok {
+		return 0
+	}
+	k := slices.Index(rec.Covered, id)
+	if k < 0 {
+		return 0
+	}
+	if kind == "targeted" {
+		tf.TargetedHits++
+	} else {
+		tf.RandomHits++
+	}
+	if k < len(rec.Counts) {
+		return float64(rec.Counts[k])
+	}
+	return 1
 }
 
 // inputOrder lists a coverage file's usable records (not cut short by a

@@ -64,6 +64,14 @@ type E7Config struct {
 	Progress func(string)
 }
 
+// setDefaults fills in the fields that have defaults.
+func (cfg *E7Config) setDefaults() {
+	setPositive(&cfg.Time, 30*time.Second)
+	setPositive(&cfg.Reps, 10)
+	setDefault(&cfg.Fresh, DefaultE7Fresh)
+	fuzzDefaults(&cfg.Timeout, &cfg.MaxDepth)
+}
+
 // DefaultE7Fresh is zest-fresh's share of fresh inputs by default.
 const DefaultE7Fresh = 0.25
 
@@ -163,15 +171,7 @@ type E7Result struct {
 // with its error and the others go on; a method that does not apply to a
 // subject is skipped with its reason.
 func E7(ctx context.Context, cfg E7Config) (*E7Result, error) {
-	if cfg.Time <= 0 {
-		cfg.Time = 30 * time.Second
-	}
-	if cfg.Reps <= 0 {
-		cfg.Reps = 10
-	}
-	if cfg.Fresh == 0 {
-		cfg.Fresh = DefaultE7Fresh
-	}
+	cfg.setDefaults()
 	if cfg.Fresh < 0 || cfg.Fresh >= 1 {
 		return nil, fmt.Errorf("E7: the share of fresh inputs must be in [0, 1), not %v", cfg.Fresh)
 	}
@@ -180,7 +180,6 @@ func E7(ctx context.Context, cfg E7Config) (*E7Result, error) {
 		return nil, err
 	}
 	cfg.Methods = methods
-	fuzzDefaults(&cfg.Timeout, &cfg.MaxDepth)
 	subjects, err := eachSubject(ctx, cfg.Subjects, func(s subject.Setup) (E7Subject, error) { return e7Subject(ctx, cfg, s) },
 		func(name string, err error) E7Subject { return E7Subject{Subject: name, Error: err.Error()} })
 	res := &E7Result{Seconds: cfg.Time.Seconds(), Reps: cfg.Reps, Methods: methods, Subjects: subjects}

@@ -34,6 +34,14 @@ type E8Config struct {
 	Progress   func(string)
 }
 
+// setDefaults fills in the fields that have defaults.
+func (cfg *E8Config) setDefaults() {
+	setPositive(&cfg.Execs, 5000)
+	setPositive(&cfg.Reps, 10)
+	setPositive(&cfg.BaseInputs, 1000)
+	fuzzDefaults(&cfg.Timeout, &cfg.MaxDepth)
+}
+
 // E8Run is one variant's run on a subject.
 type E8Run struct {
 	Variant string `json:"variant"`
@@ -80,16 +88,7 @@ type E8Result struct {
 // how many rare functions (base rate in random inputs below RareLimit)
 // each reaches, and the most calls one input makes of one function.
 func E8(ctx context.Context, cfg E8Config) (*E8Result, error) {
-	if cfg.Execs <= 0 {
-		cfg.Execs = 5000
-	}
-	if cfg.Reps <= 0 {
-		cfg.Reps = 10
-	}
-	if cfg.BaseInputs <= 0 {
-		cfg.BaseInputs = 1000
-	}
-	fuzzDefaults(&cfg.Timeout, &cfg.MaxDepth)
+	cfg.setDefaults()
 	subjects, err := eachSubject(ctx, cfg.Subjects, func(s subject.Setup) (E8Subject, error) { return e8Subject(ctx, cfg, s) },
 		func(name string, err error) E8Subject { return E8Subject{Subject: name, Error: err.Error()} })
 	return &E8Result{Execs: cfg.Execs, Reps: cfg.Reps, BaseInputs: cfg.BaseInputs, Subjects: subjects}, err

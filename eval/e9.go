@@ -37,6 +37,14 @@ type E9Config struct {
 	Progress func(string)
 }
 
+// setDefaults fills in the fields that have defaults.
+func (cfg *E9Config) setDefaults() {
+	setPositive(&cfg.Execs, 20000)
+	setPositive(&cfg.Reps, 10)
+	setPositive(&cfg.Levels, fuzz.DefaultBonsaiLevels)
+	fuzzDefaults(&cfg.Timeout, &cfg.MaxDepth)
+}
+
 // E9Run is one campaign's outcome. Covered is what all its executions
 // ran; CorpusCovered what its corpus's inputs run when run again, the
 // coverage the corpus keeps for whoever uses it (blocks where the subject
@@ -95,16 +103,7 @@ type E9Result struct {
 // lattice adds to the bounds alone. All use Zest's domains and the same
 // seed per repetition.
 func E9(ctx context.Context, cfg E9Config) (*E9Result, error) {
-	if cfg.Execs <= 0 {
-		cfg.Execs = 20000
-	}
-	if cfg.Reps <= 0 {
-		cfg.Reps = 10
-	}
-	if cfg.Levels <= 0 {
-		cfg.Levels = fuzz.DefaultBonsaiLevels
-	}
-	fuzzDefaults(&cfg.Timeout, &cfg.MaxDepth)
+	cfg.setDefaults()
 	subjects, err := eachSubject(ctx, cfg.Subjects, func(s subject.Setup) (E9Subject, error) { return e9Subject(ctx, cfg, s) },
 		func(name string, err error) E9Subject { return E9Subject{Subject: name, Error: err.Error()} })
 	return &E9Result{Execs: cfg.Execs, Reps: cfg.Reps, Top: cfg.Top, Levels: cfg.Levels, Subjects: subjects}, err

@@ -15,12 +15,8 @@ import (
 // fuzzDefaults fills the per-input timeout and the generators' depth
 // bound the fuzzing experiments default alike.
 func fuzzDefaults(timeout *time.Duration, maxDepth *int) {
-	if *timeout <= 0 {
-		*timeout = time.Second
-	}
-	if *maxDepth <= 0 {
-		*maxDepth = synth.DefaultMaxDepth
-	}
+	setPositive(timeout, time.Second)
+	setPositive(maxDepth, synth.DefaultMaxDepth)
 }
 
 // eachSubject runs one experiment's part on every subject. A subject the

@@ -113,19 +113,8 @@ func TestAgree(t *testing.T) {
 // does not apply instead when the subject is no Go function, or the go
 // command or arbor's source is not at hand.
 func buildGoFuzz(ctx context.Context, cfg E7Config, s subject.Setup) (_ *goFuzzTarget, skip string, _ error) {
-	t := s.Target
-	switch {
-	case t.Harness != nil:
-		return nil, fmt.Sprintf("Go's fuzzer runs Go functions; %s is run by arbor's %s harness", s.Name, t.Harness.Lang), nil
-	case t.Command != nil:
-		return nil, fmt.Sprintf("Go's fuzzer runs Go functions; %s is a command", s.Name), nil
-	case t.ImportPath == "" || t.Func == "":
-		return nil, "Go's fuzzer runs Go functions; the subject names none", nil
-	case s.Grammar == nil || s.Grammar.Source == nil:
-		return nil, "the grammar has no source to write into a fuzz test", nil
-	}
-	if _, err := exec.LookPath("go"); err != nil {
-		return nil, fmt.Sprintf("it needs the go command: %v", err), nil
+	if skip := goFuzzSkip(s); skip != "" {
+		return nil, skip, nil
 	}
 	src, err := arborSource(cfg.ArborDir)
 	if err != nil {
@@ -133,7 +122,7 @@ func buildGoFuzz(ctx context.Context, cfg E7Config, s subject.Setup) (_ *goFuzzT
 	}
 	// The subject's module, and the modules of the workspace its folder is
 	// in, join the fuzz test's workspace, as coverage's harness does.
-	modDir, _ := goOutput(ctx, t.Dir, []string{"GOWORK=off"}, "list", "-m", "-f", "{{.Dir}}")
+	modDir, _ := goOutput(ctx, s.Target.Dir, []string{"GOWORK=off"}, "list", "-m", "-f", "{{.Dir}}")
 	if modDir != "" {
 		if _, err := os.Stat(filepath.Join(modDir, "vendor", "modules.txt")); err == nil {
 			return nil, fmt.Sprintf("the subject's module (%s) is vendored, and a Go workspace cannot use a vendored module", modDir), nil
@@ -157,9 +146,45 @@ func buildGoFuzz(ctx context.Context, cfg E7Config, s subject.Setup) (_ *goFuzzT
 	if g.gen, err = byteGenerator(text, cfg.MaxDepth); err != nil {
 		return nil, "", fmt.Errorf("the grammar, formatted: %w", err)
 	}
-	version, err := goOutput(ctx, dir, nil, "env", "GOVERSION")
+	fz, err := g.writeModule(ctx, s.Target, text, cfg.MaxDepth, src, modDir)
 	if err != nil {
 		return nil, "", err
+	}
+	if skip, err := g.compile(ctx, fz, src); skip != "" || err != nil {
+		return nil, skip, err
+	}
+	ok = true
+	return g, "", nil
+}
+
+// goFuzzSkip says why the gofuzz method does not apply to the subject, if
+// it does not: it is no Go function, its grammar has no source, or there
+// is no go command.
+func goFuzzSkip(s subject.Setup) string {
+	t := s.Target
+	switch {
+	case t.Harness != nil:
+		return fmt.Sprintf("Go's fuzzer runs Go functions; %s is run by arbor's %s harness", s.Name, t.Harness.Lang)
+	case t.Command != nil:
+		return fmt.Sprintf("Go's fuzzer runs Go functions; %s is a command", s.Name)
+	case t.ImportPath == "" || t.Func == "":
+		return "Go's fuzzer runs Go functions; the subject names none"
+	case s.Grammar == nil || s.Grammar.Source == nil:
+		return "the grammar has no source to write into a fuzz test"
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		return fmt.Sprintf("it needs the go command: %v", err)
+	}
+	return ""
+}
+
+// writeModule writes the fuzz test's module, fz, for the grammar's text,
+// and the workspace that joins it with arbor's source and the subject's
+// module; it returns fz's folder.
+func (g *goFuzzTarget) writeModule(ctx context.Context, t coverage.Target, text string, maxDepth int, src, modDir string) (string, error) {
+	version, err := goOutput(ctx, g.dir, nil, "env", "GOVERSION")
+	if err != nil {
+		return "", err
 	}
 	version = strings.TrimPrefix(version, "go")
 	if i := strings.IndexAny(version, " -+"); i >= 0 {
@@ -168,48 +193,51 @@ func buildGoFuzz(ctx context.Context, cfg E7Config, s subject.Setup) (_ *goFuzzT
 	if version == "" || version[0] < '0' || version[0] > '9' {
 		version = "1.24" // a development toolchain
 	}
-	work, err := goFuzzWorkspace(ctx, t.Dir, version, []string{filepath.Join(dir, "fz"), src, modDir})
+	fz := filepath.Join(g.dir, "fz")
+	work, err := goFuzzWorkspace(ctx, t.Dir, version, []string{fz, src, modDir})
 	if err != nil {
-		return nil, "", err
+		return "", err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "go.work"), []byte(work), 0o644); err != nil {
-		return nil, "", err
+	if err := os.WriteFile(filepath.Join(g.dir, "go.work"), []byte(work), 0o644); err != nil {
+		return "", err
 	}
-	fz := filepath.Join(dir, "fz")
 	if err := os.Mkdir(fz, 0o755); err != nil {
-		return nil, "", err
+		return "", err
 	}
 	if err := os.WriteFile(filepath.Join(fz, "go.mod"), fmt.Appendf(nil, "module arborgofuzz\n\ngo %s\n", version), 0o644); err != nil {
-		return nil, "", err
+		return "", err
 	}
 	test := strings.NewReplacer("{{import}}", strconv.Quote(t.ImportPath), "{{func}}", t.Func, "{{grammar}}", strconv.Quote(text),
-		"{{maxdepth}}", strconv.Itoa(cfg.MaxDepth), "{{agree}}", agreeVectors(g.gen)).Replace(goFuzzTest)
-	if err := os.WriteFile(filepath.Join(fz, "fuzz_test.go"), []byte(test), 0o644); err != nil {
-		return nil, "", err
-	}
-	env := []string{"GOWORK=" + filepath.Join(dir, "go.work")}
+		"{{maxdepth}}", strconv.Itoa(maxDepth), "{{agree}}", agreeVectors(g.gen)).Replace(goFuzzTest)
+	return fz, os.WriteFile(filepath.Join(fz, "fuzz_test.go"), []byte(test), 0o644)
+}
+
+// compile builds the fuzz test in fz and checks that it makes of some
+// bytes what this binary's generator makes; if it does not, arbor's
+// source src changed since, and it says so as the reason to skip.
+func (g *goFuzzTarget) compile(ctx context.Context, fz, src string) (skip string, _ error) {
+	env := []string{"GOWORK=" + filepath.Join(g.dir, "go.work")}
 	// -fuzz makes go test instrument the packages for Go's fuzzer; -c
 	// builds the binary only, so that compiling costs the method none of
 	// its wall time.
 	if out, err := goOutput(ctx, fz, env, "test", "-c", "-fuzz", "^"+goFuzzFunc+"$", "-o", g.bin, "."); err != nil {
 		if ctx.Err() != nil {
-			return nil, "", ctx.Err()
+			return "", ctx.Err()
 		}
-		return nil, "", fmt.Errorf("build the fuzz test: %w\n%s", err, out)
+		return "", fmt.Errorf("build the fuzz test: %w\n%s", err, out)
 	}
 	agree := exec.CommandContext(ctx, g.bin, "-test.run=^TestAgree$")
 	agree.Dir = fz
 	if out, err := agree.CombinedOutput(); err != nil {
 		if ctx.Err() != nil {
-			return nil, "", ctx.Err()
+			return "", ctx.Err()
 		}
 		if strings.Contains(string(out), "ARBOR-DISAGREE") {
-			return nil, fmt.Sprintf("arbor's source in %s makes other inputs of the same bytes than this arbor binary (it changed since the binary was built)", src), nil
+			return fmt.Sprintf("arbor's source in %s makes other inputs of the same bytes than this arbor binary (it changed since the binary was built)", src), nil
 		}
-		return nil, "", fmt.Errorf("the fuzz test's check: %w\n%s", err, out)
+		return "", fmt.Errorf("the fuzz test's check: %w\n%s", err, out)
 	}
-	ok = true
-	return g, "", nil
+	return "", nil
 }
 
 // byteGenerator is the ByteGenerator the fuzz test builds: from the
@@ -363,7 +391,7 @@ func (g *goFuzzTarget) run(ctx context.Context, cfg E7Config, sess *fuzzSession)
 	}
 	defer os.RemoveAll(runDir)
 	cacheDir := filepath.Join(runDir, "cache")
-	folders := []string{filepath.Join(cacheDir, goFuzzFunc), corpus.GoFuzzDir(runDir, goFuzzFunc)}
+	r := &goFuzzRun{folders: []string{filepath.Join(cacheDir, goFuzzFunc), corpus.GoFuzzDir(runDir, goFuzzFunc)}, seen: map[string]float64{}}
 	runCtx, cancel := context.WithTimeout(ctx, cfg.Time+2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(runCtx, g.bin, "-test.run=^$", "-test.fuzz=^"+goFuzzFunc+"$", "-test.fuzztime="+cfg.Time.String(),
@@ -372,16 +400,80 @@ func (g *goFuzzTarget) run(ctx context.Context, cfg E7Config, sess *fuzzSession)
 	// Interrupted, Go's fuzzer stops its workers and exits.
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 	cmd.WaitDelay = 10 * time.Second
-	pr, pw, err := os.Pipe()
+	waitErr, err := r.watch(cmd)
 	if err != nil {
 		return E7Run{}, err
 	}
+	if ctx.Err() != nil {
+		return E7Run{}, ctx.Err()
+	}
+	note, err := r.verdict(runCtx, waitErr)
+	if err != nil {
+		return E7Run{}, err
+	}
+	return r.replay(ctx, cfg, sess, g.gen, note)
+}
+
+// goFuzzRun is a run of Go's fuzzer as it is watched: its progress lines
+// and the files it writes, with their times.
+type goFuzzRun struct {
+	folders  []string // the run's corpus and its failing inputs
+	start    time.Time
+	started  bool // Go's first progress line was read; start is its time
+	end      float64
+	samples  []execSample
+	tail     []string           // the output's last lines, for errors
+	seen     map[string]float64 // file: seconds into the run
+	lastPoll float64
+}
+
+// line takes a line of the fuzz test's output.
+func (r *goFuzzRun) line(l goFuzzLine) {
+	if !r.started && strings.HasPrefix(l.text, "fuzz: elapsed:") {
+		r.started, r.start = true, l.at
+	}
+	if m := goFuzzExecs.FindStringSubmatch(l.text); m != nil && r.started {
+		n, _ := strconv.Atoi(m[1])
+		r.samples = append(r.samples, execSample{l.at.Sub(r.start).Seconds(), n})
+	}
+	if r.tail = append(r.tail, l.text); len(r.tail) > 30 {
+		r.tail = r.tail[1:]
+	}
+}
+
+// poll lists the run's folders and times the files not seen before.
+func (r *goFuzzRun) poll() {
+	now := time.Since(r.start).Seconds()
+	for _, dir := range r.folders {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			path := filepath.Join(dir, e.Name())
+			if _, ok := r.seen[path]; ok || !e.Type().IsRegular() {
+				continue
+			}
+			t := now
+			if info, err := e.Info(); err == nil {
+				t = min(max(info.ModTime().Sub(r.start).Seconds(), r.lastPoll), now)
+			}
+			r.seen[path] = t
+		}
+	}
+	r.lastPoll = now
+}
+
+// watch runs cmd to its end, reading its output and listing its folders
+// every goFuzzPoll, and returns how it ended (cmd.Wait's error).
+func (r *goFuzzRun) watch(cmd *exec.Cmd) (waitErr, err error) {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
 	defer pr.Close()
 	cmd.Stdout, cmd.Stderr = pw, pw
-	start := time.Now()
+	r.start = time.Now()
 	if err := cmd.Start(); err != nil {
 		pw.Close()
-		return E7Run{}, err
+		return nil, err
 	}
 	pw.Close()
 	lines, done := make(chan goFuzzLine, 64), make(chan struct{})
@@ -401,45 +493,8 @@ func (g *goFuzzTarget) run(ctx context.Context, cfg E7Config, sess *fuzzSession)
 	}()
 	waited := make(chan error, 1)
 	go func() { waited <- cmd.Wait() }()
-
-	started := false
-	var samples []execSample
-	var tail []string
-	line := func(l goFuzzLine) {
-		if !started && strings.HasPrefix(l.text, "fuzz: elapsed:") {
-			started, start = true, l.at
-		}
-		if m := goFuzzExecs.FindStringSubmatch(l.text); m != nil && started {
-			n, _ := strconv.Atoi(m[1])
-			samples = append(samples, execSample{l.at.Sub(start).Seconds(), n})
-		}
-		if tail = append(tail, l.text); len(tail) > 30 {
-			tail = tail[1:]
-		}
-	}
-	seen := map[string]float64{} // file: seconds into the run
-	lastPoll := 0.0
-	poll := func() {
-		now := time.Since(start).Seconds()
-		for _, dir := range folders {
-			entries, _ := os.ReadDir(dir)
-			for _, e := range entries {
-				path := filepath.Join(dir, e.Name())
-				if _, ok := seen[path]; ok || !e.Type().IsRegular() {
-					continue
-				}
-				t := now
-				if info, err := e.Info(); err == nil {
-					t = min(max(info.ModTime().Sub(start).Seconds(), lastPoll), now)
-				}
-				seen[path] = t
-			}
-		}
-		lastPoll = now
-	}
 	tick := time.NewTicker(goFuzzPoll)
 	defer tick.Stop()
-	var waitErr error
 loop:
 	for {
 		select {
@@ -448,14 +503,14 @@ loop:
 				lines = nil
 				continue
 			}
-			line(l)
+			r.line(l)
 		case <-tick.C:
-			poll()
+			r.poll()
 		case waitErr = <-waited:
 			break loop
 		}
 	}
-	end := time.Since(start).Seconds()
+	r.end = time.Since(r.start).Seconds()
 	// Go's last progress line, with the final count, is in the pipe: read
 	// it out (a worker that lingers holding the pipe gets 2 seconds).
 	drain := time.After(2 * time.Second)
@@ -466,47 +521,54 @@ loop:
 				lines = nil
 				continue
 			}
-			line(l)
+			r.line(l)
 		case <-drain:
 			pr.Close()
 			lines = nil
 		}
 	}
-	poll()
-	if ctx.Err() != nil {
-		return E7Run{}, ctx.Err()
-	}
-	log := strings.Join(tail, "\n")
+	r.poll()
+	return waitErr, nil
+}
+
+// verdict says whether the run counts, with a note on how it ended where
+// it ended unusually, or why not.
+func (r *goFuzzRun) verdict(runCtx context.Context, waitErr error) (note string, err error) {
+	log := strings.Join(r.tail, "\n")
 	failures, failedAt := 0, 0.0
-	for path, t := range seen {
-		if filepath.Dir(path) == folders[1] {
+	for path, t := range r.seen {
+		if filepath.Dir(path) == r.folders[1] {
 			failures, failedAt = failures+1, max(failedAt, t)
 		}
 	}
-	var note string
 	switch {
 	case runCtx.Err() != nil:
-		return E7Run{}, fmt.Errorf("go test -fuzz did not stop %v after its time\n%s", 2*time.Minute, log)
-	case !started:
-		return E7Run{}, fmt.Errorf("go test -fuzz did not start fuzzing: %v\n%s", waitErr, log)
-	case waitErr != nil && failures == 0 && goFuzzDeadlineRace(tail):
-		note = "Go's fuzzer reported its end of time as a failure (golang/go#75804, fixed in Go 1.27); the run is whole"
+		return "", fmt.Errorf("go test -fuzz did not stop %v after its time\n%s", 2*time.Minute, log)
+	case !r.started:
+		return "", fmt.Errorf("go test -fuzz did not start fuzzing: %v\n%s", waitErr, log)
+	case waitErr != nil && failures == 0 && goFuzzDeadlineRace(r.tail):
+		return "Go's fuzzer reported its end of time as a failure (golang/go#75804, fixed in Go 1.27); the run is whole", nil
 	case waitErr != nil && failures == 0:
-		return E7Run{}, fmt.Errorf("go test -fuzz: %w\n%s", waitErr, log)
+		return "", fmt.Errorf("go test -fuzz: %w\n%s", waitErr, log)
 	case waitErr != nil:
 		// Go's fuzzer stops at its first failure (a panic is recovered,
 		// so this is a fatal error: a stack overflow, running out of
 		// memory); the failing input counts as found.
-		note = fmt.Sprintf("Go's fuzzer stopped at a failure after %.1f s", failedAt)
+		return fmt.Sprintf("Go's fuzzer stopped at a failure after %.1f s", failedAt), nil
 	}
+	return "", nil
+}
 
+// replay runs the seed and every file the run kept, in the order of
+// their times, through the subject's session, and draws the run's curve.
+func (r *goFuzzRun) replay(ctx context.Context, cfg E7Config, sess *fuzzSession, gen *synth.ByteGenerator, note string) (E7Run, error) {
 	type entry struct {
 		path    string
 		seconds float64
 	}
 	entries := []entry{{"", 0}} // the seed, f.Add([]byte{})
-	for path, t := range seen {
-		entries = append(entries, entry{path, min(t, end)})
+	for path, t := range r.seen {
+		entries = append(entries, entry{path, min(t, r.end)})
 	}
 	slices.SortFunc(entries, func(a, b entry) int {
 		if a.seconds != b.seconds {
@@ -530,17 +592,17 @@ loop:
 				return E7Run{}, err
 			}
 		}
-		res, err := runner.Run(ctx, g.gen.FromBytes(data))
+		res, err := runner.Run(ctx, gen.FromBytes(data))
 		if err != nil {
 			return E7Run{}, err
 		}
 		if c.grow(res) {
-			c.curve = append(c.curve, E7Point{Seconds: e.seconds, Execs: execsAt(samples, e.seconds), Covered: len(c.covered), ValidCovered: len(c.good)})
+			c.curve = append(c.curve, E7Point{Seconds: e.seconds, Execs: execsAt(r.samples, e.seconds), Covered: len(c.covered), ValidCovered: len(c.good)})
 		}
 	}
-	final := E7Point{Seconds: end, Execs: execsAt(samples, end), Covered: len(c.covered), ValidCovered: len(c.good)}
-	if len(samples) > 0 {
-		final.Execs = samples[len(samples)-1].execs
+	final := E7Point{Seconds: r.end, Execs: execsAt(r.samples, r.end), Covered: len(c.covered), ValidCovered: len(c.good)}
+	if len(r.samples) > 0 {
+		final.Execs = r.samples[len(r.samples)-1].execs
 	}
 	return E7Run{Final: final, Curve: append(c.curve, final), Corpus: len(entries), Note: note}, nil
 }
