@@ -610,63 +610,12 @@ func refFree(e grammar.Expr) bool {
 // regular expression of all of them, so that a run of white space is one
 // leaf and parses one way only.
 func (cv *converter) gapRules() []*grammar.Rule {
-	resolve := func(name string) grammar.Expr {
-		r := cv.lexerRules[name]
-		if r == nil {
-			return nil
-		}
-		return cv.lexerRule(r)
-	}
-	type hiddenRE struct {
-		rule *Rule
-		src  string
-	}
-	var hs []hiddenRE
-	for _, r := range cv.hidden {
-		x, err := exprRegex(cv.lexerRule(r), resolve, map[string]bool{r.Name: true})
-		if err != nil {
-			cv.errorf(r.Pos, "unsupported: hidden token %s is not regular (%v)", r.Name, err)
-			continue
-		}
-		hs = append(hs, hiddenRE{r, x.s})
-	}
+	hs := cv.hiddenRegexes()
 	if len(hs) == 0 {
 		return nil
 	}
-	all := func() string {
-		parts := make([]string, len(hs))
-		for i, h := range hs {
-			parts[i] = h.src
-		}
-		return strings.Join(parts, "|")
-	}
-	// A hidden token that ends in an open loop, such as a line comment
-	// '//' ~[\r\n]*, must be followed by a character the loop stops at:
-	// else the parser could end the comment early and read the rest of
-	// the line as tokens. Where that character is itself hidden (the
-	// newline of a line comment), the comment takes it along.
-	base := all()
-	baseRE, err := regexp.Compile("^(?:" + base + ")$")
-	if err == nil {
-		for i, h := range hs {
-			stop, ok := cv.openLoopStop(h.rule)
-			if !ok || stop.size() > 4 {
-				continue
-			}
-			hiddenToo := true
-			for j := 0; j+1 < len(stop); j += 2 {
-				for c := stop[j]; c <= stop[j+1]; c++ {
-					if !baseRE.MatchString(string(c)) {
-						hiddenToo = false
-					}
-				}
-			}
-			if hiddenToo {
-				hs[i].src = cat(source(h.src), atom(stop.regex())).s
-			}
-		}
-	}
-	h := all()
+	cv.closeOpenLoops(hs)
+	h := joinHidden(hs)
 	gap := "(?:" + h + ")*"
 	space := "(?:" + h + ")+"
 	// (H)*(H|\B) is H+|\B. The generator never draws \B where another
@@ -695,6 +644,74 @@ func (cv *converter) gapRules() []*grammar.Rule {
 		{Name: SpaceGap, Pos: at, Body: &grammar.Regex{At: at, Src: space}},
 		{Name: WordGap, Pos: at, Body: &grammar.Regex{At: at, Src: word}},
 		{Name: GlueGap, Pos: at, Body: &grammar.Regex{At: at, Src: glue}},
+	}
+}
+
+// hiddenRegex is a hidden token's rule and its regular expression.
+type hiddenRegex struct {
+	rule *Rule
+	src  string
+}
+
+// hiddenRegexes are the hidden tokens' regular expressions; a hidden
+// token that is not regular is an error, and left out.
+func (cv *converter) hiddenRegexes() []hiddenRegex {
+	resolve := func(name string) grammar.Expr {
+		r := cv.lexerRules[name]
+		if r == nil {
+			return nil
+		}
+		return cv.lexerRule(r)
+	}
+	var hs []hiddenRegex
+	for _, r := range cv.hidden {
+		x, err := exprRegex(cv.lexerRule(r), resolve, map[string]bool{r.Name: true})
+		if err != nil {
+			cv.errorf(r.Pos, "unsupported: hidden token %s is not regular (%v)", r.Name, err)
+			continue
+		}
+		hs = append(hs, hiddenRegex{r, x.s})
+	}
+	return hs
+}
+
+// joinHidden is the alternation of the hidden tokens' expressions.
+func joinHidden(hs []hiddenRegex) string {
+	parts := make([]string, len(hs))
+	for i, h := range hs {
+		parts[i] = h.src
+	}
+	return strings.Join(parts, "|")
+}
+
+// closeOpenLoops makes a hidden token that ends in an open loop, such
+// as a line comment '//' ~[\r\n]*, take along the character the loop
+// stops at where that character is itself hidden (the newline of a line
+// comment). Such a token must be followed by a character the loop stops
+// at: else the parser could end the comment early and read the rest of
+// the line as tokens.
+func (cv *converter) closeOpenLoops(hs []hiddenRegex) {
+	base := joinHidden(hs)
+	baseRE, err := regexp.Compile("^(?:" + base + ")$")
+	if err != nil {
+		return
+	}
+	for i, h := range hs {
+		stop, ok := cv.openLoopStop(h.rule)
+		if !ok || stop.size() > 4 {
+			continue
+		}
+		hiddenToo := true
+		for j := 0; j+1 < len(stop); j += 2 {
+			for c := stop[j]; c <= stop[j+1]; c++ {
+				if !baseRE.MatchString(string(c)) {
+					hiddenToo = false
+				}
+			}
+		}
+		if hiddenToo {
+			hs[i].src = cat(source(h.src), atom(stop.regex())).s
+		}
 	}
 }
 

@@ -421,29 +421,7 @@ func (p *parser) atom(lexer bool) Elem {
 		return &Ref{Pos: at, Name: t.text}
 	case tString:
 		p.next()
-		if p.tok.kind == tRange {
-			p.next()
-			if p.tok.kind != tString {
-				p.errorf(p.tok.off, "expected a literal after '..', found %s", describe(p.tok))
-				return &Lit{Pos: at, Text: t.text}
-			}
-			to := p.tok
-			p.next()
-			from, n1 := utf8.DecodeRuneInString(t.text)
-			last, n2 := utf8.DecodeRuneInString(to.text)
-			if n1 != len(t.text) || n2 != len(to.text) || t.text == "" || to.text == "" {
-				p.errorf(t.off, "a range 'a'..'z' needs one character on each side")
-				return &Lit{Pos: at, Text: t.text}
-			}
-			if from > last {
-				p.errorf(t.off, "range '%c'..'%c' is empty: its start is above its end", from, last)
-			}
-			return &Range{Pos: at, From: from, To: last}
-		}
-		if p.tok.kind == tLt {
-			p.elementOptions()
-		}
-		return &Lit{Pos: at, Text: t.text}
+		return p.literal(t)
 	case tSet:
 		p.next()
 		if !lexer {
@@ -488,6 +466,34 @@ func (p *parser) atom(lexer bool) Elem {
 		return b
 	}
 	return nil
+}
+
+// literal = literal (".." literal)?, after the first literal, t.
+func (p *parser) literal(t token) Elem {
+	at := p.pos(t.off)
+	if p.tok.kind == tRange {
+		p.next()
+		if p.tok.kind != tString {
+			p.errorf(p.tok.off, "expected a literal after '..', found %s", describe(p.tok))
+			return &Lit{Pos: at, Text: t.text}
+		}
+		to := p.tok
+		p.next()
+		from, n1 := utf8.DecodeRuneInString(t.text)
+		last, n2 := utf8.DecodeRuneInString(to.text)
+		if n1 != len(t.text) || n2 != len(to.text) || t.text == "" || to.text == "" {
+			p.errorf(t.off, "a range 'a'..'z' needs one character on each side")
+			return &Lit{Pos: at, Text: t.text}
+		}
+		if from > last {
+			p.errorf(t.off, "range '%c'..'%c' is empty: its start is above its end", from, last)
+		}
+		return &Range{Pos: at, From: from, To: last}
+	}
+	if p.tok.kind == tLt {
+		p.elementOptions()
+	}
+	return &Lit{Pos: at, Text: t.text}
 }
 
 // charSet reads the inside of [...] in a lexer rule: characters, ranges

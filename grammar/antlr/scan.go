@@ -82,6 +82,9 @@ func (s *scanner) errorf(off int, format string, args ...any) {
 	s.errs.add(s.lines.Position(off), format, args...)
 }
 
+// next scans the next token. It is one switch over the token's first
+// character, as a lexer's is: each case is a line or two, and split up
+// the table of tokens would no longer read at a glance.
 func (s *scanner) next() token {
 	s.skipSpace()
 	start := s.off
