@@ -90,8 +90,9 @@ function, explains each function's calling condition as grammar
 patterns, generates diverse valid inputs with a bandit, and fuzzes with
 coverage and validity feedback over its own choice sequences.
 
-A GRAMMAR argument is a .grammar file or the name of a bundled grammar
-(see 'arbor subjects').`,
+A GRAMMAR argument is a grammar file, in arbor's notation (.grammar),
+ANTLR 4 (.g4) or fuzzingbook JSON (.json), or the name of a bundled
+grammar (see 'arbor subjects').`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

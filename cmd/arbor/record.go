@@ -28,7 +28,7 @@ type recordFlags struct {
 func newRecordCmd() *cobra.Command {
 	var f recordFlags
 	cmd := &cobra.Command{
-		Use:   "record (--subject NAME | --go IMPORTPATH.Func | --cmd LINE --report FORMAT) --inputs DIR --out cov.jsonl",
+		Use:   "record (--subject NAME | --go IMPORTPATH.Func | --c SOURCES | --java pkg.Class.method | --python module:function | --cmd LINE --report FORMAT) --inputs DIR --out cov.jsonl",
 		Short: "Record which functions of a program (Go, C, Java, Python or any command) each input makes run",
 		Long: `record runs a program under test on every input below --inputs and appends
 one line per input to the coverage file --out: the functions that ran, how
@@ -38,9 +38,15 @@ error or panic text, a hash of the panicking frames, and the time taken.
 The program is a bundled subject (--subject, see 'arbor subjects') or any
 Go function func([]byte) error or func([]byte) (--go importpath.Func, run
 from a directory of a module that can import it; --coverpkg chooses the
-packages to record, by default the function's own; --dir names the
+packages to record, by default the function's package and those it
+depends on, as its help says; --dir names the
 module directory if it is not the current one). arbor builds a
 harness around it once with coverage instrumentation and caches it.
+Or it is a function of another language that arbor's harness for it
+runs in-process, built once and cached too: C sources defining the
+libFuzzer entry point (--c), a static Java method (--java, recorded by
+JaCoCo) or a Python function (--python, recorded by coverage.py); see
+docs/languages.md.
 Or it is any program, given as a command line (--cmd; {} is the input's
 file, else the input goes to stdin) run once per input, with the coverage
 tool that --report names: arbor runs gcov itself for a program built with
