@@ -123,92 +123,110 @@ func (x *extractor) build(n *Node, i, j int32, yield func(*Tree) bool) bool {
 	return ok
 }
 
-// expand is build for a node that enter has accepted.
+// expand is build for a node that enter has accepted. The kinds are
+// read by functions of their own, as first's are.
 func (x *extractor) expand(n *Node, i, j int32, yield func(*Tree) bool) bool {
-	e := x.e
-	id := int32(n.ID)
-
 	switch n.Kind {
 	case KindRef, KindAlt:
-		for _, c := range n.Children {
-			if !e.hasDone(int32(c.ID), i, j) {
-				continue
+		return x.expandChoice(n, i, j, yield)
+	case KindCat:
+		return x.expandCat(n, i, j, yield)
+	case KindQuant:
+		return x.expandQuant(n, i, j, yield)
+	}
+	return true
+}
+
+// expandChoice is expand for a Ref or an Alt: the trees of each child
+// that derives in[i:j].
+func (x *extractor) expandChoice(n *Node, i, j int32, yield func(*Tree) bool) bool {
+	for _, c := range n.Children {
+		if !x.e.hasDone(int32(c.ID), i, j) {
+			continue
+		}
+		ok := x.build(c, i, j, func(ct *Tree) bool {
+			return yield(x.a.wrap(n, ct))
+		})
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// expandCat is expand for a Cat: its elements' trees are built from the
+// last back, each ending where the next one starts.
+func (x *extractor) expandCat(n *Node, i, j int32, yield func(*Tree) bool) bool {
+	e := x.e
+	id := int32(n.ID)
+	kids := n.Children
+	buf := make([]*Tree, len(kids))
+	var seq func(k int, end int32) bool
+	seq = func(k int, end int32) bool {
+		if k == 0 {
+			if end != i {
+				return true
 			}
-			ok := x.build(c, i, j, func(ct *Tree) bool {
-				return yield(x.a.wrap(n, ct))
+			t := x.a.node()
+			t.Node, t.Children = n, x.a.children(len(buf))
+			copy(t.Children, buf)
+			return yield(t)
+		}
+		c := kids[k-1]
+		return e.origins(end, int32(c.ID), func(p int32) bool {
+			if p < i || !e.hasItem(p, item{id, int32(k - 1), i}) {
+				return true
+			}
+			return x.build(c, p, end, func(ct *Tree) bool {
+				buf[k-1] = ct
+				return seq(k-1, p)
+			})
+		})
+	}
+	return seq(len(kids), j)
+}
+
+// expandQuant is expand for a Quant: for each count of repetitions
+// that derives in[i:j], its children's trees, built from the last back.
+func (x *extractor) expandQuant(n *Node, i, j int32, yield func(*Tree) bool) bool {
+	e := x.e
+	id := int32(n.ID)
+	c := n.Children[0]
+	cid := int32(c.ID)
+	qcap := quantCap(n)
+	var rev []*Tree // children, last first
+	var rep func(d, end int32) bool
+	rep = func(d, end int32) bool {
+		if d == 0 && end == i {
+			t := x.a.node()
+			t.Node, t.Children = n, x.a.children(len(rev))
+			for k, ct := range rev {
+				t.Children[len(rev)-1-k] = ct
+			}
+			return yield(t)
+		}
+		for _, dp := range quantPreds(n, d, qcap) {
+			ok := e.origins(end, cid, func(p int32) bool {
+				if p < i || p == end && int(dp) >= n.Min || !e.hasItem(p, item{id, dp, i}) {
+					return true
+				}
+				return x.build(c, p, end, func(ct *Tree) bool {
+					rev = append(rev, ct)
+					r := rep(dp, p)
+					rev = rev[:len(rev)-1]
+					return r
+				})
 			})
 			if !ok {
 				return false
 			}
 		}
 		return true
-
-	case KindCat:
-		kids := n.Children
-		buf := make([]*Tree, len(kids))
-		var seq func(k int, end int32) bool
-		seq = func(k int, end int32) bool {
-			if k == 0 {
-				if end != i {
-					return true
-				}
-				t := x.a.node()
-				t.Node, t.Children = n, x.a.children(len(buf))
-				copy(t.Children, buf)
-				return yield(t)
-			}
-			c := kids[k-1]
-			return e.origins(end, int32(c.ID), func(p int32) bool {
-				if p < i || !e.hasItem(p, item{id, int32(k - 1), i}) {
-					return true
-				}
-				return x.build(c, p, end, func(ct *Tree) bool {
-					buf[k-1] = ct
-					return seq(k-1, p)
-				})
-			})
+	}
+	for d := int32(n.Min); d <= qcap; d++ {
+		if e.hasItem(j, item{id, d, i}) && !rep(d, j) {
+			return false
 		}
-		return seq(len(kids), j)
-
-	case KindQuant:
-		c := n.Children[0]
-		cid := int32(c.ID)
-		qcap := quantCap(n)
-		var rev []*Tree // children, last first
-		var rep func(d, end int32) bool
-		rep = func(d, end int32) bool {
-			if d == 0 && end == i {
-				t := x.a.node()
-				t.Node, t.Children = n, x.a.children(len(rev))
-				for k, ct := range rev {
-					t.Children[len(rev)-1-k] = ct
-				}
-				return yield(t)
-			}
-			for _, dp := range quantPreds(n, d, qcap) {
-				ok := e.origins(end, cid, func(p int32) bool {
-					if p < i || p == end && int(dp) >= n.Min || !e.hasItem(p, item{id, dp, i}) {
-						return true
-					}
-					return x.build(c, p, end, func(ct *Tree) bool {
-						rev = append(rev, ct)
-						r := rep(dp, p)
-						rev = rev[:len(rev)-1]
-						return r
-					})
-				})
-				if !ok {
-					return false
-				}
-			}
-			return true
-		}
-		for d := int32(n.Min); d <= qcap; d++ {
-			if e.hasItem(j, item{id, d, i}) && !rep(d, j) {
-				return false
-			}
-		}
-		return true
 	}
 	return true
 }
