@@ -15,30 +15,21 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/arbor-fuzz/arbor/coverage"
-	"github.com/arbor-fuzz/arbor/datasets"
 	"github.com/arbor-fuzz/arbor/eval"
 	"github.com/arbor-fuzz/arbor/learn"
-	"github.com/arbor-fuzz/arbor/synth"
-	"github.com/arbor-fuzz/arbor/targeting"
 )
 
-// demoFunctions are the functions the demo would rather explain, in
-// order: each has a calling condition a JSON user recognises.
-var demoFunctions = []string{
-	"encoding/json.stateInStringEscU",
-	"encoding/json.(*decodeState).object",
-	"encoding/json.unquoteBytes",
+// demoFlags are demo's flags.
+type demoFlags struct {
+	out           string
+	subject       subjectFlags
+	train, test   int
+	seed          uint64
+	asJSON, force bool
 }
 
-// demoAim is how many inputs the demo aims at its function.
-const demoAim = 10
-
 func newDemoCmd() *cobra.Command {
-	var out string
-	var subject subjectFlags
-	var train, test int
-	var seed uint64
-	var asJSON, force bool
+	var f demoFlags
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Run the whole pipeline on a subject (the bundled encoding/json by default)",
@@ -66,192 +57,204 @@ inputs (--go importpath.Func, --c, --java, --python or --cmd, each with
 --grammar G; see 'arbor record --help').`,
 		Example: "  arbor demo\n  arbor demo --subject gjson --out /tmp/gjson-demo\n  arbor demo --go example.com/semver.Run --grammar semver.grammar --dir ./semver",
 		Args:    exactArgs(0),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			start := time.Now()
-			w := cmd.OutOrStdout()
-			if asJSON {
-				w = cmd.ErrOrStderr()
-			}
-			var result demoResult
-			if train < 1 || test < 1 {
-				// The story counts what was generated: a zero here would
-				// be E3's default, not what the story says.
-				return usageError{errors.New("--train and --test must be at least 1")}
-			}
-			if !cmd.Flags().Changed("subject") {
-				// json is the default only when no other subject is named.
-				subject.subject = ""
-				if !subject.hasSubject() {
-					subject.subject = "json"
-				}
-			}
-			s, err := subject.setup(contextOf(cmd))
-			if err != nil {
-				return err
-			}
-			if out == "" {
-				out = demoFolder(s.Name)
-			}
-			if err := prepareDemoFolder(out, force); err != nil {
-				return err
-			}
-			what := s.Target.String()
-			if b, err := datasets.LookupSubject(subject.subject); err == nil {
-				what = b.Library + " " + b.Version()
-			}
-			fmt.Fprintf(w, "arbor demo on %s: everything goes to the folder %s\n", what, out)
-			step := 0
-			say := func(format string, args ...any) {
-				step++
-				fmt.Fprintf(w, "\n[%d/6] "+format+"\n", append([]any{step}, args...)...)
-			}
-			progress := func(msg string) {
-				fmt.Fprintf(cmd.ErrOrStderr(), "      %s (%.1fs)\n", msg, time.Since(start).Seconds())
-			}
-
-			say("Learn which inputs make which functions of %s run", what)
-			cfg := eval.E3Config{Subject: s.Name, GrammarName: s.GrammarName, Grammar: s.Grammar, Target: s.Target, Train: train, Test: test,
-				Seed: seed, WorkDir: out, CacheDir: coverage.DefaultCacheDir(), Progress: progress}
-			e3, err := eval.E3(contextOf(cmd), cfg)
-			if err != nil {
-				return err
-			}
-			m, err := learn.LoadModel(e3.Model)
-			if err != nil {
-				return err
-			}
-			trainDistinct, err := recordedInputs(filepath.Join(out, "train.cov.jsonl"))
-			if err != nil {
-				return err
-			}
-			testDistinct, err := recordedInputs(filepath.Join(out, "test.cov.jsonl"))
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(w, "      %d training inputs generated; %s: %d distinct inputs recorded\n",
-				train, plural(train-trainDistinct, "duplicate", "duplicates")+" removed", trainDistinct)
-			if left := trainDistinct - e3.TrainInputs; left > 0 {
-				fmt.Fprintf(w, "      learned from %d of them (left out: %s)\n", e3.TrainInputs, countsText(m.Stats.Skipped, "input"))
-			}
-			fmt.Fprintf(w, "      %d functions ran at least once: %d on every input, %d on some but not all (one tree each)\n",
-				e3.FunctionsObserved, e3.FunctionsObserved-e3.FunctionsTrainable, e3.FunctionsTrainable)
-
-			say("Predict the coverage of %d new inputs without running them", e3.TestInputs)
-			fmt.Fprintf(w, "      %d test inputs generated; %s removed, and %d that training had seen: %d new inputs\n",
-				test, plural(test-testDistinct, "duplicate", "duplicates"), e3.TestDuplicates, e3.TestInputs)
-			if left := testDistinct - e3.TestDuplicates - e3.TestInputs; left > 0 {
-				fmt.Fprintf(w, "      (%d more left out: they did not parse, panicked or timed out)\n", left)
-			}
-			fmt.Fprintf(w, "      predicted against recorded, mean over the %d functions with trees: accuracy %.3f (always guessing the majority: %.3f),\n"+
-				"      balanced accuracy %.3f, precision %.3f, recall %.3f\n",
-				e3.FunctionsTrainable, e3.Accuracy, e3.Baseline, e3.Balanced, e3.Precision, e3.Recall)
-			if mr := e3.MidRate; mr.Functions > 0 {
-				fmt.Fprintf(w, "      over the %d functions that run on 5-95%% of inputs: accuracy %.3f (majority: %.3f), precision %.3f, recall %.3f\n",
-					mr.Functions, mr.Accuracy, mr.Baseline, mr.Precision, mr.Recall)
-			}
-
-			fn := pickDemoFunction(m)
-			if fn == nil {
-				return errors.New("the model has no function with a covering constraint to show")
-			}
-			say("Explain when %s runs", fn.Name)
-			ind := indented{w}
-			writeTreeLegend(ind)
-			writeTreeText(ind, m, fn, false)
-			covering := m.Covering(fn)
-			fmt.Fprintln(w)
-			writeConstraintsLegend(ind, len(covering), false)
-			for i, c := range covering {
-				fmt.Fprintf(w, "      %d. %s\n", i+1, indent(m.Text(c, false), "         "))
-			}
-
-			say("Generate inputs aimed at %s, without running the program", fn.Name)
-			dir := filepath.Join(out, "targeted")
-			cons := m.Constraints(fn, learn.EveryLeaf)
-			res := targeting.Offline(contextOf(cmd), s.Grammar, m, fn, demoAim, learn.EveryLeaf, synth.SolveOptions{Seed: seed})
-			if err := writeTargeted(dir, m, cons, res); err != nil {
-				return err
-			}
-			fmt.Fprintf(w, "      %s of the %d asked for, solved from the tree's constraints in one shot; none has run yet:\n",
-				plural(len(res.Inputs), "input", "inputs"), demoAim)
-			for _, in := range res.Inputs[:min(5, len(res.Inputs))] {
-				fmt.Fprintf(w, "      %q\n", in.Text)
-			}
-			if len(res.Inputs) > 5 {
-				fmt.Fprintf(w, "      ... %d inputs in all, in %s\n", len(res.Inputs), dir)
-			}
-
-			say("Run them to verify")
-			ran, total, err := verifyTargeted(cmd, s.Target, m, fn, dir)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(w, "      %d of %d targeted inputs ran %s: what the tree alone gets, with no feedback\n", ran, total, fn.Name)
-			fmt.Fprintf(w, "      (step 6's targeting loop runs its inputs and learns from them, and counts only inputs that did run the function)\n")
-			result.Function, result.Targeted.Dir, result.Targeted.Ran, result.Targeted.Total = fn.Name, dir, ran, total
-			for _, c := range covering {
-				result.Constraints = append(result.Constraints, m.Text(c, false))
-			}
-			for _, in := range res.Inputs {
-				result.Targeted.Inputs = append(result.Targeted.Inputs, in.Text)
-			}
-
-			say("Targeted against grammar-random inputs, over every function (E4)")
-			// The comparison has a folder of its own: its inputs are not the
-			// ones steps 4 and 5 wrote and ran.
-			cmp := cfg
-			cmp.WorkDir, cmp.Progress = filepath.Join(out, "comparison"), progress
-			tr, err := eval.Targeted(contextOf(cmd), eval.TargetConfig{E3Config: cmp, Model: m, Solve: synth.SolveOptions{Seed: seed}})
-			if err != nil {
-				return err
-			}
-			full, some := 0, 0
-			for _, f := range tr.PerFunction {
-				switch {
-				case f.Targeted >= f.Requested:
-					full++
-				case f.Targeted > 0:
-					some++
-				}
-			}
-			fmt.Fprintf(w, "      for each of the %d functions, the targeting loop solved, ran, refitted and mutated until %d of its inputs ran\n"+
-				"      the function or %d executions were spent: all %d verified for %d functions, some for %d, none for %d\n",
-				tr.Functions, tr.Requested, tr.Budget, tr.Requested, full, some, tr.Functions-full-some)
-			if err := renderTable(indented{w}, []string{fmt.Sprintf("%d inputs asked for per function, at most %d executions", tr.Requested, tr.Budget), "targeted", "random, equal executions", "random expected"}, [][]string{
-				{"share of the inputs asked for that were verified (median)", fmt.Sprintf("%.2f", tr.HitRate), "", ""},
-				{"functions reached, of all trainable", fmt.Sprintf("%.2f", tr.Absolute.Targeted), fmt.Sprintf("%.2f", tr.Absolute.Random), fmt.Sprintf("%.2f", tr.ExpectedRandom)},
-				{fmt.Sprintf("rare functions reached (%d with base rate < %.2f)", tr.Rare.Functions, eval.RareLimit), fmt.Sprintf("%.2f", tr.Rare.Targeted), fmt.Sprintf("%.2f", tr.Rare.Random), fmt.Sprintf("%.2f", tr.Rare.Expected)},
-				{"mean input size (bytes)", fmt.Sprintf("%.1f", tr.Size.Targeted), fmt.Sprintf("%.1f", tr.Size.Random), ""},
-			}); err != nil {
-				return err
-			}
-			fmt.Fprintf(w, "      verified (median) is the loop's share of the %d inputs asked for, per function, that ran it; step 5's\n"+
-				"      %d of %d is one function's single shot without the loop. Random, equal executions: as many random inputs\n"+
-				"      as the loop ran for the function; random expected: the chance 1-(1-p)^executions at its base rate p.\n",
-				tr.Requested, ran, total)
-			if asJSON {
-				result.Out, result.Seconds, result.Prediction, result.Comparison = out, time.Since(start).Seconds(), e3, tr
-				result.Subject = what
-				return writeJSON(cmd.OutOrStdout(), result)
-			}
-			fmt.Fprintf(w, "\nDone in %.1fs. Everything is in %s:\n", time.Since(start).Seconds(), out)
-			if err := listDemoFolder(w, out); err != nil {
-				return err
-			}
-			fmt.Fprintf(w, "Try: arbor explain --model %s --function '%s'\n", filepath.Join(out, "model.json.gz"), fn.Name)
-			return nil
-		},
+		RunE:    func(cmd *cobra.Command, args []string) error { return runDemo(cmd, &f) },
 	}
-	cmd.Flags().StringVar(&out, "out", "", "new folder to write everything to (default arbor-demo-SUBJECT here)")
-	cmd.Flags().BoolVar(&force, "force", false, "use an --out folder that already holds files, removing what an earlier demo wrote there")
-	subject.register(cmd.Flags(), true)
+	cmd.Flags().StringVar(&f.out, "out", "", "new folder to write everything to (default arbor-demo-SUBJECT here)")
+	cmd.Flags().BoolVar(&f.force, "force", false, "use an --out folder that already holds files, removing what an earlier demo wrote there")
+	f.subject.register(cmd.Flags(), true)
 	cmd.Flags().Lookup("subject").DefValue = "json"
-	subject.subject = "json"
-	cmd.Flags().IntVar(&train, "train", learn.DefaultTrainInputs, "training inputs")
-	cmd.Flags().IntVar(&test, "test", 500, "test inputs")
-	cmd.Flags().Uint64Var(&seed, "seed", 1, "random seed")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the results as JSON on stdout, the story on stderr")
+	f.subject.subject = "json"
+	cmd.Flags().IntVar(&f.train, "train", learn.DefaultTrainInputs, "training inputs")
+	cmd.Flags().IntVar(&f.test, "test", 500, "test inputs")
+	cmd.Flags().Uint64Var(&f.seed, "seed", 1, "random seed")
+	cmd.Flags().BoolVar(&f.asJSON, "json", false, "print the results as JSON on stdout, the story on stderr")
 	return cmd
+}
+
+// runDemo runs eval.Demo with the story on stdout, or with --json on
+// stderr, the numbers on stdout.
+func runDemo(cmd *cobra.Command, f *demoFlags) error {
+	start := time.Now()
+	w := cmd.OutOrStdout()
+	if f.asJSON {
+		w = cmd.ErrOrStderr()
+	}
+	if f.train < 1 || f.test < 1 {
+		// The story counts what was generated: a zero here would
+		// be E3's default, not what the story says.
+		return usageError{errors.New("--train and --test must be at least 1")}
+	}
+	if !cmd.Flags().Changed("subject") {
+		// json is the default only when no other subject is named.
+		f.subject.subject = ""
+		if !f.subject.hasSubject() {
+			f.subject.subject = "json"
+		}
+	}
+	s, err := f.subject.setup(contextOf(cmd))
+	if err != nil {
+		return err
+	}
+	out := f.out
+	if out == "" {
+		out = demoFolder(s.Name)
+	}
+	if err := prepareDemoFolder(out, f.force); err != nil {
+		return err
+	}
+	story := demoStory{w: w, train: f.train, test: f.test}
+	res, err := eval.Demo(contextOf(cmd), eval.DemoConfig{Subject: s, Out: out, Train: f.train, Test: f.test, Seed: f.seed,
+		CacheDir: coverage.DefaultCacheDir(), Step: story.step,
+		Progress: func(msg string) {
+			fmt.Fprintf(cmd.ErrOrStderr(), "      %s (%.1fs)\n", msg, time.Since(start).Seconds())
+		}})
+	if err != nil {
+		return err
+	}
+	if f.asJSON {
+		return writeJSON(cmd.OutOrStdout(), res)
+	}
+	fmt.Fprintf(w, "\nDone in %.1fs. Everything is in %s:\n", time.Since(start).Seconds(), out)
+	if err := listDemoFolder(w, out); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "Try: arbor explain --model %s --function '%s'\n", filepath.Join(out, "model.json.gz"), res.Function)
+	return nil
+}
+
+// demoStory tells the demo's story on w as its steps start (a heading)
+// and are done (what they found).
+type demoStory struct {
+	w           io.Writer
+	train, test int // inputs generated
+}
+
+func (st demoStory) step(s eval.DemoStep) error {
+	w, r := st.w, s.Result
+	if !s.Done {
+		if s.N == 1 {
+			fmt.Fprintf(w, "arbor demo on %s: everything goes to the folder %s\n", r.Subject, r.Out)
+		}
+		fmt.Fprintf(w, "\n[%d/%d] %s\n", s.N, eval.DemoSteps, demoHeading(s.N, r))
+		return nil
+	}
+	switch s.N {
+	case 1:
+		st.learned(r)
+	case 2:
+		st.predicted(r)
+	case 3:
+		explained(w, r)
+	case 4:
+		aimed(w, r)
+	case 5:
+		t := r.Targeted
+		fmt.Fprintf(w, "      %d of %d targeted inputs ran %s: what the tree alone gets, with no feedback\n", t.Ran, t.Total, r.Function)
+		fmt.Fprintf(w, "      (step 6's targeting loop runs its inputs and learns from them, and counts only inputs that did run the function)\n")
+	case 6:
+		return compared(w, r)
+	}
+	return nil
+}
+
+// demoHeading is step n's heading.
+func demoHeading(n int, r *eval.DemoResult) string {
+	switch n {
+	case 1:
+		return fmt.Sprintf("Learn which inputs make which functions of %s run", r.Subject)
+	case 2:
+		return fmt.Sprintf("Predict the coverage of %d new inputs without running them", r.Prediction.TestInputs)
+	case 3:
+		return fmt.Sprintf("Explain when %s runs", r.Function)
+	case 4:
+		return fmt.Sprintf("Generate inputs aimed at %s, without running the program", r.Function)
+	case 5:
+		return "Run them to verify"
+	}
+	return "Targeted against grammar-random inputs, over every function (E4)"
+}
+
+func (st demoStory) learned(r *eval.DemoResult) {
+	w, e3 := st.w, r.Prediction
+	fmt.Fprintf(w, "      %d training inputs generated; %s: %d distinct inputs recorded\n",
+		st.train, plural(st.train-r.TrainDistinct, "duplicate", "duplicates")+" removed", r.TrainDistinct)
+	if left := r.TrainDistinct - e3.TrainInputs; left > 0 {
+		fmt.Fprintf(w, "      learned from %d of them (left out: %s)\n", e3.TrainInputs, countsText(r.Model.Stats.Skipped, "input"))
+	}
+	fmt.Fprintf(w, "      %d functions ran at least once: %d on every input, %d on some but not all (one tree each)\n",
+		e3.FunctionsObserved, e3.FunctionsObserved-e3.FunctionsTrainable, e3.FunctionsTrainable)
+}
+
+func (st demoStory) predicted(r *eval.DemoResult) {
+	w, e3 := st.w, r.Prediction
+	fmt.Fprintf(w, "      %d test inputs generated; %s removed, and %d that training had seen: %d new inputs\n",
+		st.test, plural(st.test-r.TestDistinct, "duplicate", "duplicates"), e3.TestDuplicates, e3.TestInputs)
+	if left := r.TestDistinct - e3.TestDuplicates - e3.TestInputs; left > 0 {
+		fmt.Fprintf(w, "      (%d more left out: they did not parse, panicked or timed out)\n", left)
+	}
+	fmt.Fprintf(w, "      predicted against recorded, mean over the %d functions with trees: accuracy %.3f (always guessing the majority: %.3f),\n"+
+		"      balanced accuracy %.3f, precision %.3f, recall %.3f\n",
+		e3.FunctionsTrainable, e3.Accuracy, e3.Baseline, e3.Balanced, e3.Precision, e3.Recall)
+	if mr := e3.MidRate; mr.Functions > 0 {
+		fmt.Fprintf(w, "      over the %d functions that run on 5-95%% of inputs: accuracy %.3f (majority: %.3f), precision %.3f, recall %.3f\n",
+			mr.Functions, mr.Accuracy, mr.Baseline, mr.Precision, mr.Recall)
+	}
+}
+
+// explained prints the function's tree and covering constraints.
+func explained(w io.Writer, r *eval.DemoResult) {
+	ind := indented{w}
+	writeTreeLegend(ind)
+	writeTreeText(ind, r.Model, r.Explained, false)
+	fmt.Fprintln(w)
+	writeConstraintsLegend(ind, len(r.Constraints), false)
+	for i, c := range r.Constraints {
+		fmt.Fprintf(w, "      %d. %s\n", i+1, indent(c, "         "))
+	}
+}
+
+// aimed prints the first of the inputs aimed at the function.
+func aimed(w io.Writer, r *eval.DemoResult) {
+	inputs := r.Targeted.Inputs
+	fmt.Fprintf(w, "      %s of the %d asked for, solved from the tree's constraints in one shot; none has run yet:\n",
+		plural(len(inputs), "input", "inputs"), eval.DemoAim)
+	for _, in := range inputs[:min(5, len(inputs))] {
+		fmt.Fprintf(w, "      %q\n", in)
+	}
+	if len(inputs) > 5 {
+		fmt.Fprintf(w, "      ... %d inputs in all, in %s\n", len(inputs), r.Targeted.Dir)
+	}
+}
+
+// compared prints E4's comparison and what its figures measure.
+func compared(w io.Writer, r *eval.DemoResult) error {
+	tr := r.Comparison
+	full, some := 0, 0
+	for _, f := range tr.PerFunction {
+		switch {
+		case f.Targeted >= f.Requested:
+			full++
+		case f.Targeted > 0:
+			some++
+		}
+	}
+	fmt.Fprintf(w, "      for each of the %d functions, the targeting loop solved, ran, refitted and mutated until %d of its inputs ran\n"+
+		"      the function or %d executions were spent: all %d verified for %d functions, some for %d, none for %d\n",
+		tr.Functions, tr.Requested, tr.Budget, tr.Requested, full, some, tr.Functions-full-some)
+	f2 := func(x float64) string { return fmt.Sprintf("%.2f", x) }
+	if err := renderTable(indented{w}, []string{fmt.Sprintf("%d inputs asked for per function, at most %d executions", tr.Requested, tr.Budget), "targeted", "random, equal executions", "random expected"}, [][]string{
+		{"share of the inputs asked for that were verified (median)", f2(tr.HitRate), "", ""},
+		{"functions reached, of all trainable", f2(tr.Absolute.Targeted), f2(tr.Absolute.Random), f2(tr.ExpectedRandom)},
+		{fmt.Sprintf("rare functions reached (%d with base rate < %.2f)", tr.Rare.Functions, eval.RareLimit), f2(tr.Rare.Targeted), f2(tr.Rare.Random), f2(tr.Rare.Expected)},
+		{"mean input size (bytes)", fmt.Sprintf("%.1f", tr.Size.Targeted), fmt.Sprintf("%.1f", tr.Size.Random), ""},
+	}); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "      verified (median) is the loop's share of the %d inputs asked for, per function, that ran it; step 5's\n"+
+		"      %d of %d is one function's single shot without the loop. Random, equal executions: as many random inputs\n"+
+		"      as the loop ran for the function; random expected: the chance 1-(1-p)^executions at its base rate p.\n",
+		tr.Requested, r.Targeted.Ran, r.Targeted.Total)
+	return nil
 }
 
 // demoEntry is something demo writes into its folder, with what it is.
@@ -396,64 +399,12 @@ func unlisted(dir string, listed []demoEntry) (int, error) {
 	return n, err
 }
 
-// recordedInputs counts the records of a coverage file: the distinct
-// inputs recorded, since recording skips an input it has seen.
-func recordedInputs(path string) (int, error) {
-	f, err := coverage.ReadFile(path)
-	if err != nil {
-		return 0, err
-	}
-	return len(f.Records), nil
-}
-
 // plural is "n word", with the plural word unless n is 1.
 func plural(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one
 	}
 	return strconv.Itoa(n) + " " + many
-}
-
-// demoResult is what demo found, as --json prints it.
-type demoResult struct {
-	Out         string             `json:"out"` // the folder everything was written to
-	Subject     string             `json:"subject"`
-	Seconds     float64            `json:"seconds"`
-	Prediction  *eval.E3Result     `json:"prediction"` // trees against the recorded coverage of new inputs
-	Function    string             `json:"function"`   // the function explained and targeted
-	Constraints []string           `json:"covering_constraints"`
-	Targeted    demoTargeted       `json:"targeted"`
-	Comparison  *eval.TargetResult `json:"comparison"` // targeted against random inputs over every function (E4)
-}
-
-type demoTargeted struct {
-	Dir    string   `json:"dir"`
-	Inputs []string `json:"inputs"`
-	Ran    int      `json:"ran"`   // inputs that, run, ran the function
-	Total  int      `json:"total"` // inputs run
-}
-
-// pickDemoFunction prefers a well-known function, else the function whose
-// constraints use the most features among those learned well.
-func pickDemoFunction(m *learn.Model) *learn.FunctionModel {
-	for _, name := range demoFunctions {
-		if fn, err := m.Function(name); err == nil && len(m.Covering(fn)) > 0 && fn.TrainAccuracy >= 0.95 {
-			return fn
-		}
-	}
-	var best *learn.FunctionModel
-	score := -1
-	for i := range m.Functions {
-		fn := &m.Functions[i]
-		n := 0
-		for _, c := range m.Covering(fn) {
-			n = max(n, len(c.Literals))
-		}
-		if n > 0 && fn.TrainAccuracy >= 0.95 && n > score {
-			best, score = fn, n
-		}
-	}
-	return best
 }
 
 // indented prefixes every line written through it.
