@@ -181,11 +181,7 @@ func countFunctions(ctx context.Context, s datasets.Subject) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	bin, err := coverage.Build(ctx, target, coverage.DefaultCacheDir())
-	if err != nil {
-		return 0, err
-	}
-	sess, err := coverage.Start(bin, coverage.RunOptions{})
+	sess, err := coverage.Open(ctx, target, coverage.DefaultCacheDir(), coverage.RunOptions{})
 	if err != nil {
 		return 0, err
 	}
