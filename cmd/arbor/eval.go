@@ -148,8 +148,14 @@ func newEvalCmd() *cobra.Command {
 		Use:   "eval",
 		Short: "Run arbor's experiments (E1-E10), the generalization suite (eval suite) and the full report (eval all)",
 	}
-	var f3, f4, f5 experimentFlags
-	e3 := &cobra.Command{
+	cmd.AddCommand(newE1Cmd(), newE2Cmd(), newE3Cmd(), newE4Cmd(), newE5Cmd(), newE6Cmd(), newE7Cmd(), newE8Cmd(), newE9Cmd(), newE10Cmd(),
+		newEvalAllCmd(), newEvalSuiteCmd(), newEvalLearnersCmd(), newEvalBenchCmd())
+	return cmd
+}
+
+func newE3Cmd() *cobra.Command {
+	var f3 experimentFlags
+	cmd := &cobra.Command{
 		Use:   "E3 (--subject S | --go PKG.Func --grammar G)",
 		Short: "Association quality: predicted against recorded coverage",
 		Long: `E3 generates --train grammar-random training inputs (depth 30) and an
@@ -198,33 +204,39 @@ if unset).
 			return nil
 		},
 	}
-	f3.register(e3, 1000) // the published protocol
-	targeted := func(f *experimentFlags, print func(io.Writer, *eval.TargetResult) error) func(*cobra.Command, []string) error {
-		return func(cmd *cobra.Command, args []string) error {
-			cfg, cleanup, err := f.config(cmd)
-			if err != nil {
-				return err
-			}
-			defer cleanup()
-			if f.budget < 1 || f.baseN < 1 || f.inputs < 1 {
-				return usageError{errors.New("-n, --budget and --base-inputs must be at least 1")}
-			}
-			maxGini, err := checkMaxGini(f.maxGini)
-			if err != nil {
-				return err
-			}
-			res, err := eval.Targeted(contextOf(cmd), eval.TargetConfig{E3Config: cfg, Model: f.loaded, Solve: synth.SolveOptions{Seed: f.seed, MaxNodes: f.maxNodes},
-				Inputs: f.inputs, Budget: f.budget, Time: f.limit, MaxGini: maxGini, Offline: f.offline, NoLearn: f.noLearn, BaseInputs: f.baseN})
-			if err != nil {
-				return err
-			}
-			if f.asJSON {
-				return json.NewEncoder(cmd.OutOrStdout()).Encode(res)
-			}
-			return print(cmd.OutOrStdout(), res)
-		}
+	f3.register(cmd, 1000) // the published protocol
+	return cmd
+}
+
+// runTargeted runs E4 and E5 (eval.Targeted), printing the result as
+// JSON or with print.
+func runTargeted(cmd *cobra.Command, f *experimentFlags, print func(io.Writer, *eval.TargetResult) error) error {
+	cfg, cleanup, err := f.config(cmd)
+	if err != nil {
+		return err
 	}
-	e4 := &cobra.Command{
+	defer cleanup()
+	if f.budget < 1 || f.baseN < 1 || f.inputs < 1 {
+		return usageError{errors.New("-n, --budget and --base-inputs must be at least 1")}
+	}
+	maxGini, err := checkMaxGini(f.maxGini)
+	if err != nil {
+		return err
+	}
+	res, err := eval.Targeted(contextOf(cmd), eval.TargetConfig{E3Config: cfg, Model: f.loaded, Solve: synth.SolveOptions{Seed: f.seed, MaxNodes: f.maxNodes},
+		Inputs: f.inputs, Budget: f.budget, Time: f.limit, MaxGini: maxGini, Offline: f.offline, NoLearn: f.noLearn, BaseInputs: f.baseN})
+	if err != nil {
+		return err
+	}
+	if f.asJSON {
+		return json.NewEncoder(cmd.OutOrStdout()).Encode(res)
+	}
+	return print(cmd.OutOrStdout(), res)
+}
+
+func newE4Cmd() *cobra.Command {
+	var f4 experimentFlags
+	cmd := &cobra.Command{
 		Use:   "E4 (--subject S | --go PKG.Func --grammar G) [--model M] | --model M --trust-model",
 		Short: "Targeted generation: coverage fractions of targeted against random inputs",
 		Long: `E4 trains a model as E3 does (or reads --model), then asks targeting
@@ -257,23 +269,30 @@ full on stderr first.
 "worse_than_random":[...],"executions_per_verified_input":..,
 "per_function":[...],...} (the same object as E5's).`,
 		Args: exactArgs(0),
-		RunE: targeted(&f4, func(w io.Writer, r *eval.TargetResult) error {
-			fmt.Fprintf(w, "E4 %s (%s): %d trainable functions, %d with constraints; %d inputs asked for per function, at most %d executions each; base rates from %d random inputs; %.1fs targeting\n",
-				r.Subject, r.Mode, r.Functions, r.WithConstraints, r.Requested, r.Budget, r.BaseInputs, r.Seconds)
-			header, rows := r.E4Table()
-			if err := renderTable(w, header, rows); err != nil {
-				return err
-			}
-			fmt.Fprintf(w, "targeted did worse than random (fewer verified inputs than min(asked for, executions × base rate)) on %d of %d functions\n", len(r.WorseThanRandom), r.Functions)
-			for _, f := range r.WorseThanRandom {
-				fmt.Fprintf(w, "  %s\n", f)
-			}
-			return nil
-		}),
+		RunE: func(cmd *cobra.Command, args []string) error { return runTargeted(cmd, &f4, printE4) },
 	}
-	f4.register(e4, learn.DefaultTrainInputs)
-	f4.registerTargeted(e4)
-	e5 := &cobra.Command{
+	f4.register(cmd, learn.DefaultTrainInputs)
+	f4.registerTargeted(cmd)
+	return cmd
+}
+
+func printE4(w io.Writer, r *eval.TargetResult) error {
+	fmt.Fprintf(w, "E4 %s (%s): %d trainable functions, %d with constraints; %d inputs asked for per function, at most %d executions each; base rates from %d random inputs; %.1fs targeting\n",
+		r.Subject, r.Mode, r.Functions, r.WithConstraints, r.Requested, r.Budget, r.BaseInputs, r.Seconds)
+	header, rows := r.E4Table()
+	if err := renderTable(w, header, rows); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "targeted did worse than random (fewer verified inputs than min(asked for, executions × base rate)) on %d of %d functions\n", len(r.WorseThanRandom), r.Functions)
+	for _, f := range r.WorseThanRandom {
+		fmt.Fprintf(w, "  %s\n", f)
+	}
+	return nil
+}
+
+func newE5Cmd() *cobra.Command {
+	var f5 experimentFlags
+	cmd := &cobra.Command{
 		Use:   "E5 (--subject S | --go PKG.Func --grammar G) [--model M] | --model M --trust-model",
 		Short: "Targeted generation: functions covered per input and calls of the target",
 		Long: `E5 runs the same inputs as E4 and compares targeted with random inputs by
@@ -281,14 +300,15 @@ the number of functions each input covers (median, mean) and by how often
 the targeted function is called, each with a Wilcoxon signed-rank test
 paired by function and Cohen's d. --model and --trust-model are as in E4.`,
 		Args: exactArgs(0),
-		RunE: targeted(&f5, func(w io.Writer, r *eval.TargetResult) error {
-			fmt.Fprintf(w, "E5 %s: %d functions\n", r.Subject, r.Functions)
-			header, rows := r.E5Table()
-			return renderTable(w, header, rows)
-		}),
+		RunE: func(cmd *cobra.Command, args []string) error { return runTargeted(cmd, &f5, printE5) },
 	}
-	f5.register(e5, learn.DefaultTrainInputs)
-	f5.registerTargeted(e5)
-	cmd.AddCommand(newE1Cmd(), newE2Cmd(), e3, e4, e5, newE6Cmd(), newE7Cmd(), newE8Cmd(), newE9Cmd(), newE10Cmd(), newEvalAllCmd(), newEvalSuiteCmd(), newEvalLearnersCmd(), newEvalBenchCmd())
+	f5.register(cmd, learn.DefaultTrainInputs)
+	f5.registerTargeted(cmd)
 	return cmd
+}
+
+func printE5(w io.Writer, r *eval.TargetResult) error {
+	fmt.Fprintf(w, "E5 %s: %d functions\n", r.Subject, r.Functions)
+	header, rows := r.E5Table()
+	return renderTable(w, header, rows)
 }
