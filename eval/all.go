@@ -251,12 +251,7 @@ func (a *allRun) e7(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	files, err := WriteE7(a.cfg.Out, r)
-	if err != nil {
-		return err
-	}
-	e7Section(&a.report, r, per, files)
-	return a.finish()
+	return writePart(a, r, WriteE7, func(b *strings.Builder, r *E7Result, files []string) { e7Section(b, r, per, files) })
 }
 
 func (a *allRun) e8(ctx context.Context) error {
@@ -271,12 +266,7 @@ func (a *allRun) e8(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	files, err := WriteE8(a.cfg.Out, r)
-	if err != nil {
-		return err
-	}
-	e8Section(&a.report, r, files)
-	return a.finish()
+	return writePart(a, r, WriteE8, e8Section)
 }
 
 func (a *allRun) e9(ctx context.Context) error {
@@ -290,12 +280,7 @@ func (a *allRun) e9(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	files, err := WriteE9(a.cfg.Out, r)
-	if err != nil {
-		return err
-	}
-	e9Section(&a.report, r, files)
-	return a.finish()
+	return writePart(a, r, WriteE9, e9Section)
 }
 
 func (a *allRun) e10(ctx context.Context) error {
@@ -310,11 +295,17 @@ func (a *allRun) e10(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	files, err := WriteE10(a.cfg.Out, r)
+	return writePart(a, r, WriteE10, e10Section)
+}
+
+// writePart ends a part: it writes the experiment's files and its
+// section, which links them.
+func writePart[R any](a *allRun, r R, write func(dir string, r R) ([]string, error), section func(b *strings.Builder, r R, files []string)) error {
+	files, err := write(a.cfg.Out, r)
 	if err != nil {
 		return err
 	}
-	e10Section(&a.report, r, files)
+	section(&a.report, r, files)
 	return a.finish()
 }
 

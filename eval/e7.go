@@ -333,10 +333,7 @@ func (r *observingRunner) Run(ctx context.Context, input []byte) (*coverage.Resu
 }
 
 func e7Rows(runs []E7Run) []E7Row {
-	by := map[string][]E7Run{}
-	for _, r := range runs {
-		by[r.Method] = append(by[r.Method], r)
-	}
+	by := groupBy(runs, func(r E7Run) string { return r.Method })
 	final := func(rs []E7Run, f func(E7Point) int) []float64 {
 		xs := make([]float64, len(rs))
 		for i, r := range rs {

@@ -164,10 +164,7 @@ func e8Subject(ctx context.Context, cfg E8Config, s subject.Setup) (E8Subject, e
 }
 
 func e8Rows(runs []E8Run) []E8Row {
-	by := map[string][]E8Run{}
-	for _, r := range runs {
-		by[r.Variant] = append(by[r.Variant], r)
-	}
+	by := groupBy(runs, func(r E8Run) string { return r.Variant })
 	series := column[E8Run]
 	rareOf := func(r E8Run) float64 { return float64(r.RareReached) }
 	callsOf := func(r E8Run) float64 { return float64(r.MaxCalls) }

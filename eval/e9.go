@@ -181,10 +181,7 @@ func e9Subject(ctx context.Context, cfg E9Config, s subject.Setup) (E9Subject, e
 }
 
 func e9Rows(runs []E9Run) []E9Row {
-	by := map[string][]E9Run{}
-	for _, r := range runs {
-		by[r.Method] = append(by[r.Method], r)
-	}
+	by := groupBy(runs, func(r E9Run) string { return r.Method })
 	series := column[E9Run]
 	covered := func(r E9Run) float64 { return float64(r.CorpusCovered) }
 	bytes := func(r E9Run) float64 { return float64(r.Bytes) }

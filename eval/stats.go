@@ -207,3 +207,13 @@ func column[T any](rs []T, f func(T) float64) []float64 {
 	}
 	return xs
 }
+
+// groupBy groups runs by key (a method or a variant), keeping their
+// order within each group.
+func groupBy[T any](rs []T, key func(T) string) map[string][]T {
+	by := map[string][]T{}
+	for _, r := range rs {
+		by[key(r)] = append(by[key(r)], r)
+	}
+	return by
+}

@@ -234,12 +234,21 @@ func runTargeted(cmd *cobra.Command, f *experimentFlags, print func(io.Writer, *
 	return print(cmd.OutOrStdout(), res)
 }
 
+// newTargetedCmd is E4's or E5's command: the same run (runTargeted),
+// printed with print.
+func newTargetedCmd(use, short, long string, print func(io.Writer, *eval.TargetResult) error) *cobra.Command {
+	var f experimentFlags
+	cmd := &cobra.Command{Use: use, Short: short, Long: long, Args: exactArgs(0)}
+	cmd.RunE = func(cmd *cobra.Command, args []string) error { return runTargeted(cmd, &f, print) }
+	f.register(cmd, learn.DefaultTrainInputs)
+	f.registerTargeted(cmd)
+	return cmd
+}
+
 func newE4Cmd() *cobra.Command {
-	var f4 experimentFlags
-	cmd := &cobra.Command{
-		Use:   "E4 (--subject S | --go PKG.Func --grammar G) [--model M] | --model M --trust-model",
-		Short: "Targeted generation: coverage fractions of targeted against random inputs",
-		Long: `E4 trains a model as E3 does (or reads --model), then asks targeting
+	return newTargetedCmd("E4 (--subject S | --go PKG.Func --grammar G) [--model M] | --model M --trust-model",
+		"Targeted generation: coverage fractions of targeted against random inputs",
+		`E4 trains a model as E3 does (or reads --model), then asks targeting
 for -n inputs aimed at every trainable function. The targeting loop
 (docs/targeting.md) solves the function's constraints, runs the inputs,
 refits the function's tree with what they covered, mutates the inputs
@@ -267,13 +276,7 @@ full on stderr first.
 --json prints {"mode":..,"absolute":{"targeted":..,"random":..},
 "expected_random_absolute":..,"rare":{...},"hit_rate_median":..,
 "worse_than_random":[...],"executions_per_verified_input":..,
-"per_function":[...],...} (the same object as E5's).`,
-		Args: exactArgs(0),
-		RunE: func(cmd *cobra.Command, args []string) error { return runTargeted(cmd, &f4, printE4) },
-	}
-	f4.register(cmd, learn.DefaultTrainInputs)
-	f4.registerTargeted(cmd)
-	return cmd
+"per_function":[...],...} (the same object as E5's).`, printE4)
 }
 
 func printE4(w io.Writer, r *eval.TargetResult) error {
@@ -291,20 +294,12 @@ func printE4(w io.Writer, r *eval.TargetResult) error {
 }
 
 func newE5Cmd() *cobra.Command {
-	var f5 experimentFlags
-	cmd := &cobra.Command{
-		Use:   "E5 (--subject S | --go PKG.Func --grammar G) [--model M] | --model M --trust-model",
-		Short: "Targeted generation: functions covered per input and calls of the target",
-		Long: `E5 runs the same inputs as E4 and compares targeted with random inputs by
+	return newTargetedCmd("E5 (--subject S | --go PKG.Func --grammar G) [--model M] | --model M --trust-model",
+		"Targeted generation: functions covered per input and calls of the target",
+		`E5 runs the same inputs as E4 and compares targeted with random inputs by
 the number of functions each input covers (median, mean) and by how often
 the targeted function is called, each with a Wilcoxon signed-rank test
-paired by function and Cohen's d. --model and --trust-model are as in E4.`,
-		Args: exactArgs(0),
-		RunE: func(cmd *cobra.Command, args []string) error { return runTargeted(cmd, &f5, printE5) },
-	}
-	f5.register(cmd, learn.DefaultTrainInputs)
-	f5.registerTargeted(cmd)
-	return cmd
+paired by function and Cohen's d. --model and --trust-model are as in E4.`, printE5)
 }
 
 func printE5(w io.Writer, r *eval.TargetResult) error {
