@@ -21,6 +21,16 @@
 //
 //	path, err := eval.All(ctx, eval.AllConfig{Out: "results", Quick: true})
 //
+// Every result prints as tables of text cells, built once: Table is the
+// summary arbor eval prints and report.md lays out, CSVTable the rows of
+// its CSV file:
+//
+//	header, rows := r.Table()
+//
+// Demo runs the demo (arbor demo): E3, one function's explanation and
+// inputs aimed at it, verified, and E4, telling its caller each step as
+// it happens.
+//
 // The statistics (Mean, Median, Quantile, Ranks, Spearman, MannWhitney,
 // Wilcoxon, CohensD) are usable on their own.
 package eval
