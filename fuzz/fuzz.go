@@ -184,7 +184,7 @@ func newCampaign(g *grammar.Graph, subject coverage.Runner, opts Options) (*camp
 	f := &campaign{
 		g: g, subject: subject, opts: opts, domains: domains,
 		real:     newRealizer(g, opts.Bounds),
-		mut:      &mutator{meanSpans: or(opts.MeanSpans, 2), meanLength: or(opts.MeanSpanLength, 4)},
+		mut:      &mutator{meanSpans: or(opts.MeanSpans, synth.DefaultMeanSpans), meanLength: or(opts.MeanSpanLength, synth.DefaultMeanSpanLength)},
 		start:    time.Now(),
 		failures: map[string]int{},
 		children: opts.Children,
