@@ -251,26 +251,31 @@ func blind(d *learn.Dataset, fns []learn.FunctionModel, examples *learn.Examples
 			b.Conflicts++
 		}
 	}
-	// The shortest inputs of each side of each leaf, compared pairwise.
+	for _, leaf := range slices.Sorted(maps.Keys(leaves)) {
+		b.closest(leaves[leaf].covered, leaves[leaf].not, rows, texts)
+	}
+	return b
+}
+
+// closest compares the shortest inputs of a leaf that ran the function
+// (covered) with those that did not, pairwise, and keeps the pair whose
+// features (rows) differ least, the shorter on a tie.
+func (b *Blind) closest(covered, not []int, rows [][]int, texts []string) {
 	const perSide = 150
 	shortest := func(rs []int) []int {
 		rs = slices.Clone(rs)
 		slices.SortStableFunc(rs, func(x, y int) int { return len(texts[x]) - len(texts[y]) })
 		return rs[:min(len(rs), perSide)]
 	}
-	for _, leaf := range slices.Sorted(maps.Keys(leaves)) {
-		sd := leaves[leaf]
-		for _, c := range shortest(sd.covered) {
-			for _, n := range shortest(sd.not) {
-				dist := symmetricDifference(rows[c], rows[n])
-				size := len(texts[c]) + len(texts[n])
-				if b.Distance < 0 || dist < b.Distance || dist == b.Distance && size < len(b.Covered)+len(b.NotCovered) {
-					b.Distance, b.Covered, b.NotCovered = dist, texts[c], texts[n]
-				}
+	for _, c := range shortest(covered) {
+		for _, n := range shortest(not) {
+			dist := symmetricDifference(rows[c], rows[n])
+			size := len(texts[c]) + len(texts[n])
+			if b.Distance < 0 || dist < b.Distance || dist == b.Distance && size < len(b.Covered)+len(b.NotCovered) {
+				b.Distance, b.Covered, b.NotCovered = dist, texts[c], texts[n]
 			}
 		}
 	}
-	return b
 }
 
 // symmetricDifference counts the ids in exactly one of two sorted lists.

@@ -52,13 +52,9 @@ subject); the table ends with each learner's medians over the subjects.`,
 					return usageError{err}
 				}
 			}
-			var ls []eval.Learner
-			for _, spec := range learners {
-				l, err := eval.ParseLearner(spec)
-				if err != nil {
-					return usageError{err}
-				}
-				ls = append(ls, l)
+			ls, err := parseLearners(learners)
+			if err != nil {
+				return err
 			}
 			if test < 1 {
 				return usageError{fmt.Errorf("--test must be at least 1")}
@@ -96,6 +92,19 @@ subject); the table ends with each learner's medians over the subjects.`,
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "random `seed`")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+// parseLearners reads the --learner flags.
+func parseLearners(specs []string) ([]eval.Learner, error) {
+	var ls []eval.Learner
+	for _, spec := range specs {
+		l, err := eval.ParseLearner(spec)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		ls = append(ls, l)
+	}
+	return ls, nil
 }
 
 // printLearners prints one row per subject and learner, then every
