@@ -86,17 +86,14 @@ type E10Result struct {
 // generator plus Seeds.
 func E10(ctx context.Context, cfg E10Config) (*E10Result, error) {
 	cfg.setDefaults()
-	subjects, err := eachSubject(ctx, cfg.Subjects, func(s subject.Setup) (E10Subject, error) { return e10Subject(ctx, cfg, s) },
+	subjects, err := eachSubject(ctx, cfg.Subjects, cfg.CacheDir, func(s subject.Setup, sess *fuzzSession) (E10Subject, error) {
+		return e10Subject(ctx, cfg, s, sess)
+	},
 		func(name string, err error) E10Subject { return E10Subject{Subject: name, Error: err.Error()} })
 	return &E10Result{Trials: cfg.Trials, Seeds: cfg.Seeds, Execs: cfg.Execs, Reps: cfg.Reps, Subjects: subjects}, err
 }
 
-func e10Subject(ctx context.Context, cfg E10Config, s subject.Setup) (E10Subject, error) {
-	sess, err := openFuzzSession(ctx, s, cfg.CacheDir)
-	if err != nil {
-		return E10Subject{}, err
-	}
-	defer sess.Close()
+func e10Subject(ctx context.Context, cfg E10Config, s subject.Setup, sess *fuzzSession) (E10Subject, error) {
 	es := E10Subject{Subject: s.Name, Unit: sess.unit}
 	bounds := fuzz.Bounds{MaxDepth: cfg.MaxDepth}
 	runner := &coverage.SessionRunner{Session: sess.Session, Timeout: cfg.Timeout}

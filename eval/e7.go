@@ -180,7 +180,9 @@ func E7(ctx context.Context, cfg E7Config) (*E7Result, error) {
 		return nil, err
 	}
 	cfg.Methods = methods
-	subjects, err := eachSubject(ctx, cfg.Subjects, func(s subject.Setup) (E7Subject, error) { return e7Subject(ctx, cfg, s) },
+	subjects, err := eachSubject(ctx, cfg.Subjects, cfg.CacheDir, func(s subject.Setup, sess *fuzzSession) (E7Subject, error) {
+		return e7Subject(ctx, cfg, s, sess)
+	},
 		func(name string, err error) E7Subject { return E7Subject{Subject: name, Error: err.Error()} })
 	res := &E7Result{Seconds: cfg.Time.Seconds(), Reps: cfg.Reps, Methods: methods, Subjects: subjects}
 	if slices.Contains(methods, E7ZestFresh) {
@@ -189,12 +191,7 @@ func E7(ctx context.Context, cfg E7Config) (*E7Result, error) {
 	return res, err
 }
 
-func e7Subject(ctx context.Context, cfg E7Config, s subject.Setup) (E7Subject, error) {
-	sess, err := openFuzzSession(ctx, s, cfg.CacheDir)
-	if err != nil {
-		return E7Subject{}, err
-	}
-	defer sess.Close()
+func e7Subject(ctx context.Context, cfg E7Config, s subject.Setup, sess *fuzzSession) (E7Subject, error) {
 	es := E7Subject{Subject: s.Name, Unit: sess.unit, Units: sess.units}
 	methods := cfg.Methods
 	var gofuzz *goFuzzTarget

@@ -89,17 +89,14 @@ type E8Result struct {
 // each reaches, and the most calls one input makes of one function.
 func E8(ctx context.Context, cfg E8Config) (*E8Result, error) {
 	cfg.setDefaults()
-	subjects, err := eachSubject(ctx, cfg.Subjects, func(s subject.Setup) (E8Subject, error) { return e8Subject(ctx, cfg, s) },
+	subjects, err := eachSubject(ctx, cfg.Subjects, cfg.CacheDir, func(s subject.Setup, sess *fuzzSession) (E8Subject, error) {
+		return e8Subject(ctx, cfg, s, sess)
+	},
 		func(name string, err error) E8Subject { return E8Subject{Subject: name, Error: err.Error()} })
 	return &E8Result{Execs: cfg.Execs, Reps: cfg.Reps, BaseInputs: cfg.BaseInputs, Subjects: subjects}, err
 }
 
-func e8Subject(ctx context.Context, cfg E8Config, s subject.Setup) (E8Subject, error) {
-	sess, err := openFuzzSession(ctx, s, cfg.CacheDir)
-	if err != nil {
-		return E8Subject{}, err
-	}
-	defer sess.Close()
+func e8Subject(ctx context.Context, cfg E8Config, s subject.Setup, sess *fuzzSession) (E8Subject, error) {
 	names := sess.Funcs.Names
 	// Base rates from a separate random sample (seed+1, as E4's).
 	hits := make([]int, len(names))

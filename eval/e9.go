@@ -104,17 +104,14 @@ type E9Result struct {
 // seed per repetition.
 func E9(ctx context.Context, cfg E9Config) (*E9Result, error) {
 	cfg.setDefaults()
-	subjects, err := eachSubject(ctx, cfg.Subjects, func(s subject.Setup) (E9Subject, error) { return e9Subject(ctx, cfg, s) },
+	subjects, err := eachSubject(ctx, cfg.Subjects, cfg.CacheDir, func(s subject.Setup, sess *fuzzSession) (E9Subject, error) {
+		return e9Subject(ctx, cfg, s, sess)
+	},
 		func(name string, err error) E9Subject { return E9Subject{Subject: name, Error: err.Error()} })
 	return &E9Result{Execs: cfg.Execs, Reps: cfg.Reps, Top: cfg.Top, Levels: cfg.Levels, Subjects: subjects}, err
 }
 
-func e9Subject(ctx context.Context, cfg E9Config, s subject.Setup) (E9Subject, error) {
-	sess, err := openFuzzSession(ctx, s, cfg.CacheDir)
-	if err != nil {
-		return E9Subject{}, err
-	}
-	defer sess.Close()
+func e9Subject(ctx context.Context, cfg E9Config, s subject.Setup, sess *fuzzSession) (E9Subject, error) {
 	es := E9Subject{Subject: s.Name, Unit: sess.unit, Units: sess.units, Lattice: len(fuzz.Lattice(s.Grammar, cfg.Top, cfg.Levels))}
 	runner := &coverage.SessionRunner{Session: sess.Session, Timeout: cfg.Timeout}
 	for rep := range cfg.Reps {

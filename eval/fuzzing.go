@@ -19,13 +19,14 @@ func fuzzDefaults(timeout *time.Duration, maxDepth *int) {
 	setPositive(maxDepth, synth.DefaultMaxDepth)
 }
 
-// eachSubject runs one experiment's part on every subject. A subject the
-// part fails on gets failed's result and the others go on; a done
-// context stops them all.
-func eachSubject[T any](ctx context.Context, subjects []subject.Setup, part func(subject.Setup) (T, error), failed func(name string, err error) T) ([]T, error) {
+// eachSubject runs one experiment's part on every subject, each on a
+// recording session of its own. A subject the part fails on gets
+// failed's result and the others go on; a done context stops them all.
+func eachSubject[T any](ctx context.Context, subjects []subject.Setup, cacheDir string, part func(subject.Setup, *fuzzSession) (T, error),
+	failed func(name string, err error) T) ([]T, error) {
 	var out []T
 	for _, s := range subjects {
-		v, err := part(s)
+		v, err := onSession(ctx, s, cacheDir, part)
 		if err != nil {
 			if ctx.Err() != nil {
 				return out, ctx.Err()
@@ -35,6 +36,16 @@ func eachSubject[T any](ctx context.Context, subjects []subject.Setup, part func
 		out = append(out, v)
 	}
 	return out, nil
+}
+
+func onSession[T any](ctx context.Context, s subject.Setup, cacheDir string, part func(subject.Setup, *fuzzSession) (T, error)) (T, error) {
+	sess, err := openFuzzSession(ctx, s, cacheDir)
+	if err != nil {
+		var none T
+		return none, err
+	}
+	defer sess.Close()
+	return part(s, sess)
 }
 
 // fuzzSession is a subject's recording session as the fuzzing
