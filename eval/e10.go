@@ -86,10 +86,9 @@ type E10Result struct {
 // generator plus Seeds.
 func E10(ctx context.Context, cfg E10Config) (*E10Result, error) {
 	cfg.setDefaults()
-	subjects, err := eachSubject(ctx, cfg.Subjects, cfg.CacheDir, func(s subject.Setup, sess *fuzzSession) (E10Subject, error) {
-		return e10Subject(ctx, cfg, s, sess)
-	},
-		func(name string, err error) E10Subject { return E10Subject{Subject: name, Error: err.Error()} })
+	part := func(s subject.Setup, sess *fuzzSession) (E10Subject, error) { return e10Subject(ctx, cfg, s, sess) }
+	failed := func(name string, err error) E10Subject { return E10Subject{Subject: name, Error: err.Error()} }
+	subjects, err := eachSubject(ctx, cfg.Subjects, cfg.CacheDir, part, failed)
 	return &E10Result{Trials: cfg.Trials, Seeds: cfg.Seeds, Execs: cfg.Execs, Reps: cfg.Reps, Subjects: subjects}, err
 }
 

@@ -180,10 +180,9 @@ func E7(ctx context.Context, cfg E7Config) (*E7Result, error) {
 		return nil, err
 	}
 	cfg.Methods = methods
-	subjects, err := eachSubject(ctx, cfg.Subjects, cfg.CacheDir, func(s subject.Setup, sess *fuzzSession) (E7Subject, error) {
-		return e7Subject(ctx, cfg, s, sess)
-	},
-		func(name string, err error) E7Subject { return E7Subject{Subject: name, Error: err.Error()} })
+	part := func(s subject.Setup, sess *fuzzSession) (E7Subject, error) { return e7Subject(ctx, cfg, s, sess) }
+	failed := func(name string, err error) E7Subject { return E7Subject{Subject: name, Error: err.Error()} }
+	subjects, err := eachSubject(ctx, cfg.Subjects, cfg.CacheDir, part, failed)
 	res := &E7Result{Seconds: cfg.Time.Seconds(), Reps: cfg.Reps, Methods: methods, Subjects: subjects}
 	if slices.Contains(methods, E7ZestFresh) {
 		res.Fresh = cfg.Fresh

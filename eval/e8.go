@@ -89,10 +89,9 @@ type E8Result struct {
 // each reaches, and the most calls one input makes of one function.
 func E8(ctx context.Context, cfg E8Config) (*E8Result, error) {
 	cfg.setDefaults()
-	subjects, err := eachSubject(ctx, cfg.Subjects, cfg.CacheDir, func(s subject.Setup, sess *fuzzSession) (E8Subject, error) {
-		return e8Subject(ctx, cfg, s, sess)
-	},
-		func(name string, err error) E8Subject { return E8Subject{Subject: name, Error: err.Error()} })
+	part := func(s subject.Setup, sess *fuzzSession) (E8Subject, error) { return e8Subject(ctx, cfg, s, sess) }
+	failed := func(name string, err error) E8Subject { return E8Subject{Subject: name, Error: err.Error()} }
+	subjects, err := eachSubject(ctx, cfg.Subjects, cfg.CacheDir, part, failed)
 	return &E8Result{Execs: cfg.Execs, Reps: cfg.Reps, BaseInputs: cfg.BaseInputs, Subjects: subjects}, err
 }
 

@@ -104,10 +104,9 @@ type E9Result struct {
 // seed per repetition.
 func E9(ctx context.Context, cfg E9Config) (*E9Result, error) {
 	cfg.setDefaults()
-	subjects, err := eachSubject(ctx, cfg.Subjects, cfg.CacheDir, func(s subject.Setup, sess *fuzzSession) (E9Subject, error) {
-		return e9Subject(ctx, cfg, s, sess)
-	},
-		func(name string, err error) E9Subject { return E9Subject{Subject: name, Error: err.Error()} })
+	part := func(s subject.Setup, sess *fuzzSession) (E9Subject, error) { return e9Subject(ctx, cfg, s, sess) }
+	failed := func(name string, err error) E9Subject { return E9Subject{Subject: name, Error: err.Error()} }
+	subjects, err := eachSubject(ctx, cfg.Subjects, cfg.CacheDir, part, failed)
 	return &E9Result{Execs: cfg.Execs, Reps: cfg.Reps, Top: cfg.Top, Levels: cfg.Levels, Subjects: subjects}, err
 }
 
