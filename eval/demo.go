@@ -217,7 +217,7 @@ func (d *demoRun) verify(ctx context.Context) error {
 	t := &d.r.Targeted
 	bin, err := coverage.Build(ctx, d.cfg.Subject.Target, d.cfg.CacheDir)
 	if err != nil {
-		return fmt.Errorf("--verify: the model's subject %s cannot be built here: %w", d.cfg.Subject.Target, err)
+		return fmt.Errorf("the subject %s cannot be built here: %w", d.cfg.Subject.Target, err)
 	}
 	t.Ran, t.Total, err = targeting.VerifyDir(ctx, bin, d.r.Model, d.r.Function, t.Dir)
 	return err

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/arbor-fuzz/arbor/corpus"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -242,7 +243,7 @@ func TestInputNames(t *testing.T) {
 			t.Errorf("%s names its first input %s, want 00001.json", args[0], name)
 		}
 	}
-	if got := inputName(99999, 123456, ".xml"); got != "100000.xml" {
+	if got := corpus.Name(99999, 123456, ".xml"); got != "100000.xml" {
 		t.Errorf("input 100,000 of 123,456: %s", got)
 	}
 }

@@ -156,7 +156,7 @@ func newEvalCmd() *cobra.Command {
 func newE3Cmd() *cobra.Command {
 	var f3 experimentFlags
 	cmd := &cobra.Command{
-		Use:   "E3 (--subject S | --go PKG.Func --grammar G)",
+		Use:   "E3 (--subject S | --go F | --c ... | --java ... | --python ... | --cmd ...) [--grammar G]",
 		Short: "Association quality: predicted against recorded coverage",
 		Long: `E3 generates --train grammar-random training inputs (depth 30) and an
 independent set of --test inputs, records the subject's coverage of both,
@@ -246,7 +246,7 @@ func newTargetedCmd(use, short, long string, print func(io.Writer, *eval.TargetR
 }
 
 func newE4Cmd() *cobra.Command {
-	return newTargetedCmd("E4 (--subject S | --go PKG.Func --grammar G) [--model M] | --model M --trust-model",
+	return newTargetedCmd("E4 (--subject S | --go F | --c ... | --java ... | --python ... | --cmd ...) [--grammar G] [--model M] | --model M --trust-model",
 		"Targeted generation: coverage fractions of targeted against random inputs",
 		`E4 trains a model as E3 does (or reads --model), then asks targeting
 for -n inputs aimed at every trainable function. The targeting loop
@@ -294,7 +294,7 @@ func printE4(w io.Writer, r *eval.TargetResult) error {
 }
 
 func newE5Cmd() *cobra.Command {
-	return newTargetedCmd("E5 (--subject S | --go PKG.Func --grammar G) [--model M] | --model M --trust-model",
+	return newTargetedCmd("E5 (--subject S | --go F | --c ... | --java ... | --python ... | --cmd ...) [--grammar G] [--model M] | --model M --trust-model",
 		"Targeted generation: functions covered per input and calls of the target",
 		`E5 runs the same inputs as E4 and compares targeted with random inputs by
 the number of functions each input covers (median, mean) and by how often

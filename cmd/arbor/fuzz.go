@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/arbor-fuzz/arbor/corpus"
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/fuzz"
 	"github.com/arbor-fuzz/arbor/grammar"
@@ -192,7 +193,7 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags) error {
 		bounds = fuzz.TopBounds(bounds)
 	}
 	store, err := fuzz.OpenStore(ctx, fuzz.StoreConfig{
-		Dir: f.out, Ext: extensionOf(setup.GrammarName), FuzzTarget: f.format.fuzzTarget, Wait: f.wait,
+		Dir: f.out, Ext: corpus.Extension(setup.GrammarName), FuzzTarget: f.format.fuzzTarget, Wait: f.wait,
 		Grammar: setup.Grammar, Bounds: bounds,
 	})
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/arbor-fuzz/arbor/corpus"
 	"github.com/arbor-fuzz/arbor/internal/filelock"
 )
 
@@ -27,9 +26,3 @@ func claimOutput(ctx context.Context, o outputFormat, out string, wait bool) (re
 	}
 	return func() { l.Release() }, nil
 }
-
-// inputName is corpus.Name and extensionOf corpus.Extension, under the
-// names that fuzz.go and the tests of other commands use.
-func inputName(i, n int, ext string) string { return corpus.Name(i, n, ext) }
-
-func extensionOf(grammarName string) string { return corpus.Extension(grammarName) }

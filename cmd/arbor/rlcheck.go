@@ -42,7 +42,7 @@ func stateKind(s string) (synth.StateKind, error) {
 func newRLCheckCmd() *cobra.Command {
 	var f rlcheckFlags
 	cmd := &cobra.Command{
-		Use:   "rlcheck (--example bst | --grammar G (--subject S | --oracle-cmd CMD)) (--trials N | --time D)",
+		Use:   "rlcheck (--example bst | [--grammar G] (--subject S | --go F | ... | --cmd ... | --oracle-cmd CMD)) (--trials N | --time D)",
 		Short: "Generate diverse valid inputs with a bandit guide (RLCheck)",
 		Long: `rlcheck generates inputs and learns, from each input's validity, which
 choices lead to new valid inputs: one tabular Monte Carlo control learner

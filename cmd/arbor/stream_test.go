@@ -12,6 +12,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/arbor-fuzz/arbor/corpus"
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/datasets"
 	"github.com/arbor-fuzz/arbor/features"
@@ -120,7 +121,7 @@ func TestGenerateStreams(t *testing.T) {
 			if rec.Input != nil {
 				want = *rec.Input
 			}
-			file := inputName(i, c.n, extensionOf(c.grammar))
+			file := corpus.Name(i, c.n, corpus.Extension(c.grammar))
 			got, err := os.ReadFile(filepath.Join(folder, file))
 			if err != nil || string(got) != want {
 				t.Fatalf("%s: %s holds %q (%v), --out - printed %q", name, file, got, err, want)

@@ -393,9 +393,6 @@ func printRare(w io.Writer, sums []targeting.Summary, f targetFlags) error {
 	return nil
 }
 
-// folderName is corpus.FolderName, under the name target_test.go uses.
-func folderName(fn string) string { return corpus.FolderName(fn) }
-
 // targetOffline generates from the first tree's constraints without
 // running the subject (--no-run, or a subject that cannot be built).
 func targetOffline(cmd *cobra.Command, p *learn.Predictor, f targetFlags) error {
@@ -454,21 +451,4 @@ func buildVerifier(cmd *cobra.Command, target coverage.Target) (*coverage.Binary
 		return nil, fmt.Errorf("--verify: the model's subject %s cannot be built here: %w", target, err)
 	}
 	return bin, nil
-}
-
-// writeTargeted writes offline targeting's inputs to dir, raw (demo).
-func writeTargeted(dir string, m *learn.Model, cons []learn.Constraint, res *targeting.OfflineResult) error {
-	_, err := targeting.WriteOffline(corpus.Layout{Ext: corpus.Extension(m.Grammar.Name)}, dir, m, "", cons, res)
-	return err
-}
-
-// verifyTargeted runs target, the model's subject, on the inputs in dir,
-// records their coverage to dir/verify.cov.jsonl, and counts the inputs
-// that ran the function (demo).
-func verifyTargeted(cmd *cobra.Command, target coverage.Target, m *learn.Model, fn *learn.FunctionModel, dir string) (ran, total int, err error) {
-	bin, err := buildVerifier(cmd, target)
-	if err != nil {
-		return 0, 0, err
-	}
-	return targeting.VerifyDir(contextOf(cmd), bin, m, fn.Name, dir)
 }

@@ -39,21 +39,6 @@ func TestPursuitSummaryText(t *testing.T) {
 	}
 }
 
-func TestFolderName(t *testing.T) {
-	for in, want := range map[string]string{
-		"encoding/json.(*decodeState).object": "encoding_json._decodeState_.object",
-		"regexp/syntax.addSpan":               "regexp_syntax.addSpan",
-		"../../etc":                           ".._.._etc",
-	} {
-		if got := folderName(in); got != want {
-			t.Errorf("folderName(%q) = %q, want %q", in, got, want)
-		}
-	}
-	if got := folderName(strings.Repeat("a", 300)); len(got) != 100 {
-		t.Errorf("a long name gives a folder name of %d bytes", len(got))
-	}
-}
-
 // TestParseShard (issue 14, item 9): --shard is read whole.
 func TestParseShard(t *testing.T) {
 	for _, tt := range []struct {
