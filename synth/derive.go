@@ -147,7 +147,9 @@ func (d *drawDeriver) run() ([]int, bool) {
 }
 
 // match matches re at pos as draw would write it, with the decisions made
-// so far, and calls k with each way it can end until k accepts one.
+// so far, and calls k with each way it can end until k accepts one. It
+// is one switch over the regex operators, case for case draw's, kept
+// whole so that the two can be read side by side.
 func (d *drawDeriver) match(re *syntax.Regexp, pos int, dec *drawn, k func(int, *drawn) bool) bool {
 	if d.budget--; d.budget < 0 {
 		return false

@@ -238,6 +238,9 @@ type treeWalker struct {
 	pools map[int][]string
 }
 
+// walk reads the decisions of t's subtree. It is one switch over the
+// node kinds, case for case the generator's expansion it inverts, kept
+// whole so that the two can be read side by side.
 func (w *treeWalker) walk(t *grammar.Tree, depth int) error {
 	if t == nil {
 		return errors.New("the tree has an open slot")
