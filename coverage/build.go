@@ -331,17 +331,22 @@ func (p *goPlan) goBuild(ctx context.Context, l harnessLayout, env []string, cov
 	return nil
 }
 
-// checkKinds refuses a target that names more than one kind of program
-// (a Go function, a harness, a command): the build and the session
-// would each take a different one.
-func (t Target) checkKinds() error {
+// Kinds is how many kinds of program (a Go function, a harness, a
+// command) t names: one for a target that can run.
+func (t Target) Kinds() int {
 	n := 0
 	for _, set := range []bool{t.ImportPath != "" || t.Func != "", t.Harness != nil, t.Command != nil} {
 		if set {
 			n++
 		}
 	}
-	if n > 1 {
+	return n
+}
+
+// checkKinds refuses a target that names more than one kind of program:
+// the build and the session would each take a different one.
+func (t Target) checkKinds() error {
+	if n := t.Kinds(); n > 1 {
 		return fmt.Errorf("the target %s names %d kinds of program (a Go function, a harness, a command), not one", t, n)
 	}
 	return nil

@@ -96,13 +96,7 @@ func recordedProgram(m *learn.Model) (t coverage.Target, bundled string, known b
 // the build and the session would each pick a different one, so that
 // what is shown would not be what runs.
 func checkKinds(t coverage.Target) error {
-	n := 0
-	for _, set := range []bool{t.ImportPath != "" || t.Func != "", t.Harness != nil, t.Command != nil} {
-		if set {
-			n++
-		}
-	}
-	if n != 1 {
+	if n := t.Kinds(); n != 1 {
 		return fmt.Errorf("the model's target names %d kinds of program (a Go function, a harness, a command), not one", n)
 	}
 	return nil
