@@ -10,26 +10,9 @@ import (
 
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/datasets"
+	"github.com/arbor-fuzz/arbor/internal/testsubject"
 	"github.com/arbor-fuzz/arbor/synth"
 )
-
-// subjectBinary builds (or takes from the shared cache) a bundled subject's harness.
-func subjectBinary(t testing.TB, name string) *coverage.Binary {
-	t.Helper()
-	s, err := datasets.LookupSubject(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	target, err := s.Target()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin, err := coverage.Build(context.Background(), target, coverage.DefaultCacheDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return bin
-}
 
 // corpus writes n seeded random inputs of a grammar to a folder.
 func corpus(t testing.TB, grammarName string, n int, seed uint64) []string {
@@ -64,7 +47,7 @@ func TestSubjectsAgree(t *testing.T) {
 			continue // the harness tests of each language check their agreement with a process per input
 		}
 		t.Run(s.Name, func(t *testing.T) {
-			bin := subjectBinary(t, s.Name)
+			bin := testsubject.Binary(t, s.Name)
 			files := corpus(t, s.Grammar, 40, 3)
 			dir := t.TempDir()
 			in, iso := filepath.Join(dir, "in.jsonl"), filepath.Join(dir, "iso.jsonl")
@@ -105,7 +88,7 @@ func BenchmarkRecordJSON(b *testing.B) {
 	for _, name := range []string{"json", "goldmark"} {
 		b.Run(name, func(b *testing.B) {
 			s, _ := datasets.LookupSubject(name)
-			bin := subjectBinary(b, name)
+			bin := testsubject.Binary(b, name)
 			files := corpus(b, s.Grammar, 1000, 1)
 			for i := 0; i < b.N; i++ {
 				out := filepath.Join(b.TempDir(), "cov.jsonl")

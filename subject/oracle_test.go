@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/arbor-fuzz/arbor/coverage"
-	"github.com/arbor-fuzz/arbor/datasets"
 	"github.com/arbor-fuzz/arbor/internal/proctest"
 	"github.com/arbor-fuzz/arbor/internal/testenv"
+	"github.com/arbor-fuzz/arbor/internal/testsubject"
 	"github.com/arbor-fuzz/arbor/subject"
 	"github.com/arbor-fuzz/arbor/synth"
 )
@@ -182,7 +182,7 @@ func TestSessionOracleContext(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the json subject")
 	}
-	bin := jsonHarness(t)
+	bin := testsubject.Binary(t, "json")
 	s, err := coverage.Open(context.Background(), bin.Target, coverage.DefaultCacheDir(), coverage.RunOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -205,21 +205,4 @@ func TestSessionOracleContext(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || res.Trials != 0 || n != 0 {
 		t.Errorf("Check cancelled: %+v, %v, %d inputs generated; want none and the context's error", res, err, n)
 	}
-}
-
-func jsonHarness(t testing.TB) *coverage.Binary {
-	t.Helper()
-	s, err := datasets.LookupSubject("json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	target, err := s.Target()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin, err := coverage.Build(context.Background(), target, coverage.DefaultCacheDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return bin
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/datasets"
 	"github.com/arbor-fuzz/arbor/features"
 	"github.com/arbor-fuzz/arbor/grammar"
@@ -279,23 +278,6 @@ func TestDirectedRejectsNonPaths(t *testing.T) {
 	if !found {
 		t.Errorf("Directed tree %q lacks its target", tr.String())
 	}
-}
-
-func jsonHarness(t testing.TB) *coverage.Binary {
-	t.Helper()
-	s, err := datasets.LookupSubject("json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	target, err := s.Target()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin, err := coverage.Build(context.Background(), target, coverage.DefaultCacheDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return bin
 }
 
 // TestNoWordBoundaryDrawn: \B holds or not by the next character, which

@@ -13,6 +13,7 @@ import (
 	"github.com/arbor-fuzz/arbor/datasets"
 	"github.com/arbor-fuzz/arbor/features"
 	"github.com/arbor-fuzz/arbor/grammar"
+	"github.com/arbor-fuzz/arbor/internal/testsubject"
 	"github.com/arbor-fuzz/arbor/learn"
 	"github.com/arbor-fuzz/arbor/synth"
 	"github.com/arbor-fuzz/arbor/targeting"
@@ -41,23 +42,6 @@ func buildGrammar(t testing.TB, name, src string) *grammar.Graph {
 	return g
 }
 
-func jsonHarness(t testing.TB) *coverage.Binary {
-	t.Helper()
-	s, err := datasets.LookupSubject("json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	target, err := s.Target()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin, err := coverage.Build(context.Background(), target, coverage.DefaultCacheDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return bin
-}
-
 // TestOfflineEveryFunction trains a model of the json subject and checks,
 // for every function, that each targeted input parses with the grammar
 // and satisfies its constraint by features.
@@ -78,7 +62,7 @@ func TestOfflineEveryFunction(t *testing.T) {
 		sum := sha256.Sum256(in)
 		data[hex.EncodeToString(sum[:])] = in
 	}
-	bin := jsonHarness(t)
+	bin := testsubject.Binary(t, "json")
 	out := filepath.Join(dir, "cov.jsonl")
 	if _, err := coverage.RecordInputs(context.Background(), bin, files, out, coverage.Options{Subject: "json"}); err != nil {
 		t.Fatal(err)
