@@ -76,6 +76,10 @@ func main() {
 		parent.Read(b[:])
 		os.Exit(3)
 	}()
+	// One P: the collections before each recorded run (below) then cost
+	// about 0.1 ms instead of 1-10 ms, and a sync.Pool's per-P caches
+	// cannot make a run's counts depend on which P it resumed on.
+	runtime.GOMAXPROCS(1)
 	if n, err := strconv.ParseInt(os.Getenv("ARBOR_HARNESS_MEMORY"), 10, 64); err == nil && n > 0 {
 		// The soft limit makes the collector work harder before the hard
 		// one fails an allocation, so that garbage is not taken for need.
@@ -116,6 +120,13 @@ func main() {
 			return
 		}
 		if kind == 'R' {
+			// Every recorded run starts with empty sync.Pools: two
+			// collections drop what the pools held (the first moves it
+			// to their victim caches). Otherwise whether a pool's New
+			// runs (encoding/json's scanner, go-toml's decoder) depends
+			// on when the collector last ran, which is a matter of time.
+			runtime.GC()
+			runtime.GC()
 			coverage.ClearCounters()
 		}
 		outcome, dur, msg, stack := run(call, data)

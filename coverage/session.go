@@ -98,9 +98,11 @@ type Session struct {
 	report     supervisorReport
 	blob       []byte
 	starts     int // processes started so far
-	// fresh is set from a process's start to its first reply, which may
-	// take longer than the others (Binary.StartGrace).
-	fresh  bool
+	// fresh is set from a process's start to its first reply, and
+	// unrecorded to its first recorded reply: both may take longer than
+	// the others (Binary.StartGrace).
+	fresh, unrecorded bool
+
 	seen   []int32  // per function: the generation it was last covered in
 	counts []uint32 // per function: entry count in the current decode
 	gen    int32
@@ -225,7 +227,7 @@ func (s *Session) launch(cmd *exec.Cmd) error {
 	}
 	s.supervised, s.status, s.report = supervised, statusPipe, supervisorReport{}
 	s.starts++
-	s.fresh = true
+	s.fresh, s.unrecorded = true, true
 	s.cmd, s.requests, s.live = cmd, pipes[1], pipes[5]
 	s.stdin, s.stdout = bufio.NewWriterSize(pipes[1], 1<<16), bufio.NewReaderSize(pipes[2], 1<<16)
 	s.mu.Lock()
@@ -411,10 +413,16 @@ func (s *Session) receive(kind byte, timeout time.Duration) (*Result, error) {
 	}
 	// A read deadline on the pipe bounds the wait without a goroutine or a
 	// timer per input (they cost more than the rest of the round trip).
+	// A JVM's first recorded run is slow too, after a quick warm-up: it
+	// measures the static initializers of every class the input used
+	// (about 0.5 s for gson on an idle machine, past 1 s on a busy one).
 	wait := timeout
-	if s.fresh {
+	if s.fresh || kind == 'R' && s.unrecorded {
 		wait += s.bin.StartGrace
-		s.fresh = false
+	}
+	s.fresh = false
+	if kind == 'R' {
+		s.unrecorded = false
 	}
 	s.mu.Lock()
 	if s.pipe != nil {
