@@ -313,7 +313,7 @@ func e7Zest(ctx context.Context, cfg E7Config, s subject.Setup, sess *fuzzSessio
 	return c.run(), nil
 }
 
-// observingRunner tells observe of every run, as SubjectOracle.Observe
+// observingRunner tells observe of every run, as subject.SessionOracle.Observe
 // does for the generators, so that all methods are measured alike.
 type observingRunner struct {
 	coverage.SessionRunner

@@ -26,7 +26,7 @@ const maxStatsK = 64
 func newGrammarCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "grammar",
-		Short: "Check a grammar and show its size",
+		Short: "Check, measure and convert grammars",
 	}
 	cmd.AddCommand(newGrammarCheckCmd(), newGrammarStatsCmd(), newGrammarConvertCmd())
 	return cmd
