@@ -59,7 +59,8 @@ type fuzzSession struct {
 }
 
 func openFuzzSession(ctx context.Context, s subject.Setup, cacheDir string) (*fuzzSession, error) {
-	sess, err := coverage.Open(ctx, s.Target, cacheDir, coverage.RunOptions{})
+	// As arbor fuzz runs: its speed is part of what E7 measures.
+	sess, err := coverage.Open(ctx, s.Target, cacheDir, coverage.RunOptions{KeepPools: true})
 	if err != nil {
 		return nil, err
 	}

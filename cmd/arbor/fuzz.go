@@ -181,6 +181,8 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags) error {
 	if err != nil {
 		return err
 	}
+	// Speed before the label of a pool's constructor (RunOptions.KeepPools).
+	run.KeepPools = true
 	if err := f.format.check(); err != nil {
 		return err
 	}
