@@ -634,3 +634,40 @@ func pythonStdlibDir(t testing.TB, tool string) string {
 	t.Fatalf("%s: no stdlib path in sysconfig's output", tool)
 	return ""
 }
+
+// TestPythonHashSeed: a subject whose code depends on the order of a set
+// of strings runs the same functions in every harness process. Before,
+// each process salted string hashes anew, so the function the first
+// element picks changed from session to session.
+func TestPythonHashSeed(t *testing.T) {
+	pythonCoverageTool(t)
+	// The harness decides, not this test's environment (t.Setenv restores it).
+	t.Setenv("PYTHONHASHSEED", "")
+	os.Unsetenv("PYTHONHASHSEED")
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "order"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src := "def a():\n    return 1\n\ndef b():\n    return 2\n\ndef c():\n    return 3\n\ndef d():\n    return 4\n\n" +
+		"def run(data):\n    first = next(iter(set(data.decode().split())))\n    {'a': a, 'b': b, 'c': c, 'd': d}[first]()\n"
+	for name, text := range map[string]string{"order/__init__.py": "", "order/pick.py": src} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cache := t.TempDir()
+	h := coverage.HarnessTarget{Lang: "python", Entry: "order.pick:run", Sources: []string{dir}}
+	seen := map[string]bool{}
+	for range 8 {
+		s := startPython(t, h, cache)
+		r, err := s.Record([]byte("a b c d"), 10*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen[strings.Join(coveredNames(s, r), " ")] = true
+		s.Close()
+	}
+	if len(seen) != 1 {
+		t.Errorf("eight harness processes ran %d different sets of functions: %v", len(seen), seen)
+	}
+}
