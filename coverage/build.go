@@ -104,6 +104,9 @@ type Binary struct {
 	// they run (a JVM's heap); it goes first, so that the target's own
 	// options come later and win.
 	MemoryArg func(bytes int64) string
+	// Env is added to the harness's environment (a Python harness's
+	// PYTHONHASHSEED).
+	Env []string
 }
 
 // Build builds a harness main for the target as a package of the module

@@ -77,7 +77,14 @@ func buildPython(ctx context.Context, h HarnessTarget, cacheDir string, doBuild 
 	if err != nil {
 		return nil, err
 	}
-	return &Binary{Path: python, Args: []string{path, string(cfg)}, Cached: cached}, nil
+	b := &Binary{Path: python, Args: []string{path, string(cfg)}, Cached: cached}
+	if _, set := os.LookupEnv("PYTHONHASHSEED"); !set {
+		// Python salts the hash of every string per process: the order
+		// of a set of strings, and so which code a subject runs, would
+		// change with each restart of the harness.
+		b.Env = []string{"PYTHONHASHSEED=0"}
+	}
+	return b, nil
 }
 
 // pythonWrite writes the harness to path by renaming a complete copy

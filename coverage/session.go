@@ -173,14 +173,7 @@ func (s *Session) harnessCmd() *exec.Cmd {
 	if s.opts.KeepPools {
 		cmd.Env = append(cmd.Env, "ARBOR_HARNESS_KEEP_POOLS=1")
 	}
-	if h := s.bin.Target.Harness; h != nil && h.Lang == "python" {
-		if _, set := os.LookupEnv("PYTHONHASHSEED"); !set {
-			// Python salts the hash of every string per process: the
-			// order of a set of strings, and so which code a subject
-			// runs, would change with each restart of the harness.
-			cmd.Env = append(cmd.Env, "PYTHONHASHSEED=0")
-		}
-	}
+	cmd.Env = append(cmd.Env, s.bin.Env...)
 	if s.Meta != nil {
 		cmd.Env = append(cmd.Env, "ARBOR_HARNESS_META=0")
 	}
