@@ -210,20 +210,25 @@ func TestTrainModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
-	if err := byHand.Save(a); err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Save(b); err != nil {
-		t.Fatal(err)
-	}
-	da, _ := os.ReadFile(a)
-	db, _ := os.ReadFile(b)
+	da, db := modelBytes(t, byHand), modelBytes(t, m)
 	if !bytes.Equal(da, db) || m.Target != target {
 		t.Errorf("TrainModel's model differs from Train and NewModel's (%d and %d bytes)", len(db), len(da))
 	}
 	if _, err := learn.TrainModel(testctx.Countdown(0), g, d, learn.ModelConfig{Train: opts}); !errors.Is(err, context.Canceled) {
 		t.Errorf("a done context: %v", err)
 	}
+}
+
+// modelBytes is the model file m saves.
+func modelBytes(t *testing.T, m *learn.Model) []byte {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "m.json")
+	if err := m.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

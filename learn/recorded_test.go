@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -39,16 +37,7 @@ func TestTrainRecorded(t *testing.T) {
 	if err := learn.ScoreCV(context.Background(), dh, byHand.Functions, opts, 3); err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
-	if err := byHand.Save(a); err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Save(b); err != nil {
-		t.Fatal(err)
-	}
-	da, _ := os.ReadFile(a)
-	db, _ := os.ReadFile(b)
+	da, db := modelBytes(t, byHand), modelBytes(t, m)
 	if !bytes.Equal(da, db) || d.Rows != dh.Rows || m.Functions[0].CV == nil {
 		t.Errorf("TrainRecorded's model differs from its steps' (%d and %d bytes)", len(db), len(da))
 	}
