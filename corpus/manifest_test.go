@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/arbor-fuzz/arbor/internal/testenv"
 )
 
 type testLine struct {
@@ -95,7 +97,7 @@ func TestClearRun(t *testing.T) {
 		t.Errorf("ClearRun = %d, %v; want 4 inputs removed", n, err)
 	}
 	var left []string
-	for name := range folderContents(t, out) {
+	for name := range testenv.Files(t, out) {
 		left = append(left, name)
 	}
 	slices.Sort(left)
@@ -125,7 +127,7 @@ func TestReplaceFolder(t *testing.T) {
 	if err := ReplaceFolder(dir, func(tmp string) error { return fill(dir, tmp) }); err != nil {
 		t.Fatal(err)
 	}
-	if got := folderContents(t, dir); got["00001.txt"] != "a" {
+	if got := testenv.Files(t, dir); got["00001.txt"] != "a" {
 		t.Errorf("the folder holds %v", got)
 	}
 	failed := errors.New("killed")

@@ -9,30 +9,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// folderContents maps each file under dir, by relative path, to its bytes.
-func folderContents(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	files := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		rel, _ := filepath.Rel(dir, p)
-		files[filepath.ToSlash(rel)] = string(b)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return files
-}
+	"github.com/arbor-fuzz/arbor/internal/testenv"
+)
 
 func compareFolders(t *testing.T, name, got, want string) {
 	t.Helper()
-	g, w := folderContents(t, got), folderContents(t, want)
+	g, w := testenv.Files(t, got), testenv.Files(t, want)
 	if len(g) != len(w) {
 		t.Errorf("%s: %d files, want %d", name, len(g), len(w))
 	}
@@ -75,7 +58,7 @@ func TestSettleNames(t *testing.T) {
 	write(known, 12)
 	write(unknown, UnknownCount)
 	compareFolders(t, "size unknown while writing", unknown, known)
-	files := folderContents(t, known)
+	files := testenv.Files(t, known)
 	if files["01.json"] != "input 0" || files["12.json"] != "input 11" || !strings.Contains(files["choices.jsonl"], `{"file":"04.json","choices":null}`) {
 		t.Errorf("the Writer told the size writes %v", files)
 	}
@@ -129,7 +112,7 @@ func TestWriter(t *testing.T) {
 				}
 				return
 			}
-			got := folderContents(t, out)
+			got := testenv.Files(t, out)
 			if len(got) != len(tt.want) {
 				t.Errorf("files %v, want %v", got, tt.want)
 			}
@@ -160,7 +143,7 @@ func TestWriterMakesNothingEarly(t *testing.T) {
 	if err := NewWriter(empty, Layout{Ext: ".txt"}, 0, true).Close(nil); err != nil {
 		t.Fatal(err)
 	}
-	if got := folderContents(t, empty); len(got) != 1 || got["choices.jsonl"] != "" {
+	if got := testenv.Files(t, empty); len(got) != 1 || got["choices.jsonl"] != "" {
 		t.Errorf("an empty set: %v, want an empty choices.jsonl", got)
 	}
 }

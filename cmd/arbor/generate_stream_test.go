@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 	"github.com/arbor-fuzz/arbor/datasets"
 	"github.com/arbor-fuzz/arbor/features"
 	"github.com/arbor-fuzz/arbor/grammar"
+	"github.com/arbor-fuzz/arbor/internal/testenv"
 	"github.com/arbor-fuzz/arbor/synth"
 )
 
@@ -189,28 +189,9 @@ func straightFolder(t *testing.T, dir, ext string, inputs []synth.Input, choices
 	}
 }
 
-// folderContents maps each file under dir, by relative path, to its bytes.
-func folderContents(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	files := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		rel, _ := filepath.Rel(dir, p)
-		files[rel] = string(b)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return files
-}
-
 func compareFolders(t *testing.T, name, got, want string) {
 	t.Helper()
-	g, w := folderContents(t, got), folderContents(t, want)
+	g, w := testenv.Files(t, got), testenv.Files(t, want)
 	if len(g) != len(w) {
 		t.Errorf("%s: %d files, %d before streaming", name, len(g), len(w))
 	}
