@@ -10,7 +10,7 @@ import (
 
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/datasets"
-	"github.com/arbor-fuzz/arbor/internal/testsubject"
+	"github.com/arbor-fuzz/arbor/internal/fixture"
 	"github.com/arbor-fuzz/arbor/synth"
 )
 
@@ -47,7 +47,7 @@ func TestSubjectsAgree(t *testing.T) {
 			continue // the harness tests of each language check their agreement with a process per input
 		}
 		t.Run(s.Name, func(t *testing.T) {
-			bin := testsubject.Binary(t, s.Name)
+			bin := fixture.Binary(t, s.Name)
 			files := corpus(t, s.Grammar, 40, 3)
 			dir := t.TempDir()
 			in, iso := filepath.Join(dir, "in.jsonl"), filepath.Join(dir, "iso.jsonl")
@@ -88,7 +88,7 @@ func BenchmarkRecordJSON(b *testing.B) {
 	for _, name := range []string{"json", "goldmark"} {
 		b.Run(name, func(b *testing.B) {
 			s, _ := datasets.LookupSubject(name)
-			bin := testsubject.Binary(b, name)
+			bin := fixture.Binary(b, name)
 			files := corpus(b, s.Grammar, 1000, 1)
 			for i := 0; i < b.N; i++ {
 				out := filepath.Join(b.TempDir(), "cov.jsonl")

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/arbor-fuzz/arbor/coverage"
+	"github.com/arbor-fuzz/arbor/internal/fixture"
 	"github.com/arbor-fuzz/arbor/internal/proctest"
 	"github.com/arbor-fuzz/arbor/internal/testenv"
-	"github.com/arbor-fuzz/arbor/internal/testsubject"
 	"github.com/arbor-fuzz/arbor/subject"
 	"github.com/arbor-fuzz/arbor/synth"
 )
@@ -182,7 +182,7 @@ func TestSessionOracleContext(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the json subject")
 	}
-	bin := testsubject.Binary(t, "json")
+	bin := fixture.Binary(t, "json")
 	s, err := coverage.Open(context.Background(), bin.Target, coverage.DefaultCacheDir(), coverage.RunOptions{})
 	if err != nil {
 		t.Fatal(err)

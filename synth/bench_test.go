@@ -3,13 +3,14 @@ package synth_test
 import (
 	"testing"
 
+	"github.com/arbor-fuzz/arbor/internal/fixture"
 	"github.com/arbor-fuzz/arbor/synth"
 )
 
 // BenchmarkRandomJSON measures depth-30 random generation on the json
 // grammar, including rendering each tree to its input text.
 func BenchmarkRandomJSON(b *testing.B) {
-	g := mustGrammar(b, "json")
+	g := fixture.Grammar(b, "json")
 	gen := synth.NewGenerator(g, synth.NewRandom(1), synth.RandomPolicy)
 	bytes := 0
 	b.ReportAllocs()

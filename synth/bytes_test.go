@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/arbor-fuzz/arbor/datasets"
+	"github.com/arbor-fuzz/arbor/internal/fixture"
 	"github.com/arbor-fuzz/arbor/synth"
 )
 
@@ -34,7 +35,7 @@ func byteStrings(seed uint64, n int) [][]byte {
 func TestFromBytesParses(t *testing.T) {
 	for _, info := range datasets.Grammars() {
 		t.Run(info.Name, func(t *testing.T) {
-			g := mustGrammar(t, info.Name)
+			g := fixture.Grammar(t, info.Name)
 			gen := synth.NewByteGenerator(g)
 			gen.MaxNodes = 2000 // the expression grammars reach any budget: keep parsing quick
 			for _, data := range byteStrings(3, 60) {
@@ -70,7 +71,7 @@ func TestFromBytesParses(t *testing.T) {
 // TestFromBytesJSON: the json grammar's inputs from bytes are JSON that
 // encoding/json accepts.
 func TestFromBytesJSON(t *testing.T) {
-	gen := synth.NewByteGenerator(mustGrammar(t, "json"))
+	gen := synth.NewByteGenerator(fixture.Grammar(t, "json"))
 	for _, data := range byteStrings(4, 300) {
 		if in := gen.FromBytes(data); !json.Valid(in) {
 			t.Fatalf("FromBytes(%x) = %q, not valid JSON", data, in)
@@ -82,7 +83,7 @@ func TestFromBytesJSON(t *testing.T) {
 // bytes of 0 take first options and fewest repetitions.
 func TestFromBytesShortest(t *testing.T) {
 	for _, name := range []string{"json", "url", "expr", "csv", "xml"} {
-		g := mustGrammar(t, name)
+		g := fixture.Grammar(t, name)
 		gen := synth.NewByteGenerator(g)
 		shortest := synth.NewGenerator(g, &synth.Replay{}, synth.ShortestPolicy).Generate().String()
 		if got := string(gen.FromBytes(nil)); got != shortest {
@@ -92,7 +93,7 @@ func TestFromBytesShortest(t *testing.T) {
 			t.Errorf("%s: Derive of no bytes used %d bytes and gave %q", name, used, d.Text)
 		}
 	}
-	gen := synth.NewByteGenerator(mustGrammar(t, "json"))
+	gen := synth.NewByteGenerator(fixture.Grammar(t, "json"))
 	if got := string(gen.FromBytes([]byte{0, 0, 0, 0, 0, 0, 0, 0})); got != "{}" {
 		t.Errorf("json: zero bytes give %q, want {} (first alternative, no members)", got)
 	}
@@ -101,7 +102,7 @@ func TestFromBytesShortest(t *testing.T) {
 // TestFromBytesDeterministic: the same bytes give the same input, from a
 // fresh generator or a used one, and from many goroutines at once.
 func TestFromBytesDeterministic(t *testing.T) {
-	g := mustGrammar(t, "json")
+	g := fixture.Grammar(t, "json")
 	data := byteStrings(5, 40)
 	want := make([]string, len(data))
 	for i, b := range data {
@@ -139,7 +140,7 @@ func TestFromBytesBounded(t *testing.T) {
 		data[i] = byte(r.Uint32())
 	}
 	for _, name := range []string{"json", "exprlang", "xml", "markdown"} {
-		g := mustGrammar(t, name)
+		g := fixture.Grammar(t, name)
 		for _, budget := range []int{200, 2000} {
 			gen := synth.NewByteGenerator(g)
 			gen.MaxNodes = budget
@@ -158,7 +159,7 @@ func TestFromBytesBounded(t *testing.T) {
 // original than the input of unrelated bytes.
 func TestFromBytesLocality(t *testing.T) {
 	for _, name := range []string{"json", "url", "expr"} {
-		g := mustGrammar(t, name)
+		g := fixture.Grammar(t, name)
 		gen := synth.NewByteGenerator(g)
 		r := rand.New(rand.NewPCG(7, 1))
 		var mutant, unrelated []float64

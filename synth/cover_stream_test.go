@@ -11,6 +11,7 @@ import (
 
 	"github.com/arbor-fuzz/arbor/features"
 	"github.com/arbor-fuzz/arbor/grammar"
+	"github.com/arbor-fuzz/arbor/internal/fixture"
 	"github.com/arbor-fuzz/arbor/synth"
 )
 
@@ -138,7 +139,7 @@ func compareKept(t *testing.T, name string, got, want []synth.Input) {
 func TestCoverForestStream(t *testing.T) {
 	ctx := context.Background()
 	for _, name := range []string{"json", "url", "csv", "xml", "expr", "ini"} {
-		plain := mustGrammar(t, name)
+		plain := fixture.Grammar(t, name)
 		absent, err := synth.WithAbsence(plain.Source)
 		if err != nil {
 			t.Fatal(err)
@@ -220,7 +221,7 @@ func TestCoverForestStream(t *testing.T) {
 // TestCoverForestStreamStops: an error from emit, or a cancelled context,
 // stops the generation and is returned.
 func TestCoverForestStreamStops(t *testing.T) {
-	g := mustGrammar(t, "json")
+	g := fixture.Grammar(t, "json")
 	stop := errors.New("stop")
 	calls := 0
 	emit := func(synth.Input) error {
@@ -259,7 +260,7 @@ func TestCoverForestStreamStops(t *testing.T) {
 // allocates far less per input than Forest, which keeps every tree: its
 // memory does not grow with n.
 func TestForestFuncReuse(t *testing.T) {
-	g := mustGrammar(t, "json")
+	g := fixture.Grammar(t, "json")
 	const n = 2000
 	allocated := func(stream bool) uint64 {
 		var before, after runtime.MemStats

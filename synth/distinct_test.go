@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/arbor-fuzz/arbor/grammar"
+	"github.com/arbor-fuzz/arbor/internal/fixture"
 	"github.com/arbor-fuzz/arbor/synth"
 )
 
@@ -13,7 +14,7 @@ import (
 // generator makes no such decision.
 func TestMaxDistinct(t *testing.T) {
 	for _, name := range bundled {
-		g := mustGrammar(t, name)
+		g := fixture.Grammar(t, name)
 		for _, bound := range []int{0, 1, 2, 3} {
 			kinds := &kindCounter{C: synth.NewRandom(uint64(7 + bound))}
 			rec := &synth.Recorder{C: kinds}
@@ -51,7 +52,7 @@ func TestMaxDistinct(t *testing.T) {
 // TestMaxDistinctReuses checks that a small bound makes values repeat: on
 // a list of numbers, the bound 1 gives one number however long the list.
 func TestMaxDistinctReuses(t *testing.T) {
-	g := buildGrammar(t, "nums", `Start := Num ("," Num)* ;
+	g := fixture.Build(t, "nums", `Start := Num ("," Num)* ;
 Num := /[0-9]{3}/ ;`)
 	gen := synth.NewGenerator(g, synth.NewRandom(1), synth.RandomPolicy)
 	gen.MaxDistinct, gen.MaxRepeat = 1, 8

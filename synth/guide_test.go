@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/arbor-fuzz/arbor/internal/fixture"
 	"github.com/arbor-fuzz/arbor/synth"
 )
 
@@ -40,7 +41,7 @@ func TestGuideBasics(t *testing.T) {
 // TestGuidedGrammar drives the json grammar with a guide and a validity
 // function that accepts only arrays: the guide learns to produce them.
 func TestGuidedGrammar(t *testing.T) {
-	g := mustGrammar(t, "json")
+	g := fixture.Grammar(t, "json")
 	isArray := synth.FuncOracle(func(in []byte) bool {
 		_, err := g.Parse(in)
 		return err == nil && firstNonSpace(in) == '['

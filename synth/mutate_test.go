@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/arbor-fuzz/arbor/internal/fixture"
 	"github.com/arbor-fuzz/arbor/synth"
 )
 
@@ -17,7 +18,7 @@ import (
 func TestMutatorRealize(t *testing.T) {
 	for _, name := range []string{"expr", "json", "url", "css"} {
 		t.Run(name, func(t *testing.T) {
-			g := mustGrammar(t, name)
+			g := fixture.Grammar(t, name)
 			m := synth.NewMutator(g, 1)
 			m.MaxNodes = 300
 			var pool []*synth.Derivation
@@ -60,7 +61,7 @@ func TestMutatorRealize(t *testing.T) {
 // same symbol's subtree from the other input, so the spliced input's
 // choices are a's outside one span and b's inside it.
 func TestSpliceKeepsSymbol(t *testing.T) {
-	g := mustGrammar(t, "expr")
+	g := fixture.Grammar(t, "expr")
 	m := synth.NewMutator(g, 7)
 	a := m.Realize(nil)
 	b := m.Realize(nil)
@@ -112,7 +113,7 @@ func TestMutatorDraws(t *testing.T) {
 	}
 	for _, name := range []string{"expr", "json", "url", "css"} {
 		t.Run(name, func(t *testing.T) {
-			g := mustGrammar(t, name)
+			g := fixture.Grammar(t, name)
 			h := sha256.New()
 			for _, m := range []*synth.Mutator{
 				synth.NewMutator(g, 5),
@@ -156,7 +157,7 @@ func TestMutateDraws(t *testing.T) {
 		{16: 1948941385},
 		{20: 2067078663, 21: 977798097, 22: 2132295778, 23: 877542728},
 	}
-	m := synth.NewMutator(mustGrammar(t, "json"), 1)
+	m := synth.NewMutator(fixture.Grammar(t, "json"), 1)
 	for i, w := range want {
 		got := map[int]int{}
 		for j, v := range m.Mutate(make([]int, 24)) {

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/arbor-fuzz/arbor/internal/fixture"
 	"github.com/arbor-fuzz/arbor/synth"
 )
 
@@ -30,7 +31,7 @@ _ := /(?:[\t\n\r ]+)*/ ;
 // budget of 10,000 made inputs of 10,800 characters, most of them white
 // space.)
 func TestSizeBudgetCountsCharacters(t *testing.T) {
-	g := buildGrammar(t, "branching.grammar", branching)
+	g := fixture.Build(t, "branching.grammar", branching)
 	for _, budget := range []int{100, 1000, 10000} {
 		gen := synth.NewGenerator(g, synth.NewRandom(1), synth.RandomPolicy)
 		gen.MaxNodes = budget

@@ -8,12 +8,13 @@ import (
 
 	"github.com/arbor-fuzz/arbor/features"
 	"github.com/arbor-fuzz/arbor/grammar"
+	"github.com/arbor-fuzz/arbor/internal/fixture"
 	"github.com/arbor-fuzz/arbor/internal/testctx"
 	"github.com/arbor-fuzz/arbor/synth"
 )
 
 func TestSolveHandwritten(t *testing.T) {
-	g := mustGrammar(t, "expr")
+	g := fixture.Grammar(t, "expr")
 	tests := []struct {
 		name string
 		c    synth.Constraint

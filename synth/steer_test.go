@@ -6,6 +6,7 @@ import (
 
 	"github.com/arbor-fuzz/arbor/features"
 	"github.com/arbor-fuzz/arbor/grammar"
+	"github.com/arbor-fuzz/arbor/internal/fixture"
 	"github.com/arbor-fuzz/arbor/synth"
 )
 
@@ -31,7 +32,7 @@ func node(t *testing.T, g *grammar.Graph, rule, label string) int {
 // TestSolveFeatureLiterals: a constraint over each feature kind, present
 // and absent, is solved, and the input parses back satisfying it.
 func TestSolveFeatureLiterals(t *testing.T) {
-	g := buildGrammar(t, "steer.grammar", steerGrammar)
+	g := fixture.Build(t, "steer.grammar", steerGrammar)
 	name := node(t, g, "Item", "Name")
 	nameRe := node(t, g, "Name", "/[a-c][a-c-]{0,3}/")
 	numRe := node(t, g, "Num", "/[0-9]{1,3}/")

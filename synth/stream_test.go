@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/arbor-fuzz/arbor/features"
+	"github.com/arbor-fuzz/arbor/internal/fixture"
 	"github.com/arbor-fuzz/arbor/synth"
 )
 
@@ -13,7 +14,7 @@ import (
 // its trees makes, with and without choices, which replay them; and it
 // stops with the context's error when the context is done.
 func TestGenerateFunc(t *testing.T) {
-	g := mustGrammar(t, "json")
+	g := fixture.Grammar(t, "json")
 	for _, tt := range []struct {
 		name    string
 		policy  synth.Policy
@@ -53,7 +54,7 @@ func TestGenerateFunc(t *testing.T) {
 // counts them, and measures their k-paths in g, of the inputs parsed
 // back with g when they come from a rewriting of it.
 func TestGenerateSet(t *testing.T) {
-	g := mustGrammar(t, "json")
+	g := fixture.Grammar(t, "json")
 	absent, err := synth.WithAbsence(g.Source)
 	if err != nil {
 		t.Fatal(err)

@@ -6,36 +6,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/arbor-fuzz/arbor/datasets"
 	"github.com/arbor-fuzz/arbor/features"
 	"github.com/arbor-fuzz/arbor/grammar"
+	"github.com/arbor-fuzz/arbor/internal/fixture"
 	"github.com/arbor-fuzz/arbor/synth"
 )
 
 var bundled = []string{"csv", "expr", "exprlang", "govaluate", "ini", "json", "markdown", "toml", "url", "xml"}
-
-func mustGrammar(t testing.TB, name string) *grammar.Graph {
-	t.Helper()
-	g, err := datasets.Grammar(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
-}
-
-// buildGrammar builds a grammar written in a test.
-func buildGrammar(t testing.TB, name, src string) *grammar.Graph {
-	t.Helper()
-	ast, err := grammar.Parse(name, []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := grammar.Build(ast)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
-}
 
 // mustParse parses a generated input back and returns its trees (all of
 // them, up to the default limit, for an ambiguous input).
@@ -55,7 +32,7 @@ func mustParse(t testing.TB, g *grammar.Graph, text string) []*grammar.Tree {
 
 func TestRandomAndShortestParse(t *testing.T) {
 	for _, name := range bundled {
-		g := mustGrammar(t, name)
+		g := fixture.Grammar(t, name)
 		for _, policy := range []synth.Policy{synth.RandomPolicy, synth.ShortestPolicy} {
 			gen := synth.NewGenerator(g, synth.NewRandom(7), policy)
 			gen.MaxNodes = 2000 // the expression grammars reach any budget: keep parsing quick
@@ -77,7 +54,7 @@ func TestRandomAndShortestParse(t *testing.T) {
 }
 
 func TestSizeBudget(t *testing.T) {
-	g := mustGrammar(t, "exprlang")
+	g := fixture.Grammar(t, "exprlang")
 	for _, budget := range []int{200, 2000} {
 		gen := synth.NewGenerator(g, synth.NewRandom(5), synth.RandomPolicy)
 		gen.MaxNodes = budget
@@ -92,7 +69,7 @@ func TestSizeBudget(t *testing.T) {
 }
 
 func TestDepthBound(t *testing.T) {
-	g := mustGrammar(t, "expr")
+	g := fixture.Grammar(t, "expr")
 	// expr's shallowest tree is MinDepth(root) = 4 expansions deep.
 	if d := g.MinDepth(g.Root); d != 4 {
 		t.Fatalf("MinDepth(root) = %d", d)
@@ -112,7 +89,7 @@ func TestDepthBound(t *testing.T) {
 }
 
 func TestSeedsAndReplay(t *testing.T) {
-	g := mustGrammar(t, "json")
+	g := fixture.Grammar(t, "json")
 	texts := func(seed uint64) []string {
 		gen := synth.NewGenerator(g, synth.NewRandom(seed), synth.RandomPolicy)
 		var out []string
@@ -129,7 +106,7 @@ func TestSeedsAndReplay(t *testing.T) {
 		t.Errorf("different seeds gave the same inputs")
 	}
 	for _, name := range bundled {
-		g := mustGrammar(t, name)
+		g := fixture.Grammar(t, name)
 		for _, policy := range []synth.Policy{synth.RandomPolicy, synth.ShortestPolicy} {
 			rec := &synth.Recorder{C: synth.NewRandom(3)}
 			gen := synth.NewGenerator(g, rec, policy)
@@ -156,7 +133,7 @@ func TestSeedsAndReplay(t *testing.T) {
 // trees can miss paths, so for them only the trees are checked.
 func TestCoverFullCoverage(t *testing.T) {
 	for _, name := range bundled {
-		g := mustGrammar(t, name)
+		g := fixture.Grammar(t, name)
 		for k := 1; k <= 4; k++ {
 			for _, policy := range []synth.Policy{synth.RandomPolicy, synth.ShortestPolicy} {
 				res, err := synth.Cover(context.Background(), g, synth.CoverOptions{K: k, Seed: 11, CloseOff: policy})
@@ -196,7 +173,7 @@ var published = map[string][3]int{"json": {40, 35, 58}, "csv": {42, 38, 51}, "ur
 
 func TestCoverSetSizes(t *testing.T) {
 	for name, limits := range published {
-		g := mustGrammar(t, name)
+		g := fixture.Grammar(t, name)
 		for k := 1; k <= 3; k++ {
 			res, err := synth.Cover(context.Background(), g, synth.CoverOptions{K: k, Seed: 1})
 			if err != nil {
@@ -210,7 +187,7 @@ func TestCoverSetSizes(t *testing.T) {
 }
 
 func TestAbsence(t *testing.T) {
-	g := mustGrammar(t, "json")
+	g := fixture.Grammar(t, "json")
 	ag, err := synth.WithAbsence(g.Source)
 	if err != nil {
 		t.Fatal(err)
@@ -238,7 +215,7 @@ func TestAbsence(t *testing.T) {
 }
 
 func TestForest(t *testing.T) {
-	g := mustGrammar(t, "url")
+	g := fixture.Grammar(t, "url")
 	inputs, err := synth.Forest(context.Background(), g, 60, synth.CoverOptions{K: 2, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
@@ -258,7 +235,7 @@ func TestForest(t *testing.T) {
 }
 
 func TestDirectedRejectsNonPaths(t *testing.T) {
-	g := mustGrammar(t, "expr")
+	g := fixture.Grammar(t, "expr")
 	gen := synth.NewGenerator(g, synth.NewRandom(1), synth.RandomPolicy)
 	for _, p := range []features.Path{{39, 0}, {1}, {0, 48}, {999}} {
 		if _, err := gen.Directed(p); err == nil {
@@ -287,7 +264,7 @@ func TestDirectedRejectsNonPaths(t *testing.T) {
 // glued words together and 5 of 20 real grammars generated inputs that
 // did not parse back.
 func TestNoWordBoundaryDrawn(t *testing.T) {
-	g := buildGrammar(t, "gap", `S := "a" Gap "b" ; Gap := /(?: )*(?: |\B)/ ;`)
+	g := fixture.Build(t, "gap", `S := "a" Gap "b" ; Gap := /(?: )*(?: |\B)/ ;`)
 	for _, policy := range []synth.Policy{synth.RandomPolicy, synth.ShortestPolicy} {
 		for seed := range uint64(30) {
 			in := synth.NewGenerator(g, synth.NewRandom(seed), policy).Generate().String()
@@ -297,7 +274,7 @@ func TestNoWordBoundaryDrawn(t *testing.T) {
 		}
 	}
 	// A \B that is the only alternative is still drawn (as nothing).
-	g = buildGrammar(t, "only", `S := "a" /\B|\B/ "b" ;`)
+	g = fixture.Build(t, "only", `S := "a" /\B|\B/ "b" ;`)
 	if in := synth.NewGenerator(g, synth.NewRandom(1), synth.RandomPolicy).Generate().String(); in != "ab" {
 		t.Errorf("only \\B: %q", in)
 	}
@@ -308,7 +285,7 @@ func TestNoWordBoundaryDrawn(t *testing.T) {
 // less per input (the streaming CLI's memory stays that of one tree).
 func TestGeneratorReuse(t *testing.T) {
 	for _, name := range bundled {
-		g := mustGrammar(t, name)
+		g := fixture.Grammar(t, name)
 		fresh := synth.NewGenerator(g, synth.NewRandom(9), synth.RandomPolicy)
 		reused := synth.NewGenerator(g, synth.NewRandom(9), synth.RandomPolicy)
 		reused.Reuse = true
@@ -319,7 +296,7 @@ func TestGeneratorReuse(t *testing.T) {
 			}
 		}
 	}
-	g := mustGrammar(t, "json")
+	g := fixture.Grammar(t, "json")
 	allocated := func(reuse bool) uint64 {
 		gen := synth.NewGenerator(g, synth.NewRandom(3), synth.RandomPolicy)
 		gen.Reuse = reuse

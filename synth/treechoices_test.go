@@ -10,6 +10,7 @@ import (
 
 	"github.com/arbor-fuzz/arbor/datasets"
 	"github.com/arbor-fuzz/arbor/grammar"
+	"github.com/arbor-fuzz/arbor/internal/fixture"
 	"github.com/arbor-fuzz/arbor/synth"
 )
 
@@ -81,7 +82,7 @@ func TestChoicesOfBundled(t *testing.T) {
 	const n = 40
 	for _, info := range datasets.Grammars() {
 		for _, distinct := range []int{0, 2} {
-			g := mustGrammar(t, info.Name)
+			g := fixture.Grammar(t, info.Name)
 			rec := &synth.Recorder{C: synth.NewRandom(uint64(distinct + 1))}
 			gen := synth.NewGenerator(g, rec, synth.RandomPolicy)
 			gen.MaxDepth, gen.MaxNodes, gen.MaxDistinct = 10, 500, distinct
@@ -166,7 +167,7 @@ func TestChoicesOfDecisions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			g := buildGrammar(t, tt.name, tt.grammar)
+			g := fixture.Build(t, tt.name, tt.grammar)
 			tree, err := g.Parse([]byte(tt.input))
 			if err != nil {
 				t.Fatal(err)
@@ -209,7 +210,7 @@ func TestChoicesOfRefuses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			g := buildGrammar(t, tt.name, tt.grammar)
+			g := fixture.Build(t, tt.name, tt.grammar)
 			tree, err := g.Parse([]byte(tt.input))
 			if err != nil {
 				t.Fatal(err)
@@ -232,8 +233,8 @@ func TestChoicesOfRefuses(t *testing.T) {
 // TestChoicesOfMalformed: trees that are not the grammar's derivations
 // are refused, not misread.
 func TestChoicesOfMalformed(t *testing.T) {
-	g := buildGrammar(t, "s", `S := "x" | "y" S ;`)
-	other := buildGrammar(t, "s", `S := "x" | "y" S ;`)
+	g := fixture.Build(t, "s", `S := "x" | "y" S ;`)
+	other := fixture.Build(t, "s", `S := "x" | "y" S ;`)
 	gen := synth.NewGenerator(g, nil, synth.RandomPolicy)
 	parse := func(gr *grammar.Graph, in string) *grammar.Tree {
 		tree, err := gr.Parse([]byte(in))
@@ -264,7 +265,7 @@ func TestChoicesOfMalformed(t *testing.T) {
 // (JSON's regexes have no case-folded literal), and they replay as they
 // are to the text.
 func FuzzChoicesOf(f *testing.F) {
-	g := mustGrammar(f, "json")
+	g := fixture.Grammar(f, "json")
 	for _, s := range []string{
 		`{"a": [1, -2.5E+3, true, null, "\u00e9\n"]}`,
 		`[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]`,
@@ -360,7 +361,7 @@ func TestExactChoicesOf(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			g := buildGrammar(t, "g", tt.grammar)
+			g := fixture.Build(t, "g", tt.grammar)
 			tree, err := g.Parse([]byte(tt.input))
 			if err != nil {
 				t.Fatal(err)
@@ -396,7 +397,7 @@ func TestExactChoicesOf(t *testing.T) {
 // the grammar allows where it is made (Valid).
 func TestExactChoicesOfBundled(t *testing.T) {
 	for _, info := range datasets.Grammars() {
-		g := mustGrammar(t, info.Name)
+		g := fixture.Grammar(t, info.Name)
 		gen := synth.NewGenerator(g, synth.NewRandom(3), synth.RandomPolicy)
 		gen.MaxDepth, gen.MaxNodes = 12, 500
 		small := synth.NewGenerator(g, nil, synth.RandomPolicy)
@@ -444,7 +445,7 @@ func (v *validating) Choose(p synth.Point) int {
 // TestValid: what the grammar allows at each kind of decision, whatever
 // the bounds (MaxRepeat 1 here).
 func TestValid(t *testing.T) {
-	g := buildGrammar(t, "g", `S := ("a" | "b" | "c") Q R ; Q := "q"{2,4} ; R := /(xx|yy)[a-f]{2}z*/ ;`)
+	g := fixture.Build(t, "g", `S := ("a" | "b" | "c") Q R ; Q := "q"{2,4} ; R := /(xx|yy)[a-f]{2}z*/ ;`)
 	var points []synth.Point
 	gen := synth.NewGenerator(g, chooserFunc(func(p synth.Point) int {
 		points = append(points, synth.Point{Node: p.Node, Kind: p.Kind, Sub: p.Sub})
@@ -503,7 +504,7 @@ func TestChoicesOfDigest(t *testing.T) {
 	h := sha256.New()
 	derived, tried := 0, 0
 	for _, info := range datasets.Grammars() {
-		g := mustGrammar(t, info.Name)
+		g := fixture.Grammar(t, info.Name)
 		gen := synth.NewGenerator(g, synth.NewRandom(9), synth.RandomPolicy)
 		gen.MaxDepth, gen.MaxNodes, gen.MaxDistinct = 10, 400, 3
 		small := synth.NewGenerator(g, nil, synth.RandomPolicy)

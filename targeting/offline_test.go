@@ -10,37 +10,12 @@ import (
 	"testing"
 
 	"github.com/arbor-fuzz/arbor/coverage"
-	"github.com/arbor-fuzz/arbor/datasets"
 	"github.com/arbor-fuzz/arbor/features"
-	"github.com/arbor-fuzz/arbor/grammar"
-	"github.com/arbor-fuzz/arbor/internal/testsubject"
+	"github.com/arbor-fuzz/arbor/internal/fixture"
 	"github.com/arbor-fuzz/arbor/learn"
 	"github.com/arbor-fuzz/arbor/synth"
 	"github.com/arbor-fuzz/arbor/targeting"
 )
-
-func mustGrammar(t testing.TB, name string) *grammar.Graph {
-	t.Helper()
-	g, err := datasets.Grammar(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
-}
-
-// buildGrammar builds a grammar written in a test.
-func buildGrammar(t testing.TB, name, src string) *grammar.Graph {
-	t.Helper()
-	ast, err := grammar.Parse(name, []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := grammar.Build(ast)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
-}
 
 // TestOfflineEveryFunction trains a model of the json subject and checks,
 // for every function, that each targeted input parses with the grammar
@@ -49,7 +24,7 @@ func TestOfflineEveryFunction(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records coverage")
 	}
-	g := mustGrammar(t, "json")
+	g := fixture.Grammar(t, "json")
 	dir := t.TempDir()
 	gen := synth.NewGenerator(g, synth.NewRandom(5), synth.RandomPolicy)
 	data := map[string][]byte{}
@@ -62,7 +37,7 @@ func TestOfflineEveryFunction(t *testing.T) {
 		sum := sha256.Sum256(in)
 		data[hex.EncodeToString(sum[:])] = in
 	}
-	bin := testsubject.Binary(t, "json")
+	bin := fixture.Binary(t, "json")
 	out := filepath.Join(dir, "cov.jsonl")
 	if _, err := coverage.RecordInputs(context.Background(), bin, files, out, coverage.Options{Subject: "json"}); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/features"
 	"github.com/arbor-fuzz/arbor/grammar"
+	"github.com/arbor-fuzz/arbor/internal/fixture"
 	"github.com/arbor-fuzz/arbor/learn"
 	"github.com/arbor-fuzz/arbor/synth"
 	"github.com/arbor-fuzz/arbor/targeting"
@@ -55,7 +56,7 @@ func listCovers(s string) []int {
 // listModel trains a model of the fixture on n random inputs.
 func listModel(t testing.TB, n int) (*learn.Predictor, int) {
 	t.Helper()
-	g := buildGrammar(t, "list.grammar", listGrammar)
+	g := fixture.Build(t, "list.grammar", listGrammar)
 	gen := synth.NewGenerator(g, synth.NewRandom(3), synth.RandomPolicy)
 	e := &learn.Examples{Functions: listFunctions, Skipped: map[string]int{}}
 	rare := 0
