@@ -11,6 +11,19 @@ import (
 type Grammar struct {
 	Filename string
 	Rules    []*Rule
+	Where    []*Where // constraints, in textual order
+}
+
+// Where is a constraint clause: where Scope: Expr ; or where Expr ;
+// The grammar package keeps its expression as text; package constraint
+// compiles and evaluates it. A clause without a scope holds for the
+// whole input (its Scope is empty).
+type Where struct {
+	Pos      Position // position of the keyword where
+	Scope    string   // the rule in each of whose occurrences Expr holds; "" for the input
+	ScopePos Position
+	Expr     string   // the expression's source text, without the closing ';'
+	ExprPos  Position // position of the expression's first byte
 }
 
 // Rule is one production: Name := Body ;
@@ -87,7 +100,23 @@ func Format(g *Grammar) string {
 	for _, r := range g.Rules {
 		fmt.Fprintf(&b, "%s := %s ;\n", r.Name, FormatExpr(r.Body))
 	}
+	for _, w := range g.Where {
+		b.WriteString(FormatWhere(w))
+		b.WriteByte('\n')
+	}
 	return b.String()
+}
+
+// FormatWhere writes one constraint clause in the native notation.
+func FormatWhere(w *Where) string {
+	end := " ;"
+	if strings.Contains(w.Expr, "//") {
+		end = "\n;" // a line comment would swallow the ';'
+	}
+	if w.Scope == "" {
+		return "where " + w.Expr + end
+	}
+	return "where " + w.Scope + ": " + w.Expr + end
 }
 
 // FormatExpr writes one expression in the native notation.

@@ -18,6 +18,7 @@ func FuzzNotation(f *testing.F) {
 		}
 		f.Add(src)
 	}
+	f.Add([]byte("S := R R ;\nR := /[0-9]+/ ;\nwhere S: R[0].num <= R[1].num ;\nwhere all(R, {let x = #; x.len > 0}) ; // c\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		ast, err := Parse("fuzz.grammar", src)
 		if err != nil {

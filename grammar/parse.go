@@ -10,10 +10,11 @@ import (
 
 // Limits that keep a hostile grammar file from exhausting memory.
 const (
-	maxRepeat    = 1000 // largest m or n in {m,n}
-	maxNesting   = 200  // deepest nesting of parenthesised groups
-	maxErrors    = 10   // errors reported before the parser gives up
-	maxRegexSize = 4096 // longest regular expression source
+	maxRepeat    = 1000  // largest m or n in {m,n}
+	maxNesting   = 200   // deepest nesting of parenthesised groups
+	maxErrors    = 10    // errors reported before the parser gives up
+	maxRegexSize = 4096  // longest regular expression source
+	maxWhereSize = 16384 // longest constraint expression
 )
 
 // Parse parses a grammar in the native notation. Filename is used in
@@ -320,6 +321,12 @@ func (p *parser) grammar() *Grammar {
 	g := &Grammar{Filename: p.filename}
 	p.next()
 	for p.tok.kind != tEOF && !p.bail {
+		if p.atWhere() {
+			if w := p.where(); w != nil {
+				g.Where = append(g.Where, w)
+			}
+			continue
+		}
 		if r := p.rule(); r != nil {
 			g.Rules = append(g.Rules, r)
 		} else {
@@ -340,6 +347,102 @@ func (p *parser) recover() {
 	if p.tok.kind == tSemi {
 		p.next()
 	}
+}
+
+// atWhere reports whether the current token starts a constraint clause:
+// the word where not followed by ':=' (a rule may still be named where).
+func (p *parser) atWhere() bool {
+	if p.tok.kind != tIdent || p.tok.text != "where" {
+		return false
+	}
+	off := p.off
+	p.skipSpace()
+	rule := strings.HasPrefix(string(p.src[p.off:min(p.off+3, len(p.src))]), ":=")
+	p.off = off
+	return !rule
+}
+
+// where = "where" [Ident ":"] expression ";"
+//
+// The expression is kept as text for package constraint to compile; the
+// parser only finds where it ends: at the first ';' outside brackets,
+// string literals and comments.
+func (p *parser) where() *Where {
+	w := &Where{Pos: p.pos(p.tok.off)}
+	p.skipSpace()
+	// An optional scope: a rule name followed by ':' (but not ':=' or '::').
+	if p.off < len(p.src) && isIdentStart(p.src[p.off]) {
+		end := p.off
+		for end < len(p.src) && isIdentPart(p.src[end]) {
+			end++
+		}
+		colon := end
+		for colon < len(p.src) && (p.src[colon] == ' ' || p.src[colon] == '\t') {
+			colon++
+		}
+		if colon < len(p.src) && p.src[colon] == ':' && (colon+1 == len(p.src) || p.src[colon+1] != '=' && p.src[colon+1] != ':') {
+			w.Scope, w.ScopePos = string(p.src[p.off:end]), p.pos(p.off)
+			p.off = colon + 1
+			p.skipSpace()
+		}
+	}
+	start := p.off
+	end, ok := p.scanWhereExpr()
+	if !ok {
+		p.next()
+		return nil
+	}
+	w.Expr, w.ExprPos = strings.TrimSpace(string(p.src[start:end])), p.pos(start)
+	if w.Expr == "" {
+		p.errorf(start, "the constraint has no expression; write one before ';', as in where Range: Start.num <= End.num ;")
+		p.next()
+		return nil
+	}
+	if end-start > maxWhereSize {
+		p.errorf(start, "the constraint is %d bytes long; the limit is %d", end-start, maxWhereSize)
+		p.next()
+		return nil
+	}
+	p.next()
+	return w
+}
+
+// scanWhereExpr advances p.off past the ';' that ends a constraint's
+// expression and returns the offset of that ';'. Brackets are counted and
+// string literals ("...", '...', `...`) and comments skipped, so that a
+// ';' inside them (expr-lang's let x = ...; y) does not end the clause.
+func (p *parser) scanWhereExpr() (int, bool) {
+	start, depth := p.off, 0
+	for p.off < len(p.src) {
+		c := p.src[p.off]
+		switch {
+		case c == ';' && depth <= 0:
+			end := p.off
+			p.off++
+			return end, true
+		case c == '(' || c == '[' || c == '{':
+			depth++
+		case c == ')' || c == ']' || c == '}':
+			depth--
+		case c == '"' || c == '\'' || c == '`':
+			q, at := c, p.off
+			for p.off++; p.off < len(p.src) && p.src[p.off] != q; p.off++ {
+				if p.src[p.off] == '\\' && q != '`' {
+					p.off++
+				}
+			}
+			if p.off >= len(p.src) {
+				p.errorf(at, "string in constraint is not closed: add a closing %c", q)
+				return 0, false
+			}
+		case c == '/' && p.off+1 < len(p.src) && (p.src[p.off+1] == '/' || p.src[p.off+1] == '*'):
+			p.skipSpace()
+			continue
+		}
+		p.off++
+	}
+	p.errorf(start, "the constraint is not finished: end it with ';'")
+	return 0, false
 }
 
 // rule = Ident ":=" alt ";"
