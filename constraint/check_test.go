@@ -1,0 +1,98 @@
+package constraint
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/arbor-fuzz/arbor/grammar"
+)
+
+// build parses and builds a grammar and compiles its constraints.
+func build(t testing.TB, src string) (*grammar.Graph, *Set, error) {
+	t.Helper()
+	ast, err := grammar.Parse("t.grammar", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := grammar.Build(ast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Compile(g)
+	return g, s, err
+}
+
+const rangesGrammar = `
+Ranges := Range (" " Range)* ;
+Range := Start "-" End ;
+Start := Num ;
+End := Num ;
+Num := /[0-9]{1,2}/ ;
+where Range: Start.num <= End.num ;
+`
+
+const varsGrammar = `
+Prog := Stmt (";" Stmt)* ;
+Stmt := "let " VarDecl | "print " VarUse | "{" Prog "}" ;
+VarDecl := Name ;
+VarUse := Name ;
+Name := "a" | "b" | "c" ;
+where all(VarUse, {let u = #; any(VarDecl, {.text == u.text && before(#, u)})}) ;
+`
+
+func TestCheck(t *testing.T) {
+	tests := []struct {
+		grammar, input string
+		want           []string // the text of each violating node
+	}{
+		{rangesGrammar, "1-2", nil},
+		{rangesGrammar, "3-2", []string{"3-2"}},
+		{rangesGrammar, "1-1 9-10 10-9 5-50 7-6", []string{"10-9", "7-6"}},
+		{varsGrammar, "let a;print a", nil},
+		{varsGrammar, "print a;let a", []string{"a"}},
+		{varsGrammar, "let a;print b;{let b;print b;print c}", []string{"b", "c"}},
+	}
+	for _, tc := range tests {
+		g, s, err := build(t, tc.grammar)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tree, err := g.Parse([]byte(tc.input))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, v := range NewChecker(s).Check(tree) {
+			if v.Err != nil {
+				t.Errorf("%q: evaluation error %v", tc.input, v.Err)
+			}
+			got = append(got, v.At.Text)
+		}
+		if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+			t.Errorf("%q: violations at %q, want %q", tc.input, got, tc.want)
+		}
+	}
+}
+
+func TestCompileErrors(t *testing.T) {
+	base := "S := A B* ;\nA := /[a-z]/ ;\nB := \"b\" ;\n"
+	tests := []struct {
+		where string
+		want  string
+	}{
+		{"where Q: true ;", "t.grammar:4:7: the constraint's scope Q is not a rule of the grammar"},
+		{"where S: A.txt == \"a\" ;", "t.grammar:4:12: type constraint.Node has no field txt"},
+		{"where S: Ax.text == \"a\" ;", "t.grammar:4:10: Ax is neither a rule of the grammar nor a variable"},
+		{"where S: A.text == ;", "t.grammar:4:"},
+		{"where S: A.num ;", "t.grammar:4:10: expected bool"},
+		{"where A: len(B) > 0 ;", "t.grammar:4:14: B cannot occur inside A"},
+		{"where S: enclosing(A, \"Q\") != nil ;", "t.grammar:4:23: enclosing: \"Q\" is not a rule of the grammar"},
+		{"where S:\n  A.text ==\n  B ;", "t.grammar:5:10: invalid operation: == (mismatched types string and []*constraint.Node)"},
+	}
+	for _, tc := range tests {
+		_, _, err := build(t, base+tc.where)
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one starting %q", tc.where, err, tc.want)
+		}
+	}
+}

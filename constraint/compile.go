@@ -1,0 +1,259 @@
+package constraint
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/file"
+	"github.com/expr-lang/expr/parser"
+	"github.com/expr-lang/expr/vm"
+
+	"github.com/arbor-fuzz/arbor/grammar"
+)
+
+// Set is the compiled constraints of a grammar. It is immutable and
+// safe for concurrent use; evaluation needs a Checker each.
+type Set struct {
+	g       *grammar.Graph
+	clauses []*Clause
+}
+
+// Clause is one compiled where clause.
+type Clause struct {
+	Where *grammar.Where
+	scope string // the scope rule: Where.Scope, or the start rule
+
+	prog     *vm.Program
+	bindings []binding
+	// each is the list symbol of a clause of the form all(Sym, pred):
+	// then prog is compiled with Sym's first use replaced by the
+	// one-element list eachName, and the clause has an instance per
+	// element of Sym, which is what lets the search find which element
+	// breaks it.
+	each *binding
+}
+
+// binding is a symbol an expression names, and what it stands for.
+type binding struct {
+	sym      string
+	list     bool // a list of Nodes; else one Node or nil
+	self     bool // the scope occurrence itself
+	optional bool
+}
+
+const (
+	selfName = "self"
+	eachName = "__each"
+)
+
+// Compile compiles the where clauses of the grammar g was built from
+// (g.Source.Where). Errors are a grammar.ErrorList with each clause's
+// file:line:col: a malformed expression, a scope or symbol the grammar
+// lacks, a symbol that cannot occur in the scope, an expression that is
+// not a condition. A grammar without clauses gives an empty Set.
+func Compile(g *grammar.Graph) (*Set, error) {
+	s := &Set{g: g}
+	if g.Source == nil {
+		return s, nil
+	}
+	var errs grammar.ErrorList
+	for _, w := range g.Source.Where {
+		c, err := compileClause(g, w)
+		if err != nil {
+			var e *grammar.Error
+			if errors.As(err, &e) {
+				errs = append(errs, e)
+			} else {
+				errs = append(errs, &grammar.Error{Pos: w.Pos, Msg: err.Error()})
+			}
+			continue
+		}
+		s.clauses = append(s.clauses, c)
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return s, nil
+}
+
+// Len is the number of clauses.
+func (s *Set) Len() int {
+	if s == nil {
+		return 0
+	}
+	return len(s.clauses)
+}
+
+// Clauses returns the compiled clauses in textual order.
+func (s *Set) Clauses() []*Clause { return s.clauses }
+
+// Graph is the grammar the constraints belong to.
+func (s *Set) Graph() *grammar.Graph { return s.g }
+
+// String is the clause as written.
+func (c *Clause) String() string { return grammar.FormatWhere(c.Where) }
+
+// Scope is the rule in each of whose occurrences the clause holds.
+func (c *Clause) Scope() string { return c.scope }
+
+func compileClause(g *grammar.Graph, w *grammar.Where) (*Clause, error) {
+	c := &Clause{Where: w, scope: w.Scope}
+	if c.scope == "" {
+		c.scope = g.Start
+	} else if g.Bodies[c.scope] == nil {
+		return nil, &grammar.Error{Pos: w.ScopePos, Msg: fmt.Sprintf("the constraint's scope %s is not a rule of the grammar", w.Scope)}
+	}
+	tree, err := parser.Parse(w.Expr)
+	if err != nil {
+		return nil, exprError(w, err)
+	}
+	// The symbols the expression names: identifiers that are rules.
+	// Others (let and closure variables, self) are left to expr-lang's
+	// checker, which rejects unknown names with their position.
+	seen := map[string]bool{}
+	var bad error
+	var names identifiers
+	ast.Walk(&tree.Node, &names)
+	env := map[string]any{selfName: (*Node)(nil)}
+	for _, id := range names.list {
+		if seen[id.Value] || g.Bodies[id.Value] == nil {
+			continue
+		}
+		seen[id.Value] = true
+		b := binding{sym: id.Value}
+		if id.Value == c.scope {
+			b.self = true
+		} else {
+			most, optional := occurrences(g, c.scope, id.Value)
+			if most == 0 && bad == nil {
+				bad = atError(w, id.Location().From, fmt.Sprintf("%s cannot occur inside %s, so it names nothing here", id.Value, c.scope))
+			}
+			b.list, b.optional = most > 1, optional
+		}
+		c.bindings = append(c.bindings, b)
+		if b.list {
+			env[b.sym] = []*Node(nil)
+		} else {
+			env[b.sym] = (*Node)(nil)
+		}
+	}
+	if bad != nil {
+		return nil, bad
+	}
+	for _, call := range names.enclosing {
+		if len(call.Arguments) == 2 {
+			if s, ok := call.Arguments[1].(*ast.StringNode); ok && g.Bodies[s.Value] == nil {
+				return nil, atError(w, s.Location().From, fmt.Sprintf("enclosing: %q is not a rule of the grammar", s.Value))
+			}
+		}
+	}
+	opts := append([]expr.Option{expr.Env(env), expr.AsBool()}, functions()...)
+	// all(Sym, pred) over a list symbol: one instance per element.
+	if b, ok := tree.Node.(*ast.BuiltinNode); ok && b.Name == "all" && len(b.Arguments) == 2 {
+		if id, ok := b.Arguments[0].(*ast.IdentifierNode); ok {
+			for i := range c.bindings {
+				if c.bindings[i].sym == id.Value && c.bindings[i].list {
+					c.each = &c.bindings[i]
+					env[eachName] = []*Node(nil)
+					opts = append(opts, expr.Patch(&eachPatch{from: id.Location().From, sym: id.Value}))
+				}
+			}
+		}
+	}
+	prog, err := expr.Compile(w.Expr, opts...)
+	if err != nil {
+		return nil, exprError(w, err)
+	}
+	c.prog = prog
+	return c, nil
+}
+
+// identifiers collects the identifiers of an expression and its calls
+// of enclosing.
+type identifiers struct {
+	list      []*ast.IdentifierNode
+	enclosing []*ast.CallNode
+}
+
+func (v *identifiers) Visit(n *ast.Node) {
+	switch n := (*n).(type) {
+	case *ast.IdentifierNode:
+		v.list = append(v.list, n)
+	case *ast.CallNode:
+		if id, ok := n.Callee.(*ast.IdentifierNode); ok && id.Value == "enclosing" {
+			v.enclosing = append(v.enclosing, n)
+		}
+	}
+}
+
+// eachPatch replaces the first argument of a top-level all (the
+// identifier at offset from) by the one-element list of an instance.
+type eachPatch struct {
+	from int
+	sym  string
+}
+
+func (p *eachPatch) Visit(n *ast.Node) {
+	if id, ok := (*n).(*ast.IdentifierNode); ok && id.Value == p.sym && id.Location().From == p.from {
+		ast.Patch(n, &ast.IdentifierNode{Value: eachName})
+	}
+}
+
+// functions are the calls constraints have besides expr-lang's
+// builtins: order and nesting of nodes.
+func functions() []expr.Option {
+	pair := func(f func(a, b *Node) bool) func(...any) (any, error) {
+		return func(p ...any) (any, error) {
+			a, _ := p[0].(*Node)
+			b, _ := p[1].(*Node)
+			return f(a, b), nil
+		}
+	}
+	return []expr.Option{
+		expr.Function("before", pair(before), new(func(*Node, *Node) bool)),
+		expr.Function("after", pair(after), new(func(*Node, *Node) bool)),
+		expr.Function("inside", pair(inside), new(func(*Node, *Node) bool)),
+		expr.Function("enclosing", func(p ...any) (any, error) {
+			a, _ := p[0].(*Node)
+			return enclosing(a, p[1].(string)), nil
+		}, new(func(*Node, string) *Node)),
+	}
+}
+
+// exprError turns an error of expr-lang's parser or checker into a
+// grammar error at its place in the grammar file.
+func exprError(w *grammar.Where, err error) error {
+	var fe *file.Error
+	if errors.As(err, &fe) {
+		msg := fe.Message
+		if name, ok := strings.CutPrefix(msg, "unknown name "); ok {
+			msg = fmt.Sprintf("%s is neither a rule of the grammar nor a variable of the expression", name)
+		}
+		return atError(w, fe.From, msg)
+	}
+	return &grammar.Error{Pos: w.ExprPos, Msg: err.Error()}
+}
+
+// atError is an error at the runes'th character of w's expression.
+func atError(w *grammar.Where, runes int, msg string) error {
+	pos := w.ExprPos
+	for i, r := range w.Expr {
+		if runes == 0 {
+			break
+		}
+		runes--
+		pos.Offset += utf8.RuneLen(r)
+		if r == '\n' {
+			pos.Line++
+			pos.Col = 1
+		} else {
+			pos.Col += utf8.RuneLen(r)
+		}
+		_ = i
+	}
+	return &grammar.Error{Pos: pos, Msg: msg}
+}

@@ -1,0 +1,80 @@
+package constraint
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Node is a rule occurrence as a constraint sees it: the symbol names
+// of an expression stand for Nodes (or lists of them), and their fields
+// are what constraints compare.
+type Node struct {
+	Rule  string  `expr:"rule"`  // the rule's name
+	Text  string  `expr:"text"`  // the input it derives
+	Num   float64 `expr:"num"`   // Text as a number (decimal, or 0x hex); NaN if it is none
+	Len   int     `expr:"len"`   // Text's length in characters
+	Start int     `expr:"start"` // byte offset in the input where it starts
+	End   int     `expr:"end"`   // byte offset where it ends
+
+	c *Checker
+	i int // index in c.ix.occ
+}
+
+// number reads s as a number: a decimal (integer or float) or a 0x, 0o
+// or 0b integer, after trimming space. Anything else is NaN, which
+// compares false with every number, so that an order between values
+// that are not numbers does not hold.
+func number(s string) float64 {
+	s = strings.TrimSpace(s)
+	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		return f
+	}
+	if i, err := strconv.ParseInt(s, 0, 64); err == nil {
+		return float64(i)
+	}
+	return math.NaN()
+}
+
+// node returns the Node of occurrence i of x, made on first use.
+func (c *Checker) node(i int) *Node {
+	if c.made[i] == c.stamp {
+		return &c.nodes[i]
+	}
+	c.made[i] = c.stamp
+	o := &c.ix.occ[i]
+	text := c.ix.text[o.start:o.end]
+	c.nodes[i] = Node{Rule: o.rule, Text: text, Num: number(text), Len: utf8.RuneCountInString(text),
+		Start: o.start, End: o.end, c: c, i: i}
+	return &c.nodes[i]
+}
+
+// The functions constraints may call besides expr-lang's builtins.
+
+// before reports whether a ends where or before b starts.
+func before(a, b *Node) bool { return a != nil && b != nil && a.End <= b.Start && a.i != b.i }
+
+// after reports whether a starts where or after b ends.
+func after(a, b *Node) bool { return before(b, a) }
+
+// inside reports whether a is inside b: an occurrence within b's
+// derivation, b itself not counted.
+func inside(a, b *Node) bool {
+	return a != nil && b != nil && a.c == b.c && b.i < a.i && a.i <= b.c.ix.occ[b.i].last
+}
+
+// enclosing returns the nearest occurrence of rule that a is inside, or
+// nil.
+func enclosing(a *Node, rule string) *Node {
+	if a == nil {
+		return nil
+	}
+	occ := a.c.ix.occ
+	for j := occ[a.i].parent; j >= 0; j = occ[j].parent {
+		if occ[j].rule == rule {
+			return a.c.node(j)
+		}
+	}
+	return nil
+}
