@@ -13,6 +13,7 @@ import (
 // all(Sym, pred), one element of Sym.
 type Violation struct {
 	Clause *Clause
+	Scope  *Node // the scope occurrence
 	At     *Node // the element that breaks it, or the scope occurrence
 	Err    error // non-nil if the expression could not be evaluated (a missing optional node)
 }
@@ -45,6 +46,7 @@ type Checker struct {
 	envs  []map[string]any // per clause
 	lists [][][]*Node      // per clause, per binding: the list buffer
 	one   []*Node          // the element of an all instance
+	buf   []*Node          // Inside's result
 }
 
 // NewChecker returns a Checker of s's clauses.
@@ -137,14 +139,14 @@ func (c *Checker) evalScope(ci int, cl *Clause, s int, f func(Violation, bool)) 
 	}
 	if cl.each == nil {
 		ok, err := c.run(cl, env)
-		f(Violation{Clause: cl, At: self, Err: err}, ok)
+		f(Violation{Clause: cl, Scope: self, At: self, Err: err}, ok)
 		return
 	}
 	for _, e := range env[cl.each.sym].([]*Node) {
 		c.one[0] = e
 		env[eachName] = c.one
 		ok, err := c.run(cl, env)
-		f(Violation{Clause: cl, At: e, Err: err}, ok)
+		f(Violation{Clause: cl, Scope: self, At: e, Err: err}, ok)
 	}
 }
 
@@ -155,4 +157,25 @@ func (c *Checker) run(cl *Clause, env map[string]any) (bool, error) {
 	}
 	ok, _ := out.(bool)
 	return ok, nil
+}
+
+// Inside returns the occurrences of rule inside n, in input order (all
+// of them, nested scopes included). The list is n's Checker's and valid
+// until its next call.
+func (c *Checker) Inside(n *Node, rule string) []*Node {
+	c.buf = c.buf[:0]
+	c.ix.inside(n.i, rule, "", func(j int) { c.buf = append(c.buf, c.node(j)) })
+	return c.buf
+}
+
+// Symbols returns the rules the clause's expression names, the scope
+// excepted.
+func (cl *Clause) Symbols() []string {
+	var out []string
+	for _, b := range cl.bindings {
+		if !b.self {
+			out = append(out, b.sym)
+		}
+	}
+	return out
 }

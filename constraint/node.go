@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/arbor-fuzz/arbor/grammar"
 )
 
 // Node is a rule occurrence as a constraint sees it: the symbol names
@@ -77,4 +79,27 @@ func enclosing(a *Node, rule string) *Node {
 		}
 	}
 	return nil
+}
+
+// Tree is the derivation-tree node of the occurrence: the Ref that
+// expands the rule, or for the start rule's outermost occurrence, the
+// tree's root. It belongs to the tree the Checker last evaluated.
+func (n *Node) Tree() *grammar.Tree { return n.c.ix.occ[n.i].tree }
+
+// Parent is the nearest occurrence n is inside, or nil for the root.
+func (n *Node) Parent() *Node {
+	if p := n.c.ix.occ[n.i].parent; p >= 0 {
+		return n.c.node(p)
+	}
+	return nil
+}
+
+// Depth is the number of rule occurrences n is inside: the rule
+// expansions above its tree node.
+func (n *Node) Depth() int {
+	d := 0
+	for p := n.c.ix.occ[n.i].parent; p >= 0; p = n.c.ix.occ[p].parent {
+		d++
+	}
+	return d
 }

@@ -1,0 +1,344 @@
+package synth
+
+import (
+	"math/rand/v2"
+	"regexp"
+
+	"github.com/arbor-fuzz/arbor/constraint"
+	"github.com/arbor-fuzz/arbor/grammar"
+)
+
+// DefaultRepairSteps bounds the changes a Satisfier tries on one tree
+// before it gives up on it.
+const DefaultRepairSteps = 256
+
+// A Satisfier changes derivation trees until they satisfy a grammar's
+// constraints (package constraint), by local search over the tree, as
+// Fandango evolves trees but one tree at a time: it picks a broken
+// clause instance and changes the tree where it is broken, and keeps a
+// change unless it breaks more instances than it mends. The changes:
+//
+//   - copy in: the broken node takes the value of another node the
+//     clause names (a use takes a declared name: the constructive
+//     layer, a reference drawn from the values the tree already has);
+//   - copy out: another node the clause names takes the broken node's
+//     value (a definition gets a use);
+//   - regenerate: the broken node's subtree is generated anew;
+//   - drop: the repetition the broken node is part of loses it.
+//
+// A value is copied as a subtree of a rule that both nodes derive their
+// whole text through, or as a regex terminal's value its regex matches,
+// so the tree stays a derivation of the grammar and its choice sequence
+// can be read off it (Generator.ChoicesOf).
+//
+// A Satisfier is deterministic for its seed and not safe for
+// concurrent use.
+type Satisfier struct {
+	set      *constraint.Set
+	check    *constraint.Checker
+	r        *rand.Rand
+	gen      *Generator // regenerates subtrees
+	MaxSteps int        // changes tried per tree; 0 means DefaultRepairSteps
+	regexes  map[*grammar.Node]*regexp.Regexp
+	cands    []*constraint.Node
+	undo     []func()
+}
+
+// NewSatisfier returns a Satisfier of s's constraints whose random
+// choices come from seed. Regenerated subtrees keep bounds's MaxDepth,
+// MaxRepeat and MaxNodes (bounds may be nil).
+func NewSatisfier(s *constraint.Set, seed uint64, bounds *Generator) *Satisfier {
+	r := rand.New(rand.NewPCG(seed, 0x5a7157))
+	gen := &Generator{G: s.Graph(), Chooser: &Random{R: r}, Policy: RandomPolicy}
+	if bounds != nil {
+		gen.MaxDepth, gen.MaxRepeat, gen.MaxNodes = bounds.MaxDepth, bounds.MaxRepeat, bounds.MaxNodes
+	}
+	return &Satisfier{set: s, check: constraint.NewChecker(s), r: r, gen: gen, regexes: map[*grammar.Node]*regexp.Regexp{}}
+}
+
+// Checker is the Satisfier's checker, for callers that report the
+// violations Satisfy leaves.
+func (s *Satisfier) Checker() *constraint.Checker { return s.check }
+
+// RepairStats counts what Satisfy did.
+type RepairStats struct {
+	Steps   int // changes tried
+	Kept    int // changes kept
+	Changed bool
+}
+
+// Satisfy changes t in place until it breaks no clause instance or the
+// step limit is reached, and returns the number of instances still
+// broken (0: t satisfies every constraint). t must be a complete tree
+// of the Set's grammar that the caller owns: subtrees are replaced and
+// copied.
+func (s *Satisfier) Satisfy(t *grammar.Tree) (broken int, st RepairStats) {
+	if s.set.Len() == 0 {
+		return 0, st
+	}
+	vs := s.check.Check(t)
+	limit := s.MaxSteps
+	if limit <= 0 {
+		limit = DefaultRepairSteps
+	}
+	for st.Steps < limit && len(vs) > 0 {
+		st.Steps++
+		v := vs[s.r.IntN(len(vs))]
+		s.undo = s.undo[:0]
+		if !s.change(t, v) {
+			continue
+		}
+		after := s.check.Check(t)
+		if len(after) < len(vs) || len(after) == len(vs) && s.r.IntN(2) == 0 {
+			vs = after
+			st.Kept++
+			st.Changed = true
+			continue
+		}
+		for i := len(s.undo) - 1; i >= 0; i-- {
+			s.undo[i]()
+		}
+		vs = s.check.Check(t)
+	}
+	return len(vs), st
+}
+
+// change makes one change to t at violation v; false if none applied.
+func (s *Satisfier) change(t *grammar.Tree, v constraint.Violation) bool {
+	e := v.At
+	if e == v.Scope && s.r.IntN(5) > 0 {
+		// A clause that holds or not for the scope as a whole: change
+		// one of the nodes it names, not (always) all of the scope.
+		var named []*constraint.Node
+		for _, sym := range v.Clause.Symbols() {
+			named = append(named, s.check.Inside(v.Scope, sym)...)
+		}
+		if len(named) > 0 {
+			e = named[s.r.IntN(len(named))]
+		}
+	}
+	switch k := s.r.IntN(10); {
+	case k < 5:
+		if s.copyIn(v, e) {
+			return true
+		}
+	case k < 6:
+		if s.copyOut(v, e) {
+			return true
+		}
+	case k < 7:
+		if s.drop(t, e) {
+			return true
+		}
+	}
+	return s.regenerate(e)
+}
+
+// candidates lists the other occurrences, in v's scope, of the rules
+// v's clause names whose text differs from e's.
+func (s *Satisfier) candidates(v constraint.Violation, e *constraint.Node) []*constraint.Node {
+	s.cands = s.cands[:0]
+	for _, sym := range v.Clause.Symbols() {
+		for _, d := range s.check.Inside(v.Scope, sym) {
+			if d.Tree() != e.Tree() && d.Text != e.Text {
+				s.cands = append(s.cands, d)
+			}
+		}
+	}
+	return s.cands
+}
+
+// copyIn gives e the value of another node the clause names.
+func (s *Satisfier) copyIn(v constraint.Violation, e *constraint.Node) bool {
+	cands := s.candidates(v, e)
+	for range 4 {
+		if len(cands) == 0 {
+			return false
+		}
+		i := s.r.IntN(len(cands))
+		if s.copyValue(cands[i].Tree(), e.Tree()) {
+			return true
+		}
+		cands[i] = cands[len(cands)-1]
+		cands = cands[:len(cands)-1]
+	}
+	return false
+}
+
+// copyOut gives another node the clause names e's value.
+func (s *Satisfier) copyOut(v constraint.Violation, e *constraint.Node) bool {
+	cands := s.candidates(v, e)
+	if len(cands) == 0 {
+		return false
+	}
+	return s.copyValue(e.Tree(), cands[s.r.IntN(len(cands))].Tree())
+}
+
+// copyValue makes dst derive src's text, if a rule or regex terminal
+// through which both derive their whole text allows it.
+func (s *Satisfier) copyValue(src, dst *grammar.Tree) bool {
+	from, to := chain(src), chain(dst)
+	for _, d := range to {
+		for _, f := range from {
+			switch {
+			case d.Node.Kind == grammar.KindRef && f.Node.Kind == grammar.KindRef && d.Node.Name == f.Node.Name:
+				s.replaceChild(d, 0, copyTree(f.Children[0]))
+				return true
+			case d.Node.Kind == grammar.KindRegex && f.Node.Kind.Symbolic() && f.Node.Kind != grammar.KindRef && s.matches(d.Node, f.Value):
+				old := d.Value
+				d.Value = f.Value
+				s.undo = append(s.undo, func() { d.Value = old })
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// chain lists the tree nodes that derive all of t's text: t, and
+// downwards through every node that has one child deriving all of it
+// (the others deriving nothing).
+func chain(t *grammar.Tree) []*grammar.Tree {
+	var out []*grammar.Tree
+	for t != nil {
+		if t.Node.Kind.Symbolic() {
+			out = append(out, t)
+		}
+		var only *grammar.Tree
+		for _, c := range t.Children {
+			if c == nil || c.Size() == 0 || isEmpty(c) {
+				continue
+			}
+			if only != nil {
+				return out
+			}
+			only = c
+		}
+		t = only
+	}
+	return out
+}
+
+// isEmpty reports whether t derives the empty string.
+func isEmpty(t *grammar.Tree) bool {
+	empty := true
+	t.Walk(func(n *grammar.Tree, _ int) bool {
+		if (n.Node.Kind == grammar.KindLit || n.Node.Kind == grammar.KindRegex) && n.Value != "" {
+			empty = false
+		}
+		return empty
+	})
+	return empty
+}
+
+func (s *Satisfier) matches(n *grammar.Node, v string) bool {
+	re, ok := s.regexes[n]
+	if !ok {
+		re, _ = regexp.Compile(`^(?:` + n.Name + `)$`)
+		s.regexes[n] = re
+	}
+	return re != nil && re.MatchString(v)
+}
+
+// regenerate generates anew e's subtree or, half of the time, that of
+// an occurrence e is inside (geometrically fewer the further up): a use
+// with no declaration before it may need its statement to become one.
+func (s *Satisfier) regenerate(e *constraint.Node) bool {
+	if s.r.IntN(2) == 0 {
+		for up := 1 + Geometric(s.r, 1); up > 0 && e.Parent() != nil; up-- {
+			e = e.Parent()
+		}
+	}
+	t := e.Tree()
+	if t.Node.Kind != grammar.KindRef {
+		// The start rule's outermost occurrence: the whole tree.
+		return s.regenerateRoot(t)
+	}
+	s.gen.nodes = 0
+	s.replaceChild(t, 0, s.gen.Expand(t.Node.Children[0], e.Depth()))
+	return true
+}
+
+func (s *Satisfier) regenerateRoot(t *grammar.Tree) bool {
+	s.gen.nodes = 0
+	fresh := s.gen.Expand(t.Node, 0)
+	old := t.Children
+	t.Children = fresh.Children
+	s.undo = append(s.undo, func() { t.Children = old })
+	return true
+}
+
+// drop removes the repetition of the nearest enclosing quantifier that
+// holds e, where the quantifier allows one fewer.
+func (s *Satisfier) drop(root *grammar.Tree, e *constraint.Node) bool {
+	path := pathTo(root, e.Tree())
+	for i := len(path) - 1; i >= 0; i-- {
+		p := path[i]
+		n := p.parent.Node
+		if n.Kind != grammar.KindQuant {
+			continue
+		}
+		if len(p.parent.Children) <= n.Min {
+			return false
+		}
+		parent, old := p.parent, p.parent.Children
+		kids := make([]*grammar.Tree, 0, len(old)-1)
+		kids = append(append(kids, old[:p.index]...), old[p.index+1:]...)
+		parent.Children = kids
+		s.undo = append(s.undo, func() { parent.Children = old })
+		return true
+	}
+	return false
+}
+
+type treeStep struct {
+	parent *grammar.Tree
+	index  int
+}
+
+// pathTo returns the steps from root down to target.
+func pathTo(root, target *grammar.Tree) []treeStep {
+	var path []treeStep
+	var walk func(t *grammar.Tree) bool
+	walk = func(t *grammar.Tree) bool {
+		if t == target {
+			return true
+		}
+		for i, c := range t.Children {
+			if c == nil {
+				continue
+			}
+			path = append(path, treeStep{t, i})
+			if walk(c) {
+				return true
+			}
+			path = path[:len(path)-1]
+		}
+		return false
+	}
+	if !walk(root) {
+		return nil
+	}
+	return path
+}
+
+func (s *Satisfier) replaceChild(t *grammar.Tree, i int, c *grammar.Tree) {
+	old := t.Children[i]
+	t.Children[i] = c
+	s.undo = append(s.undo, func() { t.Children[i] = old })
+}
+
+// copyTree returns a deep copy of t.
+func copyTree(t *grammar.Tree) *grammar.Tree {
+	if t == nil {
+		return nil
+	}
+	c := &grammar.Tree{Node: t.Node, Value: t.Value}
+	if len(t.Children) > 0 {
+		c.Children = make([]*grammar.Tree, len(t.Children))
+		for i, k := range t.Children {
+			c.Children[i] = copyTree(k)
+		}
+	}
+	return c
+}
