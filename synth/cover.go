@@ -17,6 +17,9 @@ type Input struct {
 	Tree    *grammar.Tree
 	Text    string
 	Choices []int
+	// Broken is the number of constraint instances the input breaks,
+	// where it was generated to satisfy constraints it could not.
+	Broken int
 }
 
 // Directed builds a tree that contains the k-path target (ids of the

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/arbor-fuzz/arbor/constraint"
+
 	"github.com/arbor-fuzz/arbor/features"
 	"github.com/arbor-fuzz/arbor/grammar"
 )
@@ -19,7 +21,22 @@ type GenerateOptions struct {
 	// recorder passes every decision on unchanged, so the inputs are the
 	// same either way; without it none is recorded, which costs nothing.
 	Choices bool
+	// Constraints, if set, are constraints every input must satisfy
+	// (the grammar's where clauses). Each tree is repaired by a
+	// Satisfier; one it cannot repair is given up for a fresh tree, up
+	// to ConstraintTries trees, and the last is emitted with
+	// Input.Broken telling how many clause instances it still breaks.
+	// The inputs' choices are read off the repaired trees, so they
+	// replay.
+	Constraints *constraint.Set
+	// ConstraintTries is the number of trees tried per input; 0 means
+	// DefaultConstraintTries.
+	ConstraintTries int
 }
+
+// DefaultConstraintTries is how many trees GenerateFunc tries for an
+// input that must satisfy constraints.
+const DefaultConstraintTries = 4
 
 // GenerateFunc generates n inputs of g with the policy, one at a time,
 // handing each to emit before it makes the next. Each tree is built in
@@ -35,6 +52,10 @@ func GenerateFunc(ctx context.Context, g *grammar.Graph, n int, opts GenerateOpt
 		chooser = rec
 	}
 	gen := &Generator{G: g, Chooser: chooser, Policy: opts.Policy, MaxDepth: opts.MaxDepth, MaxRepeat: opts.MaxRepeat, Reuse: true}
+	var sat *Satisfier
+	if opts.Constraints.Len() > 0 {
+		sat = NewSatisfier(opts.Constraints, opts.Seed, gen)
+	}
 	for range n {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -46,8 +67,13 @@ func GenerateFunc(ctx context.Context, g *grammar.Graph, n int, opts GenerateOpt
 			rec.Choices = rec.Choices[:0]
 		}
 		in.Tree = gen.Generate()
+		if sat != nil {
+			if err := satisfy(gen, sat, rec, &in, opts.ConstraintTries); err != nil {
+				return err
+			}
+		}
 		in.Text = in.Tree.String()
-		if rec != nil {
+		if rec != nil && in.Choices == nil {
 			in.Choices = rec.Choices
 		}
 		if err := emit(in); err != nil {
@@ -170,5 +196,38 @@ func (m *setMeasure) add(in Input) error {
 		total := m.cov.Total(m.k)
 		m.full = total.IsInt64() && int64(m.cov.Covered(m.k)) == total.Int64()
 	}
+	return nil
+}
+
+// satisfy repairs in.Tree, a tree gen has just made, until it satisfies
+// sat's constraints, trying fresh trees where a repair fails, and with
+// rec sets in.Choices to the repaired tree's choices.
+func satisfy(gen *Generator, sat *Satisfier, rec *Recorder, in *Input, tries int) error {
+	if tries <= 0 {
+		tries = DefaultConstraintTries
+	}
+	changed := false
+	for try := 1; ; try++ {
+		broken, st := sat.Satisfy(in.Tree)
+		changed = changed || st.Changed
+		in.Broken = broken
+		if broken == 0 || try == tries {
+			break
+		}
+		if rec != nil {
+			rec.Choices = rec.Choices[:0]
+		}
+		in.Tree, changed = gen.Generate(), false
+	}
+	if rec == nil || !changed {
+		return nil
+	}
+	choices, err := gen.ChoicesOf(in.Tree)
+	if err != nil {
+		if choices, err = gen.ExactChoicesOf(in.Tree); err != nil {
+			return fmt.Errorf("the choices of a repaired input: %w", err)
+		}
+	}
+	in.Choices = choices
 	return nil
 }

@@ -24,6 +24,7 @@ type generateFlags struct {
 	seed                uint64
 	absence, choices    bool
 	force               bool
+	constraints         constraintsFlag
 }
 
 func newGenerateCmd() *cobra.Command {
@@ -79,6 +80,7 @@ the k-path coverage of the set follows it (with --out - too).
 	fl.BoolVar(&f.absence, "absence", false, "kpath and forest: make the absence of optional parts a target")
 	fl.BoolVar(&f.choices, "choices", false, "also write each input's choice sequence")
 	fl.BoolVar(&f.force, "force", false, "write into an --out folder that already holds files")
+	f.constraints.register(fl, "random and shortest inputs satisfy them (repaired by local search; one that cannot be repaired is counted on stderr)")
 	f.outputFormat.register(fl)
 	return cmd
 }
@@ -102,10 +104,14 @@ func runGenerate(cmd *cobra.Command, grammarArg string, f generateFlags) error {
 	if f.mode == "kpath" || f.mode == "forest" {
 		return generateSet(ctx, cmd.ErrOrStderr(), g, from, f, w)
 	}
-	if err := w.Close(generateStream(ctx, g, f, w)); err != nil {
+	broken, err := generateStream(ctx, g, f, w)
+	if err := w.Close(err); err != nil {
 		return err
 	}
 	f.summarizeFiles(cmd.ErrOrStderr(), f.n)
+	if broken > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "%d of %d inputs break a constraint the search could not repair (arbor parse --constraints on names which)\n", broken, f.n)
+	}
 	return nil
 }
 
@@ -122,6 +128,9 @@ func (f generateFlags) check() error {
 		return usageError{fmt.Errorf("--max-depth must be at least 1 and --max-repeat not negative")}
 	}
 	if err := checkK("--k", f.k); err != nil {
+		return err
+	}
+	if err := f.constraints.check(); err != nil {
 		return err
 	}
 	if err := f.outputFormat.check(); err != nil {
@@ -168,17 +177,26 @@ func (f generateFlags) summarizeFiles(w io.Writer, count int) {
 	fmt.Fprintln(w)
 }
 
-// generateStream generates f.n random or shortest inputs into w.
-func generateStream(ctx context.Context, g *grammar.Graph, f generateFlags, w *corpus.Writer) error {
+// generateStream generates f.n random or shortest inputs into w and
+// returns how many of them break a constraint.
+func generateStream(ctx context.Context, g *grammar.Graph, f generateFlags, w *corpus.Writer) (broken int, err error) {
 	opts := synth.GenerateOptions{Policy: synth.RandomPolicy, Seed: f.seed, MaxDepth: f.maxDepth, MaxRepeat: f.maxRepeat, Choices: f.choices}
 	if f.mode == "shortest" {
 		opts.Policy = synth.ShortestPolicy
 	}
-	err := synth.GenerateFunc(ctx, g, f.n, opts, func(in synth.Input) error { return w.Write(in.Text, in.Choices) })
-	if err != nil && err == ctx.Err() {
-		return fmt.Errorf("generate: stopped after %d of %d inputs (those are written): %w", w.Written(), f.n, err)
+	if opts.Constraints, err = f.constraints.set(g); err != nil {
+		return 0, err
 	}
-	return err
+	err = synth.GenerateFunc(ctx, g, f.n, opts, func(in synth.Input) error {
+		if in.Broken > 0 {
+			broken++
+		}
+		return w.Write(in.Text, in.Choices)
+	})
+	if err != nil && err == ctx.Err() {
+		return broken, fmt.Errorf("generate: stopped after %d of %d inputs (those are written): %w", w.Written(), f.n, err)
+	}
+	return broken, err
 }
 
 // generateSet generates a k-path covering set (kpath) or a forest of g,

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/arbor-fuzz/arbor/constraint"
+
 	"github.com/arbor-fuzz/arbor/grammar"
 	"github.com/arbor-fuzz/arbor/grammar/antlr"
 	"github.com/arbor-fuzz/arbor/grammar/bnf"
@@ -34,10 +36,16 @@ func File(path string) (*grammar.Graph, error) {
 
 // Build builds the graph of a grammar Import or Source returned, with
 // the warnings of its conversion first in the graph's Warnings, so that
-// they are told with the grammar's own.
+// they are told with the grammar's own. Its constraints (where
+// clauses) are compiled too, so that a malformed one is an error of
+// the grammar's, with its position, whatever the command; callers that
+// use them compile them again (constraint.Compile), which is cheap.
 func Build(ast *grammar.Grammar, warnings []grammar.Warning) (*grammar.Graph, error) {
 	g, err := grammar.Build(ast)
 	if err != nil {
+		return nil, err
+	}
+	if _, err := constraint.Compile(g); err != nil {
 		return nil, err
 	}
 	g.Warnings = append(warnings, g.Warnings...)
