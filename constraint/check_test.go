@@ -96,3 +96,22 @@ func TestCompileErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestCompileBounds(t *testing.T) {
+	base := "S := A B* ;\nA := /[a-z]/ ;\nB := \"b\" ;\n"
+	tests := []struct{ where, want string }{
+		{"where all(B, {all(B, {all(B, {true})})}) ;", ""},
+		{"where all(B, {all(B, {all(B, {all(B, {true})})})}) ;", "t.grammar:4:14: the expression nests 4 predicates"},
+		{"where now() != nil ;", "t.grammar:4:7:"},
+		{"where timezone(\"Europe/Berlin\") != nil ;", "t.grammar:4:7:"},
+	}
+	for _, tc := range tests {
+		_, _, err := build(t, base+tc.where)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v", tc.where, err)
+		case tc.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.want)):
+			t.Errorf("%s: error %v, want one starting %q", tc.where, err, tc.want)
+		}
+	}
+}

@@ -50,6 +50,21 @@ const (
 	eachName = "__each"
 )
 
+// Bounds on what a constraint may cost: a grammar file is untrusted, and
+// its constraints run on every input. expr-lang evaluates without I/O
+// and stops an evaluation past its memory budget (1e6 units); nested
+// predicates are bounded here, for each level multiplies the work by a
+// list's length.
+const (
+	maxLoopDepth = 3
+	maxExprNodes = 2000
+)
+
+// disabled are expr-lang builtins a constraint may not call: those that
+// read the clock or the system's time-zone files would make a verdict
+// depend on when and where it is evaluated.
+var disabled = []string{"now", "date", "timezone", "duration"}
+
 // Compile compiles the where clauses of the grammar g was built from
 // (g.Source.Where). Errors are a grammar.ErrorList with each clause's
 // file:line:col: a malformed expression, a scope or symbol the grammar
@@ -151,7 +166,13 @@ func compileClause(g *grammar.Graph, w *grammar.Where) (*Clause, error) {
 			}
 		}
 	}
-	opts := append([]expr.Option{expr.Env(env), expr.AsBool()}, functions()...)
+	if d, at := names.deepest, names.deepestAt; d > maxLoopDepth {
+		return nil, atError(w, at, fmt.Sprintf("the expression nests %d predicates ({...}) inside each other; at most %d are allowed, for its evaluation time grows with the input's size to that power", d, maxLoopDepth))
+	}
+	opts := append([]expr.Option{expr.Env(env), expr.AsBool(), expr.MaxNodes(maxExprNodes)}, functions()...)
+	for _, b := range disabled {
+		opts = append(opts, expr.DisableBuiltin(b))
+	}
 	// all(Sym, pred) over a list symbol: one instance per element.
 	if b, ok := tree.Node.(*ast.BuiltinNode); ok && b.Name == "all" && len(b.Arguments) == 2 {
 		if id, ok := b.Arguments[0].(*ast.IdentifierNode); ok {
@@ -177,10 +198,16 @@ func compileClause(g *grammar.Graph, w *grammar.Where) (*Clause, error) {
 type identifiers struct {
 	list      []*ast.IdentifierNode
 	enclosing []*ast.CallNode
+	deepest   int // most predicates nested in each other
+	deepestAt int
 }
 
 func (v *identifiers) Visit(n *ast.Node) {
 	switch n := (*n).(type) {
+	case *ast.PredicateNode:
+		if d := predicateDepth(n); d > v.deepest {
+			v.deepest, v.deepestAt = d, n.Location().From
+		}
 	case *ast.IdentifierNode:
 		v.list = append(v.list, n)
 	case *ast.CallNode:
@@ -256,4 +283,19 @@ func atError(w *grammar.Where, runes int, msg string) error {
 		_ = i
 	}
 	return &grammar.Error{Pos: pos, Msg: msg}
+}
+
+// predicateDepth is the number of predicates nested in n, n included.
+func predicateDepth(n *ast.PredicateNode) int {
+	var inner nested
+	ast.Walk(&n.Node, &inner)
+	return 1 + inner.most
+}
+
+type nested struct{ most int }
+
+func (v *nested) Visit(n *ast.Node) {
+	if p, ok := (*n).(*ast.PredicateNode); ok {
+		v.most = max(v.most, predicateDepth(p))
+	}
 }
