@@ -26,6 +26,25 @@ func (v Violation) String() string {
 	return s
 }
 
+// Broken is a Violation as data, for JSON output and for keeping after
+// the Checker has moved on.
+type Broken struct {
+	Clause string `json:"clause"`          // the clause as written
+	Pos    string `json:"pos"`             // the clause's file:line:col
+	At     int    `json:"at"`              // byte offset of the breaking node
+	Text   string `json:"text"`            // its text, cut to 80 bytes
+	Error  string `json:"error,omitempty"` // why the clause could not be evaluated, if so
+}
+
+// Broken returns v as data.
+func (v Violation) Broken() Broken {
+	b := Broken{Clause: v.Clause.String(), Pos: v.Clause.Where.Pos.String(), At: v.At.Start, Text: clip(v.At.Text, 80)}
+	if v.Err != nil {
+		b.Error = v.Err.Error()
+	}
+	return b
+}
+
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return s

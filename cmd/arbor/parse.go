@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/arbor-fuzz/arbor/constraint"
 	"github.com/arbor-fuzz/arbor/corpus"
 	"github.com/arbor-fuzz/arbor/datasets"
 	"github.com/arbor-fuzz/arbor/grammar"
@@ -20,6 +22,7 @@ import (
 type parseFlags struct {
 	asJSON, asDOT, full bool
 	trees, budget       int
+	constraints         constraintsFlag
 }
 
 func newParseCmd(stdin io.Reader) *cobra.Command {
@@ -64,6 +67,7 @@ or parses, keeping what it printed; the exit status is then 1.`,
 	cmd.Flags().BoolVar(&f.full, "full", false, "show synthetic nodes (Alt, Cat, Quant) in the text outline")
 	cmd.Flags().IntVar(&f.trees, "trees", 1, "print up to `N` trees of an ambiguous input")
 	budgetFlag(cmd, &f.budget)
+	f.constraints.register(cmd.Flags(), "each tree is followed by the constraint instances it breaks (in JSON, \"violations\"); they do not make the exit status 1")
 	// --all was this flag's name; in predict --all lists every function.
 	cmd.Flags().IntVar(&f.trees, "all", 1, "")
 	renamedFlag(cmd, "all", "trees", "--all lists every function in predict")
@@ -80,10 +84,22 @@ func runParse(cmd *cobra.Command, stdin io.Reader, args []string, f parseFlags) 
 	if f.trees < 1 {
 		return usageError{fmt.Errorf("--trees must be at least 1, not %d", f.trees)}
 	}
+	if err := f.constraints.check(); err != nil {
+		return err
+	}
 	g, err := datasets.LoadGrammar(args[0])
 	if err != nil {
 		return err
 	}
+	set, err := f.constraints.set(g)
+	if err != nil {
+		return err
+	}
+	var check *constraint.Checker
+	if set != nil {
+		check = constraint.NewChecker(set)
+	}
+	broken := 0
 	files, err := listInputs(args[1:])
 	if err != nil {
 		return err
@@ -117,10 +133,23 @@ func runParse(cmd *cobra.Command, stdin io.Reader, args []string, f parseFlags) 
 			fmt.Fprintln(errOut, err)
 			continue
 		}
-		f.printTrees(out, tw, file, parsed, len(files) > 1)
+		vs, err := violations(check, parsed)
+		if err != nil {
+			return flushed(out, err)
+		}
+		for _, v := range vs {
+			if len(v) > 0 {
+				broken++
+				break
+			}
+		}
+		f.printTrees(out, tw, file, parsed, len(files) > 1, vs)
 	}
 	if err := out.Flush(); err != nil {
 		return fmt.Errorf("write output: %w", err)
+	}
+	if broken > 0 {
+		fmt.Fprintf(errOut, "%d of %d inputs break a constraint\n", broken, len(files))
 	}
 	if failed > 0 {
 		fmt.Fprintf(errOut, "%d of %d inputs did not parse\n", failed, len(files))
@@ -143,7 +172,7 @@ func (f parseFlags) treeWriter(out *bufio.Writer) *grammar.TreeWriter {
 // printTrees writes the trees of one input with tw; as text, each
 // headed by the file's name where there are several (more inputs, or
 // more trees).
-func (f parseFlags) printTrees(out *bufio.Writer, tw *grammar.TreeWriter, file string, parsed *grammar.Parsed, more bool) {
+func (f parseFlags) printTrees(out *bufio.Writer, tw *grammar.TreeWriter, file string, parsed *grammar.Parsed, more bool, vs [][]constraint.Broken) {
 	if f.asJSON {
 		out.WriteString(`{"file":`)
 		name, _ := json.Marshal(file) // a string always marshals
@@ -158,10 +187,50 @@ func (f parseFlags) printTrees(out *bufio.Writer, tw *grammar.TreeWriter, file s
 			fmt.Fprintf(out, "== %s (tree %d of %d)\n", file, i+1, parsed.Len())
 		}
 		parsed.Visit(i, tw)
+		if !f.asJSON && vs != nil {
+			for _, b := range vs[i] {
+				fmt.Fprintf(out, "breaks %s: %s at offset %d (%q)", b.Pos, b.Clause, b.At, b.Text)
+				if b.Error != "" {
+					fmt.Fprintf(out, ": %s", b.Error)
+				}
+				out.WriteByte('\n')
+			}
+		}
 	}
 	if f.asJSON {
-		out.WriteString("]}\n")
+		out.WriteString("]")
+		if vs != nil {
+			out.WriteString(`,"violations":`)
+			// Clauses hold < and &: keep them readable.
+			var data bytes.Buffer
+			enc := json.NewEncoder(&data)
+			enc.SetEscapeHTML(false)
+			enc.Encode(vs) // strings and ints always encode
+			out.Write(bytes.TrimSuffix(data.Bytes(), []byte("\n")))
+		}
+		out.WriteString("}\n")
 	}
+}
+
+// violations returns, with a checker, the constraint instances each of
+// the trees of an input breaks (an empty list for a tree that breaks
+// none); without one, nil.
+func violations(check *constraint.Checker, parsed *grammar.Parsed) ([][]constraint.Broken, error) {
+	if check == nil {
+		return nil, nil
+	}
+	trees, err := parsed.Trees()
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]constraint.Broken, len(trees))
+	for i, t := range trees {
+		out[i] = []constraint.Broken{}
+		for _, v := range check.Check(t) {
+			out[i] = append(out[i], v.Broken())
+		}
+	}
+	return out, nil
 }
 
 // budgetFlag adds --parse-budget, the general parser's budget of Earley

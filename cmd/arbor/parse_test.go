@@ -45,3 +45,30 @@ func TestParseInputs(t *testing.T) {
 		{"ambiguous, no budget", "", []string{"parse", amb, short, "--parse-budget", "-1", "--trees", "3"}, 0, []string{"(tree 3 of 3)"}, nil},
 	})
 }
+
+// TestParseConstraints (issue 26): parse reports the constraint
+// instances an input breaks, in text and JSON, keeps the input and its
+// tree, and does not fail for them; --constraints off reports none; a
+// malformed constraint is an error at its place in the grammar file.
+func TestParseConstraints(t *testing.T) {
+	dir := t.TempDir()
+	gram := filepath.Join(dir, "ranges.grammar")
+	os.WriteFile(gram, []byte("Ranges := Range (\" \" Range)* ;\nRange := Start \"-\" End ;\nStart := Num ;\nEnd := Num ;\nNum := /[0-9]+/ ;\nwhere Range: Start.num <= End.num ;\n"), 0o644)
+	bad := filepath.Join(dir, "bad.grammar")
+	os.WriteFile(bad, []byte("Ranges := Range ;\nRange := Start \"-\" End ;\nStart := /[0-9]/ ;\nEnd := /[0-9]/ ;\nwhere Range: Start.num <= Stop.num ;\n"), 0o644)
+	good, broken := filepath.Join(dir, "good.txt"), filepath.Join(dir, "broken.txt")
+	os.WriteFile(good, []byte("1-2 3-3"), 0o644)
+	os.WriteFile(broken, []byte("1-2 9-3 8-7"), 0o644)
+	clause := "where Range: Start.num <= End.num ;"
+	runCases(t, []cliCase{
+		{"text", "", []string{"parse", gram, good, broken}, 0,
+			[]string{"breaks " + gram + ":6:1: " + clause + ` at offset 4 ("9-3")`, `at offset 8 ("8-7")`},
+			[]string{"1 of 2 inputs break a constraint"}},
+		{"json", "", []string{"parse", gram, broken, "--json"}, 0,
+			[]string{`"violations":[[{"clause":"` + clause + `","pos":"` + gram + `:6:1","at":4,"text":"9-3"},{"clause"`}, nil},
+		{"json, none broken", "", []string{"parse", gram, good, "--json"}, 0, []string{`"violations":[[]]}`}, nil},
+		{"off", "", []string{"parse", gram, broken, "--json", "--constraints", "off"}, 0, []string{`"trees":[{`}, nil},
+		{"bad flag", "", []string{"parse", gram, broken, "--constraints", "maybe"}, 2, nil, []string{"--constraints must be on or off"}},
+		{"malformed", "", []string{"parse", bad, good}, 1, nil, []string{bad + ":5:27: Stop is neither a rule of the grammar nor a variable"}},
+	})
+}
