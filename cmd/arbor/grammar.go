@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/arbor-fuzz/arbor/constraint"
 	"github.com/arbor-fuzz/arbor/datasets"
 	"github.com/arbor-fuzz/arbor/features"
 	"github.com/arbor-fuzz/arbor/grammar"
@@ -34,20 +36,36 @@ func newGrammarCmd() *cobra.Command {
 
 func newGrammarCheckCmd() *cobra.Command {
 	var conflicts, asJSON bool
+	var cons constraintsFlag
 	cmd := &cobra.Command{
-		Use:   "check GRAMMAR",
+		Use:   "check GRAMMAR [SAMPLE...]",
 		Short: "Report a grammar's errors and warnings, and a table of its size",
 		Long: `check parses and builds a grammar. It prints every error with file:line:col
 (and exits 1), the warnings (duplicate alternatives, left recursion), and a
 table: rules, graph nodes by kind, nullable and left-recursive rules, the
 decisions one byte of lookahead cannot make (inputs that meet them are
-parsed by the general parser; --conflicts lists them), and the number of
-k-paths for k = 1..3.`,
-		Args: exactArgs(1),
+parsed by the general parser; --conflicts lists them), the number of
+k-paths for k = 1..3, and the number of constraints (where clauses).
+
+SAMPLE files (or folders of them) are inputs the grammar should accept:
+each is parsed, and one that does not parse is reported with its
+line:col and makes the exit status 1; each constraint instance a sample
+breaks is reported (a constraint stricter than the format, or a sample
+outside it), which does not change the exit status.`,
+		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := cons.check(); err != nil {
+				return err
+			}
 			g, err := datasets.LoadGrammar(args[0])
+			var samples []sampleCheck
+			if err == nil && len(args) > 1 {
+				if samples, err = checkSamples(contextOf(cmd), g, args[1:], cons); err != nil {
+					return err
+				}
+			}
 			if asJSON {
-				return checkJSON(cmd.OutOrStdout(), args[0], g, err)
+				return checkJSON(cmd.OutOrStdout(), args[0], g, err, samples)
 			}
 			if err != nil {
 				return err
@@ -71,6 +89,7 @@ k-paths for k = 1..3.`,
 			for k, c := range counts {
 				rows = append(rows, []string{fmt.Sprintf("%d-paths", k+1), c.String()})
 			}
+			rows = append(rows, []string{"constraints", strconv.Itoa(len(g.Source.Where))})
 			fmt.Fprintf(out, "%s: ok\n", args[0])
 			if err := renderTable(out, []string{"property", "value"}, rows); err != nil {
 				return err
@@ -80,10 +99,11 @@ k-paths for k = 1..3.`,
 					fmt.Fprintln(out, "conflict:", c)
 				}
 			}
-			return nil
+			return printSamples(out, samples)
 		},
 	}
 	cmd.Flags().BoolVar(&conflicts, "conflicts", false, "list the decisions one byte of lookahead cannot make")
+	cons.register(cmd.Flags(), "report the instances each SAMPLE breaks")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the findings and sizes as JSON (docs/json.md); a grammar with errors still exits 1")
 	return cmd
 }
@@ -102,6 +122,10 @@ type grammarCheck struct {
 	LeftRec   []string          `json:"left_recursive"`
 	Conflicts []string          `json:"conflicts"` // decisions one byte of lookahead cannot make
 	KPaths    map[string]string `json:"kpaths,omitempty"`
+	// Constraints is the number of where clauses; Samples what was found
+	// of the SAMPLE inputs (omitted without any).
+	Constraints int           `json:"constraints"`
+	Samples     []sampleCheck `json:"samples,omitempty"`
 }
 
 type grammarFinding struct {
@@ -113,8 +137,8 @@ type grammarFinding struct {
 
 // checkJSON writes check's findings; a grammar that does not build
 // exits 1 after its errors are printed.
-func checkJSON(w io.Writer, arg string, g *grammar.Graph, err error) error {
-	res := grammarCheck{Grammar: arg, Errors: []grammarFinding{}, Warnings: []grammarFinding{}, Nullable: []string{}, LeftRec: []string{}, Conflicts: []string{}}
+func checkJSON(w io.Writer, arg string, g *grammar.Graph, err error, samples []sampleCheck) error {
+	res := grammarCheck{Grammar: arg, Errors: []grammarFinding{}, Warnings: []grammarFinding{}, Nullable: []string{}, LeftRec: []string{}, Conflicts: []string{}, Samples: samples}
 	if err != nil {
 		var list grammar.ErrorList
 		if !errors.As(err, &list) {
@@ -145,7 +169,91 @@ func checkJSON(w io.Writer, arg string, g *grammar.Graph, err error) error {
 	for k, c := range features.CountUpTo(g, 3) {
 		res.KPaths[strconv.Itoa(k+1)] = c.String()
 	}
-	return writeJSON(w, res)
+	res.Constraints = len(g.Source.Where)
+	if err := writeJSON(w, res); err != nil {
+		return err
+	}
+	return samplesStatus(samples)
+}
+
+// sampleCheck is what check finds of one sample input.
+type sampleCheck struct {
+	File       string              `json:"file"`
+	Error      string              `json:"error,omitempty"` // why it does not parse
+	Violations []constraint.Broken `json:"violations"`      // of its first tree
+}
+
+// checkSamples parses the samples args names and checks their first
+// trees against g's constraints (unless cons is off).
+func checkSamples(ctx context.Context, g *grammar.Graph, args []string, cons constraintsFlag) ([]sampleCheck, error) {
+	files, err := listInputs(args)
+	if err != nil {
+		return nil, err
+	}
+	set, err := cons.set(g)
+	if err != nil {
+		return nil, err
+	}
+	var check *constraint.Checker
+	if set != nil {
+		check = constraint.NewChecker(set)
+	}
+	out := make([]sampleCheck, 0, len(files))
+	for _, file := range files {
+		res := sampleCheck{File: file, Violations: []constraint.Broken{}}
+		parsed, err := parseInput(ctx, g, file, nil, grammar.ParseOptions{})
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return nil, ctxErr
+		}
+		if err != nil {
+			res.Error = err.Error()
+			out = append(out, res)
+			continue
+		}
+		if vs, err := violations(check, parsed); err != nil {
+			return nil, err
+		} else if vs != nil {
+			res.Violations = vs[0]
+		}
+		out = append(out, res)
+	}
+	return out, nil
+}
+
+// printSamples prints what check found of the samples, and a summary.
+func printSamples(w io.Writer, samples []sampleCheck) error {
+	if len(samples) == 0 {
+		return nil
+	}
+	for _, s := range samples {
+		if s.Error != "" {
+			fmt.Fprintf(w, "sample %s\n", s.Error)
+		}
+		for _, b := range s.Violations {
+			fmt.Fprintf(w, "sample %s breaks %s: %s at offset %d (%q)\n", s.File, b.Pos, b.Clause, b.At, b.Text)
+		}
+	}
+	failed, broken := 0, 0
+	for _, s := range samples {
+		if s.Error != "" {
+			failed++
+		}
+		if len(s.Violations) > 0 {
+			broken++
+		}
+	}
+	fmt.Fprintf(w, "samples: %d, %d do not parse, %d break a constraint\n", len(samples), failed, broken)
+	return samplesStatus(samples)
+}
+
+// samplesStatus is errReported if a sample does not parse.
+func samplesStatus(samples []sampleCheck) error {
+	for _, s := range samples {
+		if s.Error != "" {
+			return errReported
+		}
+	}
+	return nil
 }
 
 func newGrammarConvertCmd() *cobra.Command {

@@ -72,3 +72,26 @@ func TestParseConstraints(t *testing.T) {
 		{"malformed", "", []string{"parse", bad, good}, 1, nil, []string{bad + ":5:27: Stop is neither a rule of the grammar nor a variable"}},
 	})
 }
+
+// TestGrammarCheckSamples (issue 26): grammar check parses sample
+// inputs, reports those that do not parse (exit 1) and the constraint
+// instances the others break (exit 0), in text and JSON.
+func TestGrammarCheckSamples(t *testing.T) {
+	dir := t.TempDir()
+	gram := filepath.Join(dir, "ranges.grammar")
+	os.WriteFile(gram, []byte("Ranges := Range (\" \" Range)* ;\nRange := Start \"-\" End ;\nStart := Num ;\nEnd := Num ;\nNum := /[0-9]+/ ;\nwhere Range: Start.num <= End.num ;\n"), 0o644)
+	good, broken, bad := filepath.Join(dir, "good.txt"), filepath.Join(dir, "broken.txt"), filepath.Join(dir, "bad.txt")
+	os.WriteFile(good, []byte("1-2 3-3"), 0o644)
+	os.WriteFile(broken, []byte("9-3"), 0o644)
+	os.WriteFile(bad, []byte("9-"), 0o644)
+	runCases(t, []cliCase{
+		{"text", "", []string{"grammar", "check", gram, good, broken}, 0,
+			[]string{"constraints", "sample " + broken + " breaks " + gram + ":6:1:", "samples: 2, 0 do not parse, 1 break a constraint"}, nil},
+		{"a sample that does not parse", "", []string{"grammar", "check", gram, good, bad}, 1,
+			[]string{"sample " + bad + ":1:3", "samples: 2, 1 do not parse, 0 break a constraint"}, nil},
+		{"json", "", []string{"grammar", "check", gram, broken, "--json"}, 0,
+			[]string{`"constraints": 1`, `"file": "` + broken + `"`, `"at": 0`}, nil},
+		{"off", "", []string{"grammar", "check", gram, broken, "--constraints", "off"}, 0,
+			[]string{"samples: 1, 0 do not parse, 0 break a constraint"}, nil},
+	})
+}
