@@ -10,6 +10,8 @@ import (
 	"sort"
 	"time"
 
+	"github.com/arbor-fuzz/arbor/constraint"
+
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/grammar"
 	"github.com/arbor-fuzz/arbor/synth"
@@ -78,6 +80,12 @@ type Options struct {
 	// ProgressEvery (0 means a second) and at the end.
 	Progress      func(Stats)
 	ProgressEvery time.Duration
+	// Constraints, if set, are constraints the campaign's inputs must
+	// satisfy (the grammar's where clauses). A fresh input or mutant that
+	// breaks one is repaired by a synth.Satisfier before it runs, or,
+	// where the search fails, dropped without running (Stats.Repaired,
+	// Dropped). Seeds run as they are.
+	Constraints *constraint.Set
 }
 
 // Stats is the state of a campaign.
@@ -88,6 +96,11 @@ type Stats struct {
 	Valid    int // executions of valid inputs
 	Failures int // distinct failures
 	Domains  []DomainSize
+	// With Options.Constraints: inputs repaired before they ran, inputs
+	// dropped unrun because the search could not repair them, and inputs
+	// run although they break a constraint (after maxDrops drops in a
+	// row, so that the campaign goes on).
+	Repaired, Dropped, BrokenRuns int
 }
 
 // DomainSize is a domain's aggregate size.
@@ -188,6 +201,9 @@ func newCampaign(g *grammar.Graph, subject coverage.Runner, opts Options) (*camp
 		start:    time.Now(),
 		failures: map[string]int{},
 		children: opts.Children,
+	}
+	if opts.Constraints.Len() > 0 {
+		f.cons = newConstrained(f)
 	}
 	f.r = rand.New(rand.NewPCG(opts.Seed, 0xf022))
 	f.mut.r = f.r
@@ -301,6 +317,7 @@ type campaign struct {
 	res      Result
 	failures map[string]int // failure key -> index in res.Failures
 	hits     map[int]int    // Rare: per block (or function), the runs that ran it
+	cons     *constrained   // with Options.Constraints
 	// children is how many mutants each corpus input gets; cursor is
 	// the input whose turn it is, made how many it has had.
 	children, cursor, made int
@@ -360,6 +377,11 @@ func contains(sorted []int, x int) bool {
 // sorted.
 func (f *campaign) run(ctx context.Context, seq *sequence) ([]int, error) {
 	d := f.real.realize(seq)
+	if f.cons != nil {
+		if d = f.cons.admit(f, d); d == nil {
+			return nil, nil // dropped: it breaks a constraint
+		}
+	}
 	r, err := f.subject.Run(ctx, d.text)
 	if err != nil {
 		return nil, fmt.Errorf("fuzz: execution %d: %w", f.res.Execs+1, err)
@@ -440,6 +462,7 @@ func (f *campaign) stats() Stats {
 	s := Stats{
 		Execs: f.res.Execs, Elapsed: time.Since(f.start), Corpus: len(f.res.Corpus),
 		Valid: f.res.Valid, Failures: len(f.res.Failures),
+		Repaired: f.res.Repaired, Dropped: f.res.Dropped, BrokenRuns: f.res.BrokenRuns,
 	}
 	for _, d := range f.domains {
 		s.Domains = append(s.Domains, DomainSize{d.Name(), d.Size()})

@@ -35,6 +35,7 @@ type fuzzFlags struct {
 	seedsDir              string
 	seedTrials, seedCount int
 	fresh                 float64
+	constraints           constraintsFlag
 }
 
 // newFuzzCmd is long for its help text, which says what a campaign
@@ -153,6 +154,7 @@ take the input as one []byte.
 	fl.IntVar(&f.seedTrials, "seed-trials", 2000, "with --seed-from: trials of the generator")
 	fl.IntVar(&f.seedCount, "seed-count", 20, "with --seed-from: seeds to keep")
 	fl.StringVar(&f.filter, "filter", "cov", "with --seed-from: how seeds are chosen among the valid inputs: "+strings.Join(fuzz.Filters(), ", "))
+	f.constraints.register(fl, "a fresh input or mutant that breaks one is repaired before it runs, or dropped unrun if the search cannot repair it (both counted); seeds run as they are")
 	fl.Float64Var(&f.fresh, "fresh", 0.25, "share of executions given to fresh random inputs instead of mutants (Zest's is 0; the default was decided on E7 over the whole suite)")
 	fl.BoolVar(&f.rare, "rare", false, "FairFuzz: mutate the inputs that run the rarest blocks (or functions), leaving alone the decisions whose change loses them")
 	fl.Uint64Var(&f.seed, "seed", 1, "random seed")
@@ -220,12 +222,17 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags) error {
 	if err != nil {
 		return err
 	}
+	set, err := f.constraints.set(setup.Grammar)
+	if err != nil {
+		return err
+	}
 	opts := fuzz.Options{
 		Seed: store.ResumeSeed(f.seed), Execs: f.execs, Time: f.duration, Domains: domains,
-		Bounds: bounds,
-		Seeds:  seeds,
-		Rare:   f.rare,
-		Fresh:  f.fresh,
+		Bounds:      bounds,
+		Seeds:       seeds,
+		Rare:        f.rare,
+		Fresh:       f.fresh,
+		Constraints: set,
 	}
 	res, runErr := f.campaign(ctx, cmd.ErrOrStderr(), setup.Grammar, runner, store, opts, names)
 	if res == nil {
@@ -239,7 +246,7 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags) error {
 	if runErr != nil && !errors.Is(runErr, ctx.Err()) {
 		return runErr
 	}
-	if err := printFuzz(cmd.OutOrStdout(), setup.Name, res, store, f.asJSON); err != nil {
+	if err := printFuzz(cmd.OutOrStdout(), setup.Name, res, store, f.asJSON, set != nil); err != nil {
 		return err
 	}
 	return runErr
@@ -258,6 +265,8 @@ func (f *fuzzFlags) validate() error {
 		return usageError{fmt.Errorf("--k must be at least 1, not %d", f.k)}
 	case f.maxDepth < 1 || f.maxRepeat < 0 || f.maxDistinct < 0:
 		return usageError{errors.New("--max-depth must be positive, --max-repeat and --max-distinct not negative")}
+	case f.constraints.mode != "on" && f.constraints.mode != "off":
+		return f.constraints.check()
 	case f.levels < 1:
 		return usageError{fmt.Errorf("--bonsai-levels must be at least 1, not %d", f.levels)}
 	case f.fresh < 0 || f.fresh >= 1:
@@ -360,10 +369,16 @@ func progressLine(st fuzz.Stats) string {
 		valid = 100 * float64(st.Valid) / float64(st.Execs)
 	}
 	fmt.Fprintf(&b, ", accepted %.0f%%, failures %d", valid, st.Failures)
+	if st.Repaired+st.Dropped+st.BrokenRuns > 0 {
+		fmt.Fprintf(&b, ", constraints: %d repaired, %d dropped", st.Repaired, st.Dropped)
+		if st.BrokenRuns > 0 {
+			fmt.Fprintf(&b, ", %d run broken", st.BrokenRuns)
+		}
+	}
 	return b.String()
 }
 
-func printFuzz(w io.Writer, name string, res *fuzz.Result, store *fuzz.Store, asJSON bool) error {
+func printFuzz(w io.Writer, name string, res *fuzz.Result, store *fuzz.Store, asJSON, constrained bool) error {
 	if asJSON {
 		type failure struct {
 			File    string `json:"file"`
@@ -382,6 +397,13 @@ func printFuzz(w io.Writer, name string, res *fuzz.Result, store *fuzz.Store, as
 			Domains    map[string]int `json:"domains"`
 			Resumed    int            `json:"resumed_from"`
 			OldFailure int            `json:"failures_before"`
+			// With constraints: the inputs repaired before they ran,
+			// dropped unrun, and run although they break one.
+			Constraints *struct {
+				Repaired   int `json:"repaired"`
+				Dropped    int `json:"dropped"`
+				BrokenRuns int `json:"broken_runs"`
+			} `json:"constraints,omitempty"`
 		}{Subject: name, Execs: res.Execs, Seconds: res.Elapsed.Seconds(), Corpus: len(res.Corpus), Valid: res.Valid,
 			Failures: []failure{}, Domains: map[string]int{}, Resumed: store.Resumed(), OldFailure: store.OldFailures()}
 		for i, fl := range res.Failures {
@@ -389,6 +411,13 @@ func printFuzz(w io.Writer, name string, res *fuzz.Result, store *fuzz.Store, as
 		}
 		for _, d := range res.Domains {
 			out.Domains[d.Name] = d.Size
+		}
+		if constrained {
+			out.Constraints = &struct {
+				Repaired   int `json:"repaired"`
+				Dropped    int `json:"dropped"`
+				BrokenRuns int `json:"broken_runs"`
+			}{res.Repaired, res.Dropped, res.BrokenRuns}
 		}
 		return json.NewEncoder(w).Encode(out)
 	}
