@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/arbor-fuzz/arbor/constraint"
+
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/arbor-fuzz/arbor/coverage"
@@ -35,6 +37,11 @@ type PursueOptions struct {
 	NoLearn bool
 	// Progress, if set, is called after every round.
 	Progress func(*Pursuit)
+	// Constraints, if set, are constraints every input the loop runs
+	// must satisfy (the grammar's where clauses): an input that breaks
+	// one is repaired by a synth.Satisfier before it runs, or dropped
+	// (Pursuit.Repaired, Dropped).
+	Constraints *constraint.Set
 }
 
 // Pursuit is what a targeting loop did for one function.
@@ -66,6 +73,10 @@ type Pursuit struct {
 	// Tree is the function's tree after the last refit (its positives
 	// include what the loop ran).
 	Tree learn.FunctionModel
+	// With PursueOptions.Constraints: the inputs repaired before they
+	// ran, dropped unrun, and run although they break a constraint
+	// (after maxDrops drops in a row).
+	Repaired, Dropped, BrokenRuns int
 }
 
 // PursuedInput is an input that ran the pursued function.
@@ -162,6 +173,9 @@ func (l *Loop) Pursue(ctx context.Context, function string, opts PursueOptions) 
 		rnd: rand.New(rand.NewPCG(opts.Seed, uint64(f)+0x71)), src: rand.NewPCG(opts.Seed, uint64(f)+0x72),
 		stats: map[string]armStats{}, families: map[string]armStats{}, sizes: map[string]sizeStats{},
 		attempts: map[string]int{}, dead: map[string]bool{}, seen: map[string]bool{}}
+	if opts.Constraints.Len() > 0 {
+		ps.cons = newConstrained(ps)
+	}
 	// Inputs an earlier pursuit ran and that ran this function count at once.
 	for text, covered := range l.sortedRan() {
 		if slices.Contains(covered, f) && len(ps.res.Inputs) < opts.Want {
@@ -226,6 +240,7 @@ type pursuer struct {
 	hits          []*tried             // inputs that ran the function, with their derivations
 	pool          []*tried             // every input this pursuit ran, for the fallback
 	rank          int                  // round-robin position over the constraints
+	cons          *constrained         // with PursueOptions.Constraints
 }
 
 // tried is an input the loop made, ready to run: its text, its choice
@@ -666,6 +681,12 @@ func (ps *pursuer) prepare(text string, choices []int, source string) *tried {
 	if ps.seen[text] {
 		return nil
 	}
+	if ps.cons != nil {
+		var ok bool
+		if text, choices, ok = ps.cons.admit(ps, text, choices); !ok || ps.seen[text] {
+			return nil
+		}
+	}
 	feats, err := ps.l.p.Features([]byte(text))
 	if err != nil {
 		return nil
@@ -696,8 +717,8 @@ func (ps *pursuer) mutant(from []*tried, source string) *tried {
 	}
 	d := ps.mut.Realize(choices)
 	t := ps.prepare(d.Text, d.Choices, source)
-	if t != nil {
-		t.deriv = d
+	if t != nil && t.text == d.Text {
+		t.deriv = d // else repaired: its derivation is made when needed
 	}
 	return t
 }
@@ -734,7 +755,7 @@ const climbAfter = 4
 func (ps *pursuer) random() *tried {
 	d := ps.mut.Realize(nil)
 	t := ps.prepare(d.Text, d.Choices, "random")
-	if t != nil {
+	if t != nil && t.text == d.Text {
 		t.deriv = d
 	}
 	return t

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/arbor-fuzz/arbor/constraint"
+
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/features"
 	"github.com/arbor-fuzz/arbor/grammar"
@@ -56,7 +58,13 @@ func listCovers(s string) []int {
 // listModel trains a model of the fixture on n random inputs.
 func listModel(t testing.TB, n int) (*learn.Predictor, int) {
 	t.Helper()
-	g := fixture.Build(t, "list.grammar", listGrammar)
+	return listModelOf(t, listGrammar, n)
+}
+
+// listModelOf is listModel of another grammar of the same language.
+func listModelOf(t testing.TB, src string, n int) (*learn.Predictor, int) {
+	t.Helper()
+	g := fixture.Build(t, "list.grammar", src)
 	gen := synth.NewGenerator(g, synth.NewRandom(3), synth.RandomPolicy)
 	e := &learn.Examples{Functions: listFunctions, Skipped: map[string]int{}}
 	rare := 0
@@ -202,5 +210,65 @@ func TestPursueDeterministic(t *testing.T) {
 		if a.Inputs[i].Text != b.Inputs[i].Text {
 			t.Errorf("input %d: %q and %q", i, a.Inputs[i].Text, b.Inputs[i].Text)
 		}
+	}
+}
+
+// recording is a Runner that keeps the inputs it runs.
+type recording struct {
+	listProgram
+	inputs []string
+}
+
+func (r *recording) Run(ctx context.Context, input []byte) (*coverage.Result, error) {
+	r.inputs = append(r.inputs, string(input))
+	return r.listProgram.Run(ctx, input)
+}
+
+// TestPursueConstraints (issue 26): with the grammar's constraints, every
+// input the loop runs satisfies them (the solver's, the mutator's and
+// random ones alike, repaired where they break one), and the loop still
+// reaches the rare function.
+func TestPursueConstraints(t *testing.T) {
+	// At most one plain word, and no call twice with one name: the rare
+	// function's three calls still fit.
+	src := listGrammar + `where count(Item, {.text matches "^[abcd]$"}) <= 1 ;
+where len(uniq(map(Name, .text))) == len(Name) ;
+`
+	p, _ := listModelOf(t, src, 1000)
+	set, err := constraint.Compile(p.Graph)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := constraint.NewChecker(set)
+	reached := 0
+	for seed := uint64(1); seed <= 4; seed++ {
+		prog := &recording{}
+		loop, err := targeting.NewLoop(p, prog)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := loop.Pursue(context.Background(), "rare", targeting.PursueOptions{Want: 2, Budget: 300, Seed: seed, Constraints: set})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, in := range prog.inputs {
+			tree, err := p.Graph.Parse([]byte(in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if vs := check.Check(tree); len(vs) > 0 && res.BrokenRuns == 0 {
+				t.Fatalf("seed %d ran %q, which breaks %s", seed, in, vs[0].Clause)
+			}
+		}
+		if res.Repaired == 0 {
+			t.Errorf("seed %d: nothing repaired", seed)
+		}
+		if len(res.Inputs) == 2 {
+			reached++
+		}
+		t.Logf("seed %d: %d inputs in %d executions; repaired %d, dropped %d, run broken %d", seed, len(res.Inputs), res.Executions, res.Repaired, res.Dropped, res.BrokenRuns)
+	}
+	if reached < 3 {
+		t.Errorf("the loop reached the rare function with %d of 4 seeds, want at least 3", reached)
 	}
 }

@@ -20,6 +20,11 @@ type Summary struct {
 	Sources    map[string]int `json:"executions_by_source"`
 	Hits       map[string]int `json:"hits_by_source"`
 	Out        string         `json:"out"` // the folder of its inputs
+	// With constraints: inputs repaired before they ran, dropped unrun,
+	// run although they break one.
+	Repaired   int `json:"repaired,omitempty"`
+	Dropped    int `json:"dropped,omitempty"`
+	BrokenRuns int `json:"broken_runs,omitempty"`
 }
 
 // Summarize sums up a pursuit of a function with the given base rate
@@ -31,7 +36,8 @@ func Summarize(pr *Pursuit, baseRate float64, out string) Summary {
 	}
 	return Summary{Function: pr.Function, BaseRate: baseRate, Requested: pr.Wanted, Produced: pr.Produced, Verified: len(pr.Inputs),
 		Executions: pr.Executions, FirstHit: pr.FirstHit, Rounds: pr.Rounds, Seconds: pr.Elapsed.Seconds(), Stopped: pr.Stopped,
-		MeanSize: float64(size) / float64(max(1, len(pr.Inputs))), Sources: pr.Sources, Hits: pr.Hits, Out: out}
+		MeanSize: float64(size) / float64(max(1, len(pr.Inputs))), Sources: pr.Sources, Hits: pr.Hits, Out: out,
+		Repaired: pr.Repaired, Dropped: pr.Dropped, BrokenRuns: pr.BrokenRuns}
 }
 
 // BaseRate is a function's share of the model's training rows: how

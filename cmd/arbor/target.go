@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/arbor-fuzz/arbor/constraint"
 	"github.com/arbor-fuzz/arbor/corpus"
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/learn"
@@ -32,6 +33,8 @@ type targetFlags struct {
 	wait                            bool
 	timeout, limit                  time.Duration
 	maxGini, below                  float64
+	constraints                     constraintsFlag
+	cons                            *constraint.Set // the grammar's, once resolved
 }
 
 // targetingFlags registers the flags that shape constraints and solving,
@@ -126,6 +129,7 @@ them to FuzzX.verify.cov.jsonl.`,
 	fl.StringVar(&f.model, "model", "", "model file from 'arbor train'")
 	fl.StringVar(&f.function, "function", "", "the function to aim at")
 	fl.BoolVar(&f.rare, "rare", false, "aim at every function whose share of training inputs is below --below, and at the never-covered ones")
+	f.constraints.register(fl, "every input the loop runs satisfies them: one that breaks one is repaired before it runs, or dropped (counted in the summary)")
 	fl.Float64Var(&f.below, "below", learn.RareRate, "with --rare: the share of training inputs under which a function is rare")
 	fl.BoolVar(&f.wait, "wait", false, "if another run is writing --out, wait for it instead of failing")
 	fl.IntVarP(&f.n, "n", "n", 10, "number of inputs wanted per function (that ran it, with the loop)")
@@ -171,6 +175,9 @@ func (f *targetFlags) check() error {
 	}
 	if f.rare && f.noRun {
 		return usageError{errors.New("--rare runs the subject; it cannot be used with --no-run")}
+	}
+	if err := f.constraints.check(); err != nil {
+		return err
 	}
 	maxGini, err := checkMaxGini(f.maxGini)
 	if err != nil {
@@ -240,6 +247,9 @@ func targetLoops(cmd *cobra.Command, p *learn.Predictor, runner *coverage.Sessio
 	if err != nil {
 		return err
 	}
+	if f.cons, err = f.constraints.set(p.Graph); err != nil {
+		return err
+	}
 	if f.rare {
 		err = targetRare(cmd, p.Model, loop, f)
 	} else {
@@ -263,7 +273,8 @@ func (f targetFlags) solveOptions() synth.SolveOptions {
 // round, and where its inputs go, of the model m.
 func (f targetFlags) targetOptions(m *learn.Model, progress func(*targeting.Pursuit)) targeting.TargetOptions {
 	return targeting.TargetOptions{
-		Pursue: targeting.PursueOptions{Want: f.n, Budget: f.budget, Time: f.limit, MaxGini: f.maxGini, Solve: f.solveOptions(), Seed: f.seed, Progress: progress},
+		Pursue: targeting.PursueOptions{Want: f.n, Budget: f.budget, Time: f.limit, MaxGini: f.maxGini, Solve: f.solveOptions(), Seed: f.seed, Progress: progress,
+			Constraints: f.cons},
 		Layout: f.layout(m.Grammar.Name),
 		Out:    f.out,
 	}
@@ -293,6 +304,9 @@ type pursuitSummary targeting.Summary
 func (s pursuitSummary) text() string {
 	line := fmt.Sprintf("%s: asked for %d, produced %d, verified %d (mean %.1f bytes); %d executions in %d rounds, %.1fs",
 		s.Function, s.Requested, s.Produced, s.Verified, s.MeanSize, s.Executions, s.Rounds, s.Seconds)
+	if s.Repaired+s.Dropped+s.BrokenRuns > 0 {
+		line += fmt.Sprintf("; constraints: %d repaired, %d dropped, %d run broken", s.Repaired, s.Dropped, s.BrokenRuns)
+	}
 	switch s.Stopped {
 	case "done":
 	case "budget":
