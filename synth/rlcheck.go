@@ -7,6 +7,8 @@ import (
 	"sort"
 	"time"
 
+	"github.com/arbor-fuzz/arbor/constraint"
+
 	"github.com/arbor-fuzz/arbor/grammar"
 )
 
@@ -250,16 +252,41 @@ func (t *tally) count(input []byte, v Verdict, guide *Guide) float64 {
 // GrammarGenerator returns a generator of grammar inputs whose choices a
 // guide makes (or, with a nil guide, a seeded random chooser).
 func GrammarGenerator(g *grammar.Graph, guide *Guide, state StateKind, seed uint64, maxDepth int) func() []byte {
+	return ConstrainedGenerator(g, guide, state, seed, maxDepth, nil)
+}
+
+// ConstrainedGenerator is GrammarGenerator whose inputs satisfy set's
+// constraints (nil: none): each tree is repaired by a Satisfier, and one
+// it cannot repair is given up for a fresh one, up to
+// DefaultConstraintTries; the guide is rewarded for the choices it made,
+// the repair's being its own.
+func ConstrainedGenerator(g *grammar.Graph, guide *Guide, state StateKind, seed uint64, maxDepth int, set *constraint.Set) func() []byte {
+	var gen *Generator
+	reset := func() {}
 	if guide == nil {
-		gen := NewGenerator(g, NewRandom(seed), RandomPolicy)
-		gen.MaxDepth = maxDepth
-		return func() []byte { return []byte(gen.Generate().String()) }
+		gen = NewGenerator(g, NewRandom(seed), RandomPolicy)
+	} else {
+		ch := &GuideChooser{Guide: guide, State: state}
+		gen = NewGenerator(g, ch, RandomPolicy)
+		reset = ch.Reset
 	}
-	ch := &GuideChooser{Guide: guide, State: state}
-	gen := NewGenerator(g, ch, RandomPolicy)
 	gen.MaxDepth = maxDepth
+	var sat *Satisfier
+	if set.Len() > 0 {
+		sat = NewSatisfier(set, seed, gen)
+	}
 	return func() []byte {
-		ch.Reset()
-		return []byte(gen.Generate().String())
+		var t *grammar.Tree
+		for try := 0; try < DefaultConstraintTries; try++ {
+			reset()
+			t = gen.Generate()
+			if sat == nil {
+				break
+			}
+			if broken, _ := sat.Satisfy(t); broken == 0 {
+				break
+			}
+		}
+		return []byte(t.String())
 	}
 }

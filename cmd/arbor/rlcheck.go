@@ -25,6 +25,7 @@ type rlcheckFlags struct {
 	duration, timeout                     time.Duration
 	seed                                  uint64
 	published, asJSON                     bool
+	constraints                           constraintsFlag
 }
 
 func stateKind(s string) (synth.StateKind, error) {
@@ -102,6 +103,7 @@ writes the unique valid inputs.
 	fl.Uint64Var(&f.seed, "seed", 1, "random seed")
 	fl.IntVar(&f.maxDepth, "max-depth", synth.DefaultMaxDepth, "depth bound of grammar generation")
 	fl.StringVar(&f.out, "out", "", "folder for the unique valid inputs")
+	f.constraints.register(fl, "with --grammar, every input satisfies them (repaired by local search after the guide's choices)")
 	f.outputFormat.register(fl)
 	fl.BoolVar(&f.asJSON, "json", false, "print JSON")
 	return cmd
@@ -125,6 +127,9 @@ func (f *rlcheckFlags) check() (synth.StateKind, *synth.Guide, error) {
 	}
 	if f.timeout <= 0 {
 		return 0, nil, usageError{fmt.Errorf("--timeout must be positive, not %v", f.timeout)}
+	}
+	if err := f.constraints.check(); err != nil {
+		return 0, nil, err
 	}
 	var guide *synth.Guide
 	switch f.guide {
@@ -236,6 +241,10 @@ func (f *rlcheckFlags) benchmark(cmd *cobra.Command, st synth.StateKind) (rlchec
 	if err != nil {
 		return rlcheckSetup{}, nothing, err
 	}
+	set, err := f.constraints.set(g)
+	if err != nil {
+		return rlcheckSetup{}, nothing, err
+	}
 	var oracle synth.Oracle
 	cleanup := nothing
 	hasSubject := f.hasSubject()
@@ -267,6 +276,6 @@ func (f *rlcheckFlags) benchmark(cmd *cobra.Command, st synth.StateKind) (rlchec
 	}
 	name := grammarArg
 	return rlcheckSetup{name: name, make: func(guide *synth.Guide) (func() []byte, synth.Oracle, error) {
-		return synth.GrammarGenerator(g, guide, st, f.seed, f.maxDepth), oracle, nil
+		return synth.ConstrainedGenerator(g, guide, st, f.seed, f.maxDepth, set), oracle, nil
 	}}, cleanup, nil
 }
