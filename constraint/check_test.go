@@ -115,3 +115,25 @@ func TestCompileBounds(t *testing.T) {
 		}
 	}
 }
+
+func TestDescendants(t *testing.T) {
+	src := `File := Record ("\n" Record)* ;
+Record := Field ("," Field)* ;
+Field := /[a-z]*/ ;
+where all(Record, {len(descendants(#, "Field")) == len(descendants(first(Record), "Field"))}) ;
+where Record: descendant(self, "Field").text != "x" ;
+`
+	g, s, err := build(t, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for in, want := range map[string]int{"a,b\nc,d": 0, "a,b\nc": 1, "a\nb,c\nd,e,f": 2, "x,a\nb,c": 1, "a,b\nx\nc": 3} {
+		tree, err := g.Parse([]byte(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(NewChecker(s).Check(tree)); got != want {
+			t.Errorf("%q: %d violations, want %d", in, got, want)
+		}
+	}
+}

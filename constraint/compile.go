@@ -162,7 +162,7 @@ func compileClause(g *grammar.Graph, w *grammar.Where) (*Clause, error) {
 	for _, call := range names.enclosing {
 		if len(call.Arguments) == 2 {
 			if s, ok := call.Arguments[1].(*ast.StringNode); ok && g.Bodies[s.Value] == nil {
-				return nil, atError(w, s.Location().From, fmt.Sprintf("enclosing: %q is not a rule of the grammar", s.Value))
+				return nil, atError(w, s.Location().From, fmt.Sprintf("%s: %q is not a rule of the grammar", call.Callee.(*ast.IdentifierNode).Value, s.Value))
 			}
 		}
 	}
@@ -193,8 +193,12 @@ func compileClause(g *grammar.Graph, w *grammar.Where) (*Clause, error) {
 	return c, nil
 }
 
+// ruleArgument are the functions whose second argument names a rule,
+// which Compile checks.
+var ruleArgument = map[string]bool{"enclosing": true, "descendant": true, "descendants": true}
+
 // identifiers collects the identifiers of an expression and its calls
-// of enclosing.
+// of functions that name rules.
 type identifiers struct {
 	list      []*ast.IdentifierNode
 	enclosing []*ast.CallNode
@@ -211,7 +215,7 @@ func (v *identifiers) Visit(n *ast.Node) {
 	case *ast.IdentifierNode:
 		v.list = append(v.list, n)
 	case *ast.CallNode:
-		if id, ok := n.Callee.(*ast.IdentifierNode); ok && id.Value == "enclosing" {
+		if id, ok := n.Callee.(*ast.IdentifierNode); ok && ruleArgument[id.Value] {
 			v.enclosing = append(v.enclosing, n)
 		}
 	}
@@ -248,6 +252,14 @@ func functions() []expr.Option {
 			a, _ := p[0].(*Node)
 			return enclosing(a, p[1].(string)), nil
 		}, new(func(*Node, string) *Node)),
+		expr.Function("descendant", func(p ...any) (any, error) {
+			a, _ := p[0].(*Node)
+			return descendant(a, p[1].(string)), nil
+		}, new(func(*Node, string) *Node)),
+		expr.Function("descendants", func(p ...any) (any, error) {
+			a, _ := p[0].(*Node)
+			return descendants(a, p[1].(string)), nil
+		}, new(func(*Node, string) []*Node)),
 	}
 }
 

@@ -66,6 +66,30 @@ func inside(a, b *Node) bool {
 	return a != nil && b != nil && a.c == b.c && b.i < a.i && a.i <= b.c.ix.occ[b.i].last
 }
 
+// descendants returns the occurrences of rule inside a, in input order;
+// descendant the first of them, or nil.
+func descendants(a *Node, rule string) []*Node {
+	if a == nil {
+		return nil
+	}
+	var out []*Node
+	a.c.ix.inside(a.i, rule, "", func(j int) { out = append(out, a.c.node(j)) })
+	return out
+}
+
+func descendant(a *Node, rule string) *Node {
+	if a == nil {
+		return nil
+	}
+	var out *Node
+	a.c.ix.inside(a.i, rule, "", func(j int) {
+		if out == nil {
+			out = a.c.node(j)
+		}
+	})
+	return out
+}
+
 // enclosing returns the nearest occurrence of rule that a is inside, or
 // nil.
 func enclosing(a *Node, rule string) *Node {
