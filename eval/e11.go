@@ -1,0 +1,208 @@
+package eval
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/arbor-fuzz/arbor/constraint"
+	"github.com/arbor-fuzz/arbor/subject"
+	"github.com/arbor-fuzz/arbor/synth"
+)
+
+// E11Config configures E11.
+type E11Config struct {
+	Subjects []subject.Setup
+	// Inputs is how many inputs of each side the subject judges (0
+	// means 300); SpeedInputs how many each side generates, Reps times,
+	// to time the generators (0 means 2,000 and 3).
+	Inputs, SpeedInputs, Reps int
+	Seed                      uint64
+	MaxDepth                  int
+	Timeout                   time.Duration
+	CacheDir                  string
+	Progress                  func(string)
+}
+
+func (cfg *E11Config) setDefaults() {
+	setPositive(&cfg.Inputs, 300)
+	setPositive(&cfg.SpeedInputs, 2000)
+	setPositive(&cfg.Reps, 3)
+	fuzzDefaults(&cfg.Timeout, &cfg.MaxDepth)
+}
+
+// E11Side is one side of E11: grammar-random inputs without the
+// grammar's constraints, or with them.
+type E11Side struct {
+	// Of the Inputs judged: how many the program accepted, and how many
+	// satisfy every constraint (checked, whatever made them).
+	Accepted   int     `json:"accepted"`
+	Share      float64 `json:"accepted_share"`
+	Satisfying int     `json:"satisfying"`
+	// Unrepaired is how many the search could not repair (with
+	// constraints only).
+	Unrepaired int `json:"unrepaired"`
+	// Generation speed, median of Reps runs of SpeedInputs inputs:
+	// microseconds of CPU per input, and the inputs that satisfy every
+	// constraint per CPU-second (without constraints: random generation
+	// filtered by the checker, the rejection-sampling baseline).
+	MicrosPerInput      float64 `json:"cpu_us_per_input"`
+	SatisfyingPerSecond float64 `json:"satisfying_per_cpu_second"`
+	// AcceptedPerSecond is SatisfyingPerSecond's counterpart for the
+	// program's verdict: the accepted share times the inputs per
+	// CPU-second.
+	AcceptedPerSecond float64 `json:"accepted_per_cpu_second"`
+	MeanBytes         float64 `json:"mean_bytes"`
+}
+
+// E11Subject is E11 on one subject.
+type E11Subject struct {
+	Subject string  `json:"subject"`
+	Clauses int     `json:"clauses"`
+	Off     E11Side `json:"without"`
+	On      E11Side `json:"with"`
+	Error   string  `json:"error,omitempty"`
+}
+
+// E11Result is E11 on every subject whose grammar has constraints.
+type E11Result struct {
+	Inputs      int          `json:"inputs"`
+	SpeedInputs int          `json:"speed_inputs"`
+	Reps        int          `json:"reps"`
+	Seed        uint64       `json:"seed"`
+	Subjects    []E11Subject `json:"subjects"`
+}
+
+// E11 measures what the grammar's constraints buy generation
+// (docs/evaluation.md): on each subject whose grammar has where clauses,
+// the share of grammar-random inputs the program accepts without and
+// with them (the same seed), and how fast each side makes inputs that
+// satisfy every constraint, per CPU-second. Subjects without clauses
+// are left out.
+func E11(ctx context.Context, cfg E11Config) (*E11Result, error) {
+	cfg.setDefaults()
+	res := &E11Result{Inputs: cfg.Inputs, SpeedInputs: cfg.SpeedInputs, Reps: cfg.Reps, Seed: cfg.Seed}
+	var with []subject.Setup
+	for _, s := range cfg.Subjects {
+		if s.Grammar != nil && s.Grammar.Source != nil && len(s.Grammar.Source.Where) > 0 {
+			with = append(with, s)
+		}
+	}
+	part := func(s subject.Setup, sess *fuzzSession) (E11Subject, error) { return e11Subject(ctx, cfg, s, sess) }
+	failed := func(name string, err error) E11Subject { return E11Subject{Subject: name, Error: err.Error()} }
+	subjects, err := eachSubject(ctx, with, cfg.CacheDir, part, failed)
+	res.Subjects = subjects
+	return res, err
+}
+
+func e11Subject(ctx context.Context, cfg E11Config, s subject.Setup, sess *fuzzSession) (E11Subject, error) {
+	set, err := constraint.Compile(s.Grammar)
+	if err != nil {
+		return E11Subject{}, err
+	}
+	out := E11Subject{Subject: s.Name, Clauses: set.Len()}
+	oracle := &subject.SessionOracle{Session: sess.Session, Timeout: cfg.Timeout}
+	check := constraint.NewChecker(set)
+	for _, side := range []struct {
+		set *constraint.Set
+		to  *E11Side
+	}{{nil, &out.Off}, {set, &out.On}} {
+		if cfg.Progress != nil {
+			cfg.Progress(fmt.Sprintf("E11 %s: %s constraints", s.Name, map[bool]string{true: "with", false: "without"}[side.set != nil]))
+		}
+		// The inputs the program judges.
+		opts := synth.GenerateOptions{Seed: cfg.Seed, MaxDepth: cfg.MaxDepth, Constraints: side.set}
+		bytes := 0
+		err := synth.GenerateFunc(ctx, s.Grammar, cfg.Inputs, opts, func(in synth.Input) error {
+			bytes += len(in.Text)
+			if in.Broken > 0 {
+				side.to.Unrepaired++
+			}
+			if len(check.Check(in.Tree)) == 0 {
+				side.to.Satisfying++
+			}
+			v, err := oracle.JudgeContext(ctx, []byte(in.Text))
+			if err != nil {
+				return err
+			}
+			if v.Valid {
+				side.to.Accepted++
+			}
+			return nil
+		})
+		if err != nil {
+			return out, err
+		}
+		side.to.Share = float64(side.to.Accepted) / float64(cfg.Inputs)
+		side.to.MeanBytes = float64(bytes) / float64(cfg.Inputs)
+		// The generator's speed, apart from the program's.
+		var micros, perSecond []float64
+		for rep := range cfg.Reps {
+			satisfying := 0
+			opts := synth.GenerateOptions{Seed: cfg.Seed + 1000 + uint64(rep), MaxDepth: cfg.MaxDepth, Constraints: side.set}
+			start := cpuTime()
+			err := synth.GenerateFunc(ctx, s.Grammar, cfg.SpeedInputs, opts, func(in synth.Input) error {
+				if side.set == nil {
+					// The baseline pays for the filter it needs.
+					if len(check.Check(in.Tree)) == 0 {
+						satisfying++
+					}
+				} else if in.Broken == 0 {
+					satisfying++
+				}
+				return nil
+			})
+			if err != nil {
+				return out, err
+			}
+			cpu := (cpuTime() - start).Seconds()
+			micros = append(micros, 1e6*cpu/float64(cfg.SpeedInputs))
+			perSecond = append(perSecond, float64(satisfying)/max(cpu, 1e-9))
+		}
+		side.to.MicrosPerInput = Median(micros)
+		side.to.SatisfyingPerSecond = Median(perSecond)
+		side.to.AcceptedPerSecond = side.to.Share * 1e6 / max(side.to.MicrosPerInput, 1e-9)
+	}
+	return out, nil
+}
+
+// Table is E11's rows: per subject, each side's accepted share and
+// generation speed.
+func (r *E11Result) Table() (header []string, rows [][]string) {
+	for _, s := range r.Subjects {
+		if s.Error != "" {
+			rows = append(rows, []string{s.Subject, "", "error: " + s.Error, "", "", "", "", "", ""})
+			continue
+		}
+		rows = append(rows, []string{s.Subject, strconv.Itoa(s.Clauses),
+			fmt.Sprintf("%.2f", s.Off.Share), fmt.Sprintf("%.2f", s.On.Share), strconv.Itoa(s.On.Unrepaired),
+			fmt.Sprintf("%.0f", s.Off.MicrosPerInput), fmt.Sprintf("%.0f", s.On.MicrosPerInput),
+			fmt.Sprintf("%.0f", s.Off.SatisfyingPerSecond), fmt.Sprintf("%.0f", s.On.SatisfyingPerSecond)})
+	}
+	return []string{"subject", "clauses", "accepted without", "accepted with", "unrepaired",
+		"µs/input without", "µs/input with", "satisfying/CPU-s without", "satisfying/CPU-s with"}, rows
+}
+
+// CSVTable is e11.csv: every figure of both sides.
+func (r *E11Result) CSVTable() (header []string, rows [][]string) {
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
+	for _, s := range r.Subjects {
+		for _, side := range []struct {
+			name string
+			v    E11Side
+		}{{"without", s.Off}, {"with", s.On}} {
+			rows = append(rows, []string{s.Subject, side.name, strconv.Itoa(s.Clauses), strconv.Itoa(side.v.Accepted), f(side.v.Share),
+				strconv.Itoa(side.v.Satisfying), strconv.Itoa(side.v.Unrepaired), f(side.v.MicrosPerInput), f(side.v.SatisfyingPerSecond),
+				f(side.v.AcceptedPerSecond), f(side.v.MeanBytes), s.Error})
+		}
+	}
+	return []string{"subject", "constraints", "clauses", "accepted", "accepted_share", "satisfying", "unrepaired", "cpu_us_per_input",
+		"satisfying_per_cpu_second", "accepted_per_cpu_second", "mean_bytes", "error"}, rows
+}
+
+// WriteE11 writes e11.json and e11.csv into dir.
+func WriteE11(dir string, r *E11Result) ([]string, error) {
+	header, rows := r.CSVTable()
+	return writeJSONAndCSV(dir, "e11", r, header, rows)
+}
