@@ -87,3 +87,37 @@ where len(uniq(map(Def, .text))) == len(Def) ;`, 0.9},
 		})
 	}
 }
+
+// BenchmarkSatisfy: generating an input and repairing it to satisfy the
+// test grammars' constraints, against generating it alone.
+func BenchmarkSatisfy(b *testing.B) {
+	for _, src := range []string{
+		`Prog := Stmt (";" Stmt){,6} ;
+Stmt := "let " VarDecl | "print " VarUse ;
+VarDecl := Name ; VarUse := Name ;
+Name := /[a-z]{1,3}/ ;
+where all(VarUse, {let u = #; any(VarDecl, {.text == u.text && before(#, u)})}) ;`,
+		`Doc := Item (" " Item){,5} ;
+Item := "def " Def | "use " Use ;
+Def := Label ; Use := Label ;
+Label := "a" | "b" | "c" | "d" | "e" | "f" ;
+where all(Use, {.text in map(Def, .text)}) ;
+where all(Def, {.text in map(Use, .text)}) ;
+where len(uniq(map(Def, .text))) == len(Def) ;`,
+	} {
+		g, set := constrained(b, src)
+		b.Run(g.Start+"/generate", func(b *testing.B) {
+			gen := NewGenerator(g, NewRandom(1), RandomPolicy)
+			for b.Loop() {
+				gen.Generate()
+			}
+		})
+		b.Run(g.Start+"/satisfy", func(b *testing.B) {
+			gen := NewGenerator(g, NewRandom(1), RandomPolicy)
+			sat := NewSatisfier(set, 1, gen)
+			for b.Loop() {
+				sat.Satisfy(gen.Generate())
+			}
+		})
+	}
+}
