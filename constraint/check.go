@@ -66,6 +66,27 @@ type Checker struct {
 	lists [][][]*Node      // per clause, per binding: the list buffer
 	one   []*Node          // the element of an all instance
 	buf   []*Node          // Inside's result
+	// cache holds, per clause and scope occurrence (by its tree node),
+	// what the last evaluation found, for Recheck.
+	cache map[cacheKey]*cached
+}
+
+type cacheKey struct {
+	clause int
+	scope  *grammar.Tree
+}
+
+// cached is a scope occurrence's instances: how many, and those that
+// broke, by their occurrence's distance from the scope's in pre-order,
+// which a derivation that did not change keeps.
+type cached struct {
+	total int
+	fails []cachedFail
+}
+
+type cachedFail struct {
+	delta int
+	err   error
 }
 
 // NewChecker returns a Checker of s's clauses.
@@ -106,19 +127,75 @@ func (c *Checker) Count(t *grammar.Tree) (held, total int) {
 // Eval evaluates every clause instance of t and calls f with each and
 // whether it holds.
 func (c *Checker) Eval(t *grammar.Tree, f func(v Violation, ok bool)) {
-	c.index(t)
+	clear(c.cache)
+	c.eval(t, nil, f)
+}
+
+// Recheck is Check after a change to a tree the Checker has checked
+// (with Check or Recheck): changed is the node whose children or value
+// were changed since. Only the scope occurrences that hold it, and those
+// not evaluated before (a new subtree's), are evaluated; the others'
+// instances are taken from the last evaluation, since their
+// derivations did not change. Clauses that look outside their scope
+// (enclosing) are always evaluated. The result is Check's, but for a
+// clause that compares a node's absolute offset with a constant.
+func (c *Checker) Recheck(t, changed *grammar.Tree) []Violation {
+	var out []Violation
+	c.eval(t, changed, func(v Violation, ok bool) {
+		if !ok {
+			out = append(out, v)
+		}
+	})
+	return out
+}
+
+func (c *Checker) eval(t, changed *grammar.Tree, f func(v Violation, ok bool)) {
+	c.index(t, changed)
+	if c.cache == nil {
+		c.cache = map[cacheKey]*cached{}
+	}
 	for ci, cl := range c.set.clauses {
 		for i := range c.ix.occ {
-			if c.ix.occ[i].rule == cl.scope {
-				c.evalScope(ci, cl, i, f)
+			o := &c.ix.occ[i]
+			if o.rule != cl.scope {
+				continue
 			}
+			key := cacheKey{ci, o.tree}
+			if e, ok := c.cache[key]; ok && cl.local && !o.changed {
+				c.replay(cl, i, e, f)
+				continue
+			}
+			e := c.cache[key]
+			if e == nil {
+				e = &cached{}
+				c.cache[key] = e
+			}
+			e.total, e.fails = 0, e.fails[:0]
+			c.evalScope(ci, cl, i, func(v Violation, ok bool) {
+				e.total++
+				if !ok {
+					e.fails = append(e.fails, cachedFail{v.At.i - i, v.Err})
+				}
+				f(v, ok)
+			})
 		}
 	}
 }
 
+// replay reports the instances of scope occurrence s that e holds.
+func (c *Checker) replay(cl *Clause, s int, e *cached, f func(Violation, bool)) {
+	self := c.node(s)
+	for _, x := range e.fails {
+		f(Violation{Clause: cl, Scope: self, At: c.node(s + x.delta), Err: x.err}, false)
+	}
+	for range e.total - len(e.fails) {
+		f(Violation{Clause: cl, Scope: self, At: self}, true)
+	}
+}
+
 // index indexes t and starts a new generation of Nodes.
-func (c *Checker) index(t *grammar.Tree) {
-	c.ix.build(c.set.g, t)
+func (c *Checker) index(t, changed *grammar.Tree) {
+	c.ix.build(c.set.g, t, changed)
 	n := len(c.ix.occ)
 	if cap(c.nodes) < n {
 		c.nodes = make([]Node, n)
@@ -148,11 +225,9 @@ func (c *Checker) evalScope(ci int, cl *Clause, s int, f func(Violation, bool)) 
 			env[b.sym] = l
 		default:
 			var n *Node
-			c.ix.inside(s, b.sym, cl.scope, func(j int) {
-				if n == nil {
-					n = c.node(j)
-				}
-			})
+			if j := c.ix.first(s, b.sym, cl.scope); j >= 0 {
+				n = c.node(j)
+			}
 			env[b.sym] = n
 		}
 	}

@@ -20,7 +20,11 @@ import (
 type Set struct {
 	g       *grammar.Graph
 	clauses []*Clause
+	uses    fields // the Node fields some clause reads
 }
+
+// fields are Node fields that cost work to fill in.
+type fields struct{ num, len bool }
 
 // Clause is one compiled where clause.
 type Clause struct {
@@ -29,6 +33,11 @@ type Clause struct {
 
 	prog     *vm.Program
 	bindings []binding
+	uses     fields
+	// local is set for a clause that reads only inside its scope
+	// occurrence (no enclosing), whose verdict a change outside it
+	// cannot alter.
+	local bool
 	// each is the list symbol of a clause of the form all(Sym, pred):
 	// then prog is compiled with Sym's first use replaced by the
 	// one-element list eachName, and the clause has an instance per
@@ -88,6 +97,8 @@ func Compile(g *grammar.Graph) (*Set, error) {
 			continue
 		}
 		s.clauses = append(s.clauses, c)
+		s.uses.num = s.uses.num || c.uses.num
+		s.uses.len = s.uses.len || c.uses.len
 	}
 	if len(errs) > 0 {
 		return nil, errs
@@ -159,7 +170,12 @@ func compileClause(g *grammar.Graph, w *grammar.Where) (*Clause, error) {
 	if bad != nil {
 		return nil, bad
 	}
+	c.uses = names.uses
+	c.local = true
 	for _, call := range names.enclosing {
+		if call.Callee.(*ast.IdentifierNode).Value == "enclosing" {
+			c.local = false
+		}
 		if len(call.Arguments) == 2 {
 			if s, ok := call.Arguments[1].(*ast.StringNode); ok && g.Bodies[s.Value] == nil {
 				return nil, atError(w, s.Location().From, fmt.Sprintf("%s: %q is not a rule of the grammar", call.Callee.(*ast.IdentifierNode).Value, s.Value))
@@ -200,6 +216,7 @@ var ruleArgument = map[string]bool{"enclosing": true, "descendant": true, "desce
 // identifiers collects the identifiers of an expression and its calls
 // of functions that name rules.
 type identifiers struct {
+	uses      fields // the costly Node fields the expression reads
 	list      []*ast.IdentifierNode
 	enclosing []*ast.CallNode
 	deepest   int // most predicates nested in each other
@@ -208,6 +225,20 @@ type identifiers struct {
 
 func (v *identifiers) Visit(n *ast.Node) {
 	switch n := (*n).(type) {
+	case *ast.MemberNode:
+		// A field read by name; a computed one (n["num"]) may be any.
+		switch p, ok := n.Property.(*ast.StringNode); {
+		case !ok:
+			v.uses = fields{true, true}
+		case p.Value == "num":
+			v.uses.num = true
+		case p.Value == "len":
+			v.uses.len = true
+		}
+	case *ast.StringNode:
+		// get(n, "num") reads a field too.
+		v.uses.num = v.uses.num || n.Value == "num"
+		v.uses.len = v.uses.len || n.Value == "len"
 	case *ast.PredicateNode:
 		if d := predicateDepth(n); d > v.deepest {
 			v.deepest, v.deepestAt = d, n.Location().From

@@ -13,22 +13,35 @@ type occurrence struct {
 	start, end int           // byte offsets in the input
 	last       int           // index of the last occurrence inside this one (pre-order)
 	parent     int           // index of the enclosing occurrence; -1 for the root
+	// changed marks the occurrences a change may have affected: those
+	// whose derivation holds the changed node (Checker.Recheck).
+	changed bool
 }
 
 // index lists a tree's rule occurrences in pre-order (which is the
 // order of their start in the input, outer before inner).
 type index struct {
-	text string
-	occ  []occurrence
+	text    string
+	occ     []occurrence
+	changed *grammar.Tree // the node build marks the ancestors of
 }
 
-// build indexes t, reusing x's memory.
-func (x *index) build(g *grammar.Graph, t *grammar.Tree) {
+// build indexes t, reusing x's memory, and marks the occurrences that
+// hold the tree node changed (nil: none) as changed.
+func (x *index) build(g *grammar.Graph, t, changed *grammar.Tree) {
 	x.text = t.String()
 	x.occ = x.occ[:0]
-	x.occ = append(x.occ, occurrence{rule: g.Start, tree: t, parent: -1})
+	x.changed = changed
+	x.occ = append(x.occ, occurrence{rule: g.Start, tree: t, parent: -1, changed: changed != nil})
 	end := x.walk(t, 0, 0)
 	x.occ[0].end, x.occ[0].last = end, len(x.occ)-1
+}
+
+// mark marks occurrence i and those it is inside as changed.
+func (x *index) mark(i int) {
+	for ; i >= 0 && !x.occ[i].changed; i = x.occ[i].parent {
+		x.occ[i].changed = true
+	}
 }
 
 // walk indexes the occurrences below t, which starts at offset off and
@@ -38,12 +51,15 @@ func (x *index) walk(t *grammar.Tree, off, parent int) int {
 	if t == nil {
 		return off
 	}
+	if t == x.changed {
+		x.mark(parent)
+	}
 	switch t.Node.Kind {
 	case grammar.KindLit, grammar.KindRegex:
 		return off + len(t.Value)
 	case grammar.KindRef:
 		i := len(x.occ)
-		x.occ = append(x.occ, occurrence{rule: t.Node.Name, tree: t, start: off, parent: parent})
+		x.occ = append(x.occ, occurrence{rule: t.Node.Name, tree: t, start: off, parent: parent, changed: t == x.changed})
 		end := off
 		for _, c := range t.Children {
 			end = x.walk(c, end, i)
@@ -70,4 +86,19 @@ func (x *index) inside(i int, sym, stop string, f func(j int)) {
 			j = o.last
 		}
 	}
+}
+
+// first is the first occurrence of rule sym inside occurrence i, as
+// inside finds them, or -1.
+func (x *index) first(i int, sym, stop string) int {
+	for j := i + 1; j <= x.occ[i].last; j++ {
+		o := &x.occ[j]
+		if o.rule == sym {
+			return j
+		}
+		if o.rule == stop {
+			j = o.last
+		}
+	}
+	return -1
 }

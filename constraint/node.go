@@ -30,6 +30,11 @@ type Node struct {
 // that are not numbers does not hold.
 func number(s string) float64 {
 	s = strings.TrimSpace(s)
+	if !numeric(s) {
+		// Most nodes are no numbers: a failed parse costs an error
+		// value, which the check of every node would pay.
+		return math.NaN()
+	}
 	if f, err := strconv.ParseFloat(s, 64); err == nil {
 		return f
 	}
@@ -37,6 +42,24 @@ func number(s string) float64 {
 		return float64(i)
 	}
 	return math.NaN()
+}
+
+// numeric reports whether s may be a number: short, and made of the
+// characters numbers are written with.
+func numeric(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9', c == '.', c == '-', c == '+', c == '_':
+		case c >= 'a' && c <= 'f', c >= 'A' && c <= 'F', c == 'x', c == 'X', c == 'o', c == 'O', c == 'p', c == 'P':
+		case c == 'i' || c == 'I' || c == 'n' || c == 'N' || c == 't' || c == 'T' || c == 'y' || c == 'Y': // Inf, NaN, infinity
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // node returns the Node of occurrence i of x, made on first use.
@@ -47,8 +70,14 @@ func (c *Checker) node(i int) *Node {
 	c.made[i] = c.stamp
 	o := &c.ix.occ[i]
 	text := c.ix.text[o.start:o.end]
-	c.nodes[i] = Node{Rule: o.rule, Text: text, Num: number(text), Len: utf8.RuneCountInString(text),
-		Start: o.start, End: o.end, c: c, i: i}
+	c.nodes[i] = Node{Rule: o.rule, Text: text, Start: o.start, End: o.end, c: c, i: i}
+	// Only what some clause reads is worked out.
+	if c.set.uses.num {
+		c.nodes[i].Num = number(text)
+	}
+	if c.set.uses.len {
+		c.nodes[i].Len = utf8.RuneCountInString(text)
+	}
 	return &c.nodes[i]
 }
 

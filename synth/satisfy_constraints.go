@@ -42,6 +42,7 @@ type Satisfier struct {
 	regexes  map[*grammar.Node]*regexp.Regexp
 	cands    []*constraint.Node
 	undo     []func()
+	changed  *grammar.Tree // the node the last change changed the children or value of
 }
 
 // NewSatisfier returns a Satisfier of s's constraints whose random
@@ -88,7 +89,9 @@ func (s *Satisfier) Satisfy(t *grammar.Tree) (broken int, st RepairStats) {
 		if !s.change(t, v) {
 			continue
 		}
-		after := s.check.Check(t)
+		// Only the scope occurrences that hold the changed node are
+		// evaluated again, after the change and after its undoing.
+		after := s.check.Recheck(t, s.changed)
 		if len(after) < len(vs) || len(after) == len(vs) && s.r.IntN(2) == 0 {
 			vs = after
 			st.Kept++
@@ -98,6 +101,11 @@ func (s *Satisfier) Satisfy(t *grammar.Tree) (broken int, st RepairStats) {
 		for i := len(s.undo) - 1; i >= 0; i-- {
 			s.undo[i]()
 		}
+		vs = s.check.Recheck(t, s.changed)
+	}
+	if st.Changed {
+		// The verdict, from a check of the whole tree: Recheck's takes
+		// the instances away from the change as they were.
 		vs = s.check.Check(t)
 	}
 	return len(vs), st
@@ -187,6 +195,7 @@ func (s *Satisfier) copyValue(src, dst *grammar.Tree) bool {
 			case d.Node.Kind == grammar.KindRegex && f.Node.Kind.Symbolic() && f.Node.Kind != grammar.KindRef && s.matches(d.Node, f.Value):
 				old := d.Value
 				d.Value = f.Value
+				s.changed = d
 				s.undo = append(s.undo, func() { d.Value = old })
 				return true
 			}
@@ -264,6 +273,7 @@ func (s *Satisfier) regenerateRoot(t *grammar.Tree) bool {
 	fresh := s.gen.Expand(t.Node, 0)
 	old := t.Children
 	t.Children = fresh.Children
+	s.changed = t
 	s.undo = append(s.undo, func() { t.Children = old })
 	return true
 }
@@ -285,6 +295,7 @@ func (s *Satisfier) drop(root *grammar.Tree, e *constraint.Node) bool {
 		kids := make([]*grammar.Tree, 0, len(old)-1)
 		kids = append(append(kids, old[:p.index]...), old[p.index+1:]...)
 		parent.Children = kids
+		s.changed = parent
 		s.undo = append(s.undo, func() { parent.Children = old })
 		return true
 	}
@@ -325,6 +336,7 @@ func pathTo(root, target *grammar.Tree) []treeStep {
 func (s *Satisfier) replaceChild(t *grammar.Tree, i int, c *grammar.Tree) {
 	old := t.Children[i]
 	t.Children[i] = c
+	s.changed = t
 	s.undo = append(s.undo, func() { t.Children[i] = old })
 }
 

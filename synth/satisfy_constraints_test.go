@@ -1,6 +1,8 @@
 package synth
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/arbor-fuzz/arbor/constraint"
@@ -119,5 +121,63 @@ where len(uniq(map(Def, .text))) == len(Def) ;`,
 				sat.Satisfy(gen.Generate())
 			}
 		})
+	}
+}
+
+// TestRecheck: after any change the Satisfier makes, and after its
+// undoing, the checker's incremental Recheck finds what a full check of
+// the tree finds, on the test grammars and the bundled xml grammar,
+// whose clauses have scopes of every size.
+func TestRecheck(t *testing.T) {
+	xml := fixture.Grammar(t, "xml")
+	xmlSet, err := constraint.Compile(xml)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ranges := constrained(t, `Ranges := Range (" " Range){,4} ;
+Range := Start "-" End ;
+Start := Num ; End := Num ;
+Num := /[0-9]{1,2}/ ;
+where Range: Start.num <= End.num ;
+where all(Range, {let r = #; count(Range, {.text == r.text}) == 1}) ;`)
+	key := func(vs []constraint.Violation) string {
+		var b strings.Builder
+		for _, v := range vs {
+			fmt.Fprintf(&b, "%s@%d:%q;", v.Clause, v.At.Start, v.At.Text)
+		}
+		return b.String()
+	}
+	for _, set := range []*constraint.Set{xmlSet, ranges} {
+		g := set.Graph()
+		gen := NewGenerator(g, NewRandom(2), RandomPolicy)
+		sat := NewSatisfier(set, 2, gen)
+		full := constraint.NewChecker(set)
+		changes := 0
+		for range 200 {
+			tree := gen.Generate()
+			vs := sat.check.Check(tree)
+			for step := 0; step < 10 && len(vs) > 0; step++ {
+				sat.undo = sat.undo[:0]
+				if !sat.change(tree, vs[sat.r.IntN(len(vs))]) {
+					continue
+				}
+				changes++
+				if got, want := key(sat.check.Recheck(tree, sat.changed)), key(full.Check(tree)); got != want {
+					t.Fatalf("after a change to %q: Recheck finds\n%s\na full check\n%s", tree.String(), got, want)
+				}
+				if step%2 == 0 {
+					for i := len(sat.undo) - 1; i >= 0; i-- {
+						sat.undo[i]()
+					}
+				}
+				vs = sat.check.Recheck(tree, sat.changed)
+				if got, want := key(vs), key(full.Check(tree)); got != want {
+					t.Fatalf("after undoing a change to %q: Recheck finds\n%s\na full check\n%s", tree.String(), got, want)
+				}
+			}
+		}
+		if changes < 100 {
+			t.Errorf("%s: only %d changes tried", g.Start, changes)
+		}
 	}
 }
