@@ -14,11 +14,15 @@ import (
 
 // AllConfig configures 'eval all'.
 type AllConfig struct {
-	Out      string
-	Quick    bool
-	Seed     uint64
-	CacheDir string
-	Progress func(Step)
+	Out   string
+	Quick bool
+	Seed  uint64
+	// NoConstraints runs every experiment without the grammars'
+	// constraints (where clauses); by default the inputs they generate
+	// satisfy them (each experiment's NoConstraints says which).
+	NoConstraints bool
+	CacheDir      string
+	Progress      func(Step)
 }
 
 // Step reports the progress of All: Done of Total parts are finished,
@@ -81,7 +85,8 @@ func All(ctx context.Context, cfg AllConfig) (path string, err error) {
 	if cfg.Quick {
 		a.budgets = quickBudgets
 	}
-	fmt.Fprintf(&a.report, "# arbor evaluation report\n\nPreset: %s. Seed %d. Each section links its CSV, JSON and plots.\n", map[bool]string{true: "quick", false: "full"}[cfg.Quick], cfg.Seed)
+	fmt.Fprintf(&a.report, "# arbor evaluation report\n\nPreset: %s. Seed %d. Constraints %s. Each section links its CSV, JSON and plots.\n",
+		map[bool]string{true: "quick", false: "full"}[cfg.Quick], cfg.Seed, map[bool]string{true: "off", false: "on"}[cfg.NoConstraints])
 	// A run that stops early (an error, or Ctrl-C cancelling ctx) keeps
 	// the parts it finished and says where it stopped.
 	defer func() {
@@ -149,7 +154,7 @@ func (a *allRun) e1(ctx context.Context) error {
 	for _, s := range a.kpath {
 		a.say("E1 %s", s.Name)
 		r, err := E1(ctx, E1Config{Subject: s.Name, Grammar: s.Grammar, Target: s.Target, Reps: a.budgets.e1Reps, Seed: a.cfg.Seed,
-			CacheDir: a.cfg.CacheDir, Progress: a.sub})
+			NoConstraints: a.cfg.NoConstraints, CacheDir: a.cfg.CacheDir, Progress: a.sub})
 		if err != nil {
 			return err
 		}
@@ -201,7 +206,7 @@ func (a *allRun) suite(ctx context.Context) error {
 		name := bs.Name
 		a.say("E3/E4 %s", name)
 		r, err := Suite(ctx, SuiteConfig{Subjects: []string{name}, Quick: a.cfg.Quick, Seed: a.cfg.Seed, Out: filepath.Join(a.cfg.Out, "suite", name),
-			CacheDir: a.cfg.CacheDir, Progress: func(st Step) { a.sub("E3/E4 " + st.Text) }})
+			NoConstraints: a.cfg.NoConstraints, CacheDir: a.cfg.CacheDir, Progress: func(st Step) { a.sub("E3/E4 " + st.Text) }})
 		if err != nil {
 			return err
 		}
@@ -224,7 +229,8 @@ func (a *allRun) suite(ctx context.Context) error {
 
 func (a *allRun) e6(ctx context.Context) error {
 	a.say("E6: 3 benchmarks, three guides each")
-	bs, closeBenchmarks, err := E6Benchmarks(ctx, a.cfg.Seed, a.budgets.e6BST, a.budgets.e6Trials, a.cfg.CacheDir)
+	bs, closeBenchmarks, err := E6Benchmarks(ctx, E6BenchmarkConfig{Seed: a.cfg.Seed, BSTTrials: a.budgets.e6BST, Trials: a.budgets.e6Trials,
+		NoConstraints: a.cfg.NoConstraints, CacheDir: a.cfg.CacheDir})
 	if err != nil {
 		return err
 	}
@@ -247,7 +253,8 @@ func (a *allRun) e7(ctx context.Context) error {
 	}
 	reps, per, methods := a.budgets.e7Reps, a.budgets.e7Time, a.budgets.e7Methods
 	a.say("E7: %d subjects, methods %s, %d runs of %v each", len(setups), strings.Join(methods, ", "), reps, per)
-	r, err := E7(ctx, E7Config{Subjects: setups, Time: per, Reps: reps, Seed: a.cfg.Seed, CacheDir: a.cfg.CacheDir, Methods: methods, Progress: a.sub})
+	r, err := E7(ctx, E7Config{Subjects: setups, Time: per, Reps: reps, Seed: a.cfg.Seed, NoConstraints: a.cfg.NoConstraints, CacheDir: a.cfg.CacheDir,
+		Methods: methods, Progress: a.sub})
 	if err != nil {
 		return err
 	}
@@ -262,7 +269,7 @@ func (a *allRun) e8(ctx context.Context) error {
 	reps, execs := a.budgets.e8Reps, a.budgets.e8Execs
 	a.say("E8: %d subjects, three variants, %d runs of %d executions each", len(setups), reps, execs)
 	r, err := E8(ctx, E8Config{Subjects: setups, Execs: execs, Reps: reps, BaseInputs: a.budgets.e8BaseInputs, Seed: a.cfg.Seed,
-		CacheDir: a.cfg.CacheDir, Progress: a.sub})
+		NoConstraints: a.cfg.NoConstraints, CacheDir: a.cfg.CacheDir, Progress: a.sub})
 	if err != nil {
 		return err
 	}
@@ -276,7 +283,8 @@ func (a *allRun) e9(ctx context.Context) error {
 	}
 	reps, execs := a.budgets.e9Reps, a.budgets.e9Execs
 	a.say("E9: %d subjects, %d runs of %d executions per method", len(setups), reps, execs)
-	r, err := E9(ctx, E9Config{Subjects: setups, Execs: execs, Reps: reps, Seed: a.cfg.Seed, CacheDir: a.cfg.CacheDir, Progress: a.sub})
+	r, err := E9(ctx, E9Config{Subjects: setups, Execs: execs, Reps: reps, Seed: a.cfg.Seed, NoConstraints: a.cfg.NoConstraints, CacheDir: a.cfg.CacheDir,
+		Progress: a.sub})
 	if err != nil {
 		return err
 	}
@@ -291,7 +299,7 @@ func (a *allRun) e10(ctx context.Context) error {
 	reps := a.budgets.e10Reps
 	a.say("E10: %d subjects, %d repetitions", len(setups), reps)
 	r, err := E10(ctx, E10Config{Subjects: setups, Trials: a.budgets.e10Trials, Seeds: a.budgets.e10Seeds, Execs: a.budgets.e10Execs, Reps: reps,
-		Seed: a.cfg.Seed, CacheDir: a.cfg.CacheDir, Progress: a.sub})
+		Seed: a.cfg.Seed, NoConstraints: a.cfg.NoConstraints, CacheDir: a.cfg.CacheDir, Progress: a.sub})
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/arbor-fuzz/arbor/coverage"
@@ -13,33 +14,54 @@ import (
 	"github.com/arbor-fuzz/arbor/synth"
 )
 
+// E6BenchmarkConfig says how E6Benchmarks builds E6's benchmarks.
+type E6BenchmarkConfig struct {
+	Seed      uint64
+	BSTTrials int // trials of the binary-search-tree example
+	Trials    int // trials of the JSON and XML benchmarks
+	// NoConstraints generates the JSON and XML documents without regard
+	// to their grammars' constraints (where clauses); by default each
+	// guided tree is repaired to satisfy them (synth.ConstrainedGenerator).
+	NoConstraints bool
+	CacheDir      string // for the xml subject's harness
+}
+
 // E6Benchmarks builds E6's three benchmarks: the binary-search-tree
-// example (bstTrials), JSON documents that must pass NumberRecord, and
-// XML documents the xml subject must accept (trials each). closeFn stops
-// the xml subject's harness, which the xml oracle runs.
-func E6Benchmarks(ctx context.Context, seed uint64, bstTrials, trials int, cacheDir string) (_ []Benchmark, closeFn func(), _ error) {
+// example (cfg.BSTTrials), JSON documents that must pass NumberRecord,
+// and XML documents the xml subject must accept (cfg.Trials each).
+// closeFn stops the xml subject's harness, which the xml oracle runs.
+func E6Benchmarks(ctx context.Context, cfg E6BenchmarkConfig) (_ []Benchmark, closeFn func(), _ error) {
+	seed := cfg.Seed
 	jsonG, err := datasets.Grammar("json")
 	if err != nil {
 		return nil, nil, err
+	}
+	jsonCons, err := constraintsOf(jsonG, cfg.NoConstraints)
+	if err != nil {
+		return nil, nil, fmt.Errorf("json: %w", err)
 	}
 	xml, err := subject.Load(ctx, "xml")
 	if err != nil {
 		return nil, nil, err
 	}
-	sess, err := coverage.Open(ctx, xml.Target, cacheDir, coverage.RunOptions{})
+	xmlCons, err := constraintsOf(xml.Grammar, cfg.NoConstraints)
+	if err != nil {
+		return nil, nil, fmt.Errorf("xml: %w", err)
+	}
+	sess, err := coverage.Open(ctx, xml.Target, cfg.CacheDir, coverage.RunOptions{})
 	if err != nil {
 		return nil, nil, err
 	}
 	benchmarks := []Benchmark{
-		{Name: "bst", Trials: bstTrials, Make: func(g *synth.Guide) (func() []byte, synth.Oracle, error) {
+		{Name: "bst", Trials: cfg.BSTTrials, Make: func(g *synth.Guide) (func() []byte, synth.Oracle, error) {
 			gen, o := bst.Generator(g, synth.TreeState, seed)
 			return gen, o, nil
 		}},
-		{Name: "json-schema", Trials: trials, Make: func(g *synth.Guide) (func() []byte, synth.Oracle, error) {
-			return synth.GrammarGenerator(jsonG, g, synth.TreeState, seed, 12), synth.FuncOracle(NumberRecord), nil
+		{Name: "json-schema", Trials: cfg.Trials, Make: func(g *synth.Guide) (func() []byte, synth.Oracle, error) {
+			return synth.ConstrainedGenerator(jsonG, g, synth.TreeState, seed, 12, jsonCons), synth.FuncOracle(NumberRecord), nil
 		}},
-		{Name: "xml", Trials: trials, Make: func(g *synth.Guide) (func() []byte, synth.Oracle, error) {
-			return synth.GrammarGenerator(xml.Grammar, g, synth.TreeState, seed, 12), &subject.SessionOracle{Session: sess, Timeout: time.Second}, nil
+		{Name: "xml", Trials: cfg.Trials, Make: func(g *synth.Guide) (func() []byte, synth.Oracle, error) {
+			return synth.ConstrainedGenerator(xml.Grammar, g, synth.TreeState, seed, 12, xmlCons), &subject.SessionOracle{Session: sess, Timeout: time.Second}, nil
 		}},
 	}
 	return benchmarks, func() { sess.Close() }, nil

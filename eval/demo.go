@@ -46,7 +46,13 @@ type DemoConfig struct {
 	Out         string
 	Train, Test int // grammar-random inputs
 	Seed        uint64
-	CacheDir    string
+	// NoConstraints makes the grammar-random inputs and step 6's
+	// targeting loop ignore the grammar's constraints (where clauses)
+	// (E3Config.NoConstraints); by default they satisfy them. Step 4's
+	// inputs are the solver's (targeting.Offline), which the constraints
+	// do not reach.
+	NoConstraints bool
+	CacheDir      string
 	// Progress gets the experiments' progress lines.
 	Progress func(string)
 	// Step, if set, is told when each step starts and when it is done,
@@ -96,7 +102,7 @@ func Demo(ctx context.Context, cfg DemoConfig) (*DemoResult, error) {
 	s := cfg.Subject
 	d := &demoRun{cfg: cfg, r: &DemoResult{Out: cfg.Out, Subject: demoSubject(s)}}
 	d.e3 = E3Config{Subject: s.Name, GrammarName: s.GrammarName, Grammar: s.Grammar, Target: s.Target, Train: cfg.Train, Test: cfg.Test,
-		Seed: cfg.Seed, WorkDir: cfg.Out, CacheDir: cfg.CacheDir, Progress: cfg.Progress}
+		Seed: cfg.Seed, NoConstraints: cfg.NoConstraints, WorkDir: cfg.Out, CacheDir: cfg.CacheDir, Progress: cfg.Progress}
 	if err := d.do(ctx, 1, d.learn); err != nil {
 		return nil, err
 	}

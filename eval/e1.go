@@ -26,8 +26,14 @@ type E1Config struct {
 	Reps     int    // 0 means 50
 	Seed     uint64 //
 	MaxDepth int    // of random generation; 0 means 30
-	CacheDir string
-	Progress func(string)
+	// NoConstraints makes the random sets without regard to the
+	// grammar's constraints (where clauses); by default their inputs
+	// satisfy them. The k-path covering sets are synth.Cover's either
+	// way, as arbor generate --mode kpath makes them: a repair would
+	// change the k-paths they are built to cover.
+	NoConstraints bool
+	CacheDir      string
+	Progress      func(string)
 }
 
 // setDefaults fills in the zero fields that have defaults.
@@ -74,7 +80,8 @@ type E1Result struct {
 
 // E1 compares k-path covering sets with grammar-random sets of the same
 // size (docs/evaluation.md): for each k and repetition, a k-path covering set
-// (seeded per repetition) and a random set (depth MaxDepth) are run on
+// (seeded per repetition) and a random set (depth MaxDepth, satisfying
+// the grammar's constraints unless NoConstraints) are run on
 // the subject; function and block coverage of each set are averaged over
 // repetitions and compared with a Mann–Whitney U test; the panics each
 // technique found are counted per repetition.
@@ -119,6 +126,10 @@ type e1Pair struct{ kpath, random []string }
 // repetition and k, and as many random inputs), and lists all the sets
 // for the warm-up.
 func e1Sets(ctx context.Context, cfg E1Config, step func(string, ...any)) (map[int][]e1Pair, [][]string, error) {
+	set, err := constraintsOf(cfg.Grammar, cfg.NoConstraints)
+	if err != nil {
+		return nil, nil, err
+	}
 	sets := map[int][]e1Pair{}
 	var all [][]string
 	for _, k := range cfg.Ks {
@@ -133,10 +144,9 @@ func e1Sets(ctx context.Context, cfg E1Config, step func(string, ...any)) (map[i
 			for _, in := range cov.Inputs {
 				p.kpath = append(p.kpath, in.Text)
 			}
-			gen := synth.NewGenerator(cfg.Grammar, synth.NewRandom(seed+7), synth.RandomPolicy)
-			gen.MaxDepth = cfg.MaxDepth
+			gen := newRandomInputs(cfg.Grammar, seed+7, cfg.MaxDepth, 0, set)
 			for range p.kpath {
-				p.random = append(p.random, gen.Generate().String())
+				p.random = append(p.random, gen.next())
 			}
 			sets[k] = append(sets[k], p)
 			all = append(all, p.kpath, p.random)

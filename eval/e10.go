@@ -23,8 +23,14 @@ type E10Config struct {
 	Seed     uint64
 	MaxDepth int
 	Timeout  time.Duration
-	CacheDir string
-	Progress func(string)
+	// NoConstraints runs E10 without the grammar's constraints (where
+	// clauses). By default the seedless campaign's inputs satisfy them,
+	// repaired or dropped, and the candidates that break one are left
+	// out before the filters choose (the bandit generator cannot repair
+	// them: E10Subject.LeftOut).
+	NoConstraints bool
+	CacheDir      string
+	Progress      func(string)
 }
 
 // setDefaults fills in the fields that have defaults.
@@ -61,12 +67,19 @@ type E10Row struct {
 
 // E10Subject is E10 on one subject.
 type E10Subject struct {
-	Subject    string   `json:"subject"`
-	Unit       string   `json:"unit"`
-	Candidates []int    `json:"candidates"` // per repetition: distinct valid inputs the generator made
-	Rows       []E10Row `json:"rows"`
-	Runs       []E10Run `json:"runs"`
-	Error      string   `json:"error,omitempty"`
+	Subject    string `json:"subject"`
+	Unit       string `json:"unit"`
+	Candidates []int  `json:"candidates"` // per repetition: distinct valid inputs the generator made (and, with constraints, that satisfy them)
+	// With the grammar's constraints: the candidates left out because
+	// they break one (not in Candidates), and the seedless campaigns'
+	// inputs repaired before they ran and dropped unrun, over all
+	// repetitions.
+	LeftOut  int      `json:"candidates_left_out,omitempty"`
+	Repaired int      `json:"repaired,omitempty"`
+	Dropped  int      `json:"dropped,omitempty"`
+	Rows     []E10Row `json:"rows"`
+	Runs     []E10Run `json:"runs"`
+	Error    string   `json:"error,omitempty"`
 }
 
 // E10Result is E10 on every subject.
@@ -95,6 +108,10 @@ func E10(ctx context.Context, cfg E10Config) (*E10Result, error) {
 func e10Subject(ctx context.Context, cfg E10Config, s subject.Setup, sess *fuzzSession) (E10Subject, error) {
 	es := E10Subject{Subject: s.Name, Unit: sess.unit}
 	bounds := fuzz.Bounds{MaxDepth: cfg.MaxDepth}
+	set, err := constraintsOf(s.Grammar, cfg.NoConstraints)
+	if err != nil {
+		return E10Subject{}, err
+	}
 	runner := &coverage.SessionRunner{Session: sess.Session, Timeout: cfg.Timeout}
 	for rep := range cfg.Reps {
 		seed := cfg.Seed + uint64(rep)*1000003
@@ -105,6 +122,11 @@ func e10Subject(ctx context.Context, cfg E10Config, s subject.Setup, sess *fuzzS
 		if err != nil {
 			return E10Subject{}, err
 		}
+		cands, leftOut, err := satisfyingCandidates(s.Grammar, cands, bounds, set)
+		if err != nil {
+			return E10Subject{}, err
+		}
+		es.LeftOut += leftOut
 		es.Candidates = append(es.Candidates, len(cands))
 		var runs []E10Run
 		for _, filter := range fuzz.Filters() {
@@ -131,9 +153,11 @@ func e10Subject(ctx context.Context, cfg E10Config, s subject.Setup, sess *fuzzS
 		}
 		c := newCoverageCurve(sess)
 		obs := &observingRunner{SessionRunner: *runner, observe: c.observe}
-		if _, err := fuzz.Fuzz(ctx, s.Grammar, obs, fuzz.Options{Seed: seed, Execs: cfg.Execs, Domains: sess.zestDomains(), Bounds: bounds}); err != nil {
+		res, err := fuzz.Fuzz(ctx, s.Grammar, obs, fuzz.Options{Seed: seed, Execs: cfg.Execs, Domains: sess.zestDomains(), Bounds: bounds, Constraints: set})
+		if err != nil {
 			return E10Subject{}, err
 		}
+		es.Repaired, es.Dropped = es.Repaired+res.Repaired, es.Dropped+res.Dropped
 		for i := range runs {
 			for _, p := range c.curve {
 				if p.Covered >= runs[i].Covered {

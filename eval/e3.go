@@ -15,7 +15,6 @@ import (
 	"github.com/arbor-fuzz/arbor/features"
 	"github.com/arbor-fuzz/arbor/grammar"
 	"github.com/arbor-fuzz/arbor/learn"
-	"github.com/arbor-fuzz/arbor/synth"
 )
 
 // E3Config configures the association-quality experiment.
@@ -30,11 +29,16 @@ type E3Config struct {
 	Features    features.Kinds // 0 means learn.DefaultFeatures
 	MaxDepth    int            // of random generation; 0 means 30
 	MaxRepeat   int            // of unbounded repetitions in random generation; 0 means synth.DefaultMaxRepeat
-	WorkDir     string         // inputs, coverage files and the model go here
-	CacheDir    string         // for harness binaries
-	Learn       learn.Options
-	NoBalance   bool // fit on all rows instead of balancing each function's classes
-	Progress    func(step string)
+	// NoConstraints generates the random inputs (training, test, and
+	// E4's base sample and random side) without regard to the grammar's
+	// constraints (where clauses), and runs E4's targeting loop without
+	// them; by default every input satisfies them.
+	NoConstraints bool
+	WorkDir       string // inputs, coverage files and the model go here
+	CacheDir      string // for harness binaries
+	Learn         learn.Options
+	NoBalance     bool // fit on all rows instead of balancing each function's classes
+	Progress      func(step string)
 }
 
 // FunctionMetrics is one function's association quality on the test set.
@@ -396,7 +400,8 @@ func boolf(b bool) float64 {
 	return 0
 }
 
-// generate writes n seeded grammar-random inputs to WorkDir/name and
+// generate writes n seeded grammar-random inputs to WorkDir/name (each
+// satisfying the grammar's constraints unless cfg.NoConstraints) and
 // returns their paths and their data by sha256. It stops when ctx is
 // done, with an error that wraps ctx.Err().
 func generate(ctx context.Context, cfg E3Config, name string, n int, seed uint64) ([]string, map[string][]byte, error) {
@@ -404,15 +409,18 @@ func generate(ctx context.Context, cfg E3Config, name string, n int, seed uint64
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, nil, err
 	}
-	gen := synth.NewGenerator(cfg.Grammar, synth.NewRandom(seed), synth.RandomPolicy)
-	gen.MaxDepth, gen.MaxRepeat = cfg.MaxDepth, cfg.MaxRepeat
+	set, err := constraintsOf(cfg.Grammar, cfg.NoConstraints)
+	if err != nil {
+		return nil, nil, err
+	}
+	gen := newRandomInputs(cfg.Grammar, seed, cfg.MaxDepth, cfg.MaxRepeat, set)
 	data := map[string][]byte{}
 	files := make([]string, n)
 	for i := range files {
 		if err := ctx.Err(); err != nil {
 			return nil, nil, fmt.Errorf("generating the %s inputs: stopped after %d of %d: %w", name, i, n, err)
 		}
-		b := []byte(gen.Generate().String())
+		b := []byte(gen.next())
 		files[i] = filepath.Join(dir, fmt.Sprintf("%05d", i+1))
 		if err := os.WriteFile(files[i], b, 0o644); err != nil {
 			return nil, nil, err

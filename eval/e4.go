@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/arbor-fuzz/arbor/constraint"
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/learn"
 	"github.com/arbor-fuzz/arbor/synth"
@@ -38,7 +39,9 @@ type TargetConfig struct {
 	MaxGini float64
 	// Offline generates Inputs inputs from the first tree's constraints
 	// without running anything, as targeting did before the loop, and
-	// charges one execution per input (to verify it).
+	// charges one execution per input (to verify it). Its inputs are the
+	// solver's (targeting.Offline), which the grammar's where clauses do
+	// not reach; the loop's satisfy them unless NoConstraints.
 	Offline bool
 	// NoLearn runs the loop without refitting or mutating: it verifies
 	// what the first tree proposes.
@@ -79,6 +82,10 @@ type TargetFunction struct {
 	FirstHit   int    `json:"first_hit"`
 	Rounds     int    `json:"rounds,omitempty"`
 	Stopped    string `json:"stopped,omitempty"`
+	// With the grammar's constraints, the loop's inputs repaired before
+	// they ran and dropped unrun (targeting.Pursuit.Repaired, Dropped).
+	Repaired int `json:"repaired,omitempty"`
+	Dropped  int `json:"dropped,omitempty"`
 	// The random side at the same number of executions: hits among that
 	// many inputs of the base sample, and the expected chance to reach
 	// the function at least once, 1-(1-BaseRate)^Executions.
@@ -128,6 +135,9 @@ type TargetResult struct {
 	WorseThanRandom []string `json:"worse_than_random"`
 	Size            Pair     `json:"mean_size_bytes"`
 	Executions      int      `json:"executions"`
+	// Repaired and Dropped are the functions' sums of theirs.
+	Repaired int `json:"repaired,omitempty"`
+	Dropped  int `json:"dropped,omitempty"`
 	// ExecutionsPerInput is all executions over all verified inputs.
 	ExecutionsPerInput float64 `json:"executions_per_verified_input"`
 	Seconds            float64 `json:"targeting_seconds"`
@@ -162,6 +172,10 @@ type TargetResult struct {
 // function: functions covered per input and calls of the targeted
 // function, with Wilcoxon signed-rank tests (paired by function) and
 // Cohen's d.
+//
+// Unless NoConstraints, every random input and every input the loop runs
+// satisfies the grammar's constraints (where clauses); the loop repairs
+// or drops its own (TargetFunction.Repaired, Dropped).
 func Targeted(ctx context.Context, cfg TargetConfig) (*TargetResult, error) {
 	cfg.setDefaults()
 	m := cfg.Model
@@ -214,6 +228,7 @@ type targetRun struct {
 	rates     map[string]float64
 	inputs    []targetInput
 	res       *TargetResult
+	cons      *constraint.Set // the grammar's constraints, nil without any or with NoConstraints
 }
 
 // targetInput is an input Targeted made for function fn of the model:
@@ -253,6 +268,9 @@ func (t *targetRun) start(ctx context.Context) error {
 	t.res = &TargetResult{Subject: e.Subject, Mode: cfg.mode(), Functions: len(t.model.Functions), Requested: cfg.Inputs, Budget: cfg.Budget,
 		BaseInputs: cfg.BaseInputs, WorseThanRandom: []string{}}
 	var err error
+	if t.cons, err = constraintsOf(e.Grammar, e.NoConstraints); err != nil {
+		return err
+	}
 	if t.bin, err = coverage.Build(ctx, e.Target, e.CacheDir); err != nil {
 		return err
 	}
@@ -303,13 +321,14 @@ func (t *targetRun) targetEach(ctx context.Context) error {
 		tf.RandomHitsAtExecutions = hitsAmong(t.base, t.baseOrder, fn.Name, i*97, tf.Executions)
 		// As many grammar-random inputs as requested, from a generator
 		// seeded per function, for E5.
-		gen := synth.NewGenerator(e.Grammar, synth.NewRandom(e.Seed+1000+uint64(i)), synth.RandomPolicy)
-		gen.MaxDepth, gen.MaxRepeat = e.MaxDepth, e.MaxRepeat
+		gen := newRandomInputs(e.Grammar, e.Seed+1000+uint64(i), e.MaxDepth, e.MaxRepeat, t.cons)
 		for k := 0; k < tf.Random; k++ {
-			t.inputs = append(t.inputs, newTargetInput(gen.Generate().String(), i, "random"))
+			t.inputs = append(t.inputs, newTargetInput(gen.next(), i, "random"))
 		}
 		t.res.Constraints += tf.Constraints
 		t.res.Unsolved += tf.Unsolved
+		t.res.Repaired += tf.Repaired
+		t.res.Dropped += tf.Dropped
 		t.res.PerFunction = append(t.res.PerFunction, tf)
 		if (i+1)%10 == 0 || i+1 == len(m.Functions) {
 			t.step("targeted %d of %d functions", i+1, len(m.Functions))
@@ -354,11 +373,12 @@ func (t *targetRun) pursue(ctx context.Context, p *learn.Predictor, session *cov
 	solve := cfg.Solve
 	solve.Seed += uint64(i) * 104729
 	pr, err := loop.Pursue(ctx, tf.Function, targeting.PursueOptions{Want: cfg.Inputs, Budget: cfg.Budget, Time: cfg.Time, MaxGini: cfg.MaxGini,
-		Solve: solve, Seed: t.e.Seed + uint64(i), NoLearn: cfg.NoLearn})
+		Solve: solve, Seed: t.e.Seed + uint64(i), NoLearn: cfg.NoLearn, Constraints: t.cons})
 	if err != nil {
 		return err
 	}
 	tf.Targeted, tf.Executions, tf.FirstHit, tf.Rounds, tf.Stopped = len(pr.Inputs), pr.Executions, pr.FirstHit, pr.Rounds, pr.Stopped
+	tf.Repaired, tf.Dropped = pr.Repaired, pr.Dropped
 	for _, in := range pr.Inputs {
 		t.inputs = append(t.inputs, newTargetInput(in.Text, i, "targeted"))
 	}

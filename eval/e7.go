@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/arbor-fuzz/arbor/constraint"
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/fuzz"
 	"github.com/arbor-fuzz/arbor/subject"
@@ -56,6 +57,12 @@ type E7Config struct {
 	// Fresh is zest-fresh's share of executions given to fresh random
 	// inputs (fuzz.Options.Fresh, in [0, 1); 0 means 0.25).
 	Fresh float64
+	// NoConstraints runs random, rl, zest and zest-fresh without the
+	// grammar's constraints (where clauses); by default every input they
+	// run satisfies them (zest's are repaired or dropped, E7Run.Repaired,
+	// Dropped). gofuzz's inputs never do: Go's fuzzer drives
+	// synth.ByteGenerator, whose bytes decide a tree with no repair.
+	NoConstraints bool
 	// ArborDir is arbor's source (the module's root folder), which
 	// gofuzz's fuzz test imports; empty means the checkout this binary was
 	// built from, if it is still there.
@@ -119,6 +126,10 @@ type E7Run struct {
 	// Note says what went unusually (gofuzz: Go's fuzzer stopped early at
 	// a failure).
 	Note string `json:"note,omitempty"`
+	// With the grammar's constraints, zest's inputs repaired before they
+	// ran and dropped unrun (fuzz.Stats.Repaired, Dropped).
+	Repaired int `json:"repaired,omitempty"`
+	Dropped  int `json:"dropped,omitempty"`
 }
 
 // E7Row summarizes a method on a subject: medians over repetitions, and
@@ -192,6 +203,10 @@ func E7(ctx context.Context, cfg E7Config) (*E7Result, error) {
 
 func e7Subject(ctx context.Context, cfg E7Config, s subject.Setup, sess *fuzzSession) (E7Subject, error) {
 	es := E7Subject{Subject: s.Name, Unit: sess.unit, Units: sess.units}
+	set, err := constraintsOf(s.Grammar, cfg.NoConstraints)
+	if err != nil {
+		return E7Subject{}, err
+	}
 	methods := cfg.Methods
 	var gofuzz *goFuzzTarget
 	if slices.Contains(methods, E7GoFuzz) {
@@ -220,13 +235,17 @@ func e7Subject(ctx context.Context, cfg E7Config, s subject.Setup, sess *fuzzSes
 			var err error
 			switch method {
 			case E7Zest:
-				run, err = e7Zest(ctx, cfg, s, sess, seed, 0)
+				run, err = e7Zest(ctx, cfg, s, sess, seed, 0, set)
 			case E7ZestFresh:
-				run, err = e7Zest(ctx, cfg, s, sess, seed, cfg.Fresh)
+				run, err = e7Zest(ctx, cfg, s, sess, seed, cfg.Fresh, set)
 			case E7GoFuzz:
+				// Go's fuzzer drives synth.ByteGenerator, which maps
+				// its bytes to a tree with no repair: gofuzz's inputs,
+				// and the coverage reported for them, are without the
+				// grammar's constraints whatever cfg.NoConstraints says.
 				run, err = gofuzz.run(ctx, cfg, sess)
 			default:
-				run, err = e7Generate(ctx, cfg, s, sess, seed, method == E7RL)
+				run, err = e7Generate(ctx, cfg, s, sess, seed, method == E7RL, set)
 			}
 			if err != nil {
 				return E7Subject{}, fmt.Errorf("%s: %w", method, err)
@@ -285,14 +304,15 @@ func (c *coverageCurve) run() E7Run {
 }
 
 // e7Generate runs grammar-random generation or, with rl, the bandit
-// generator rewarded by the subject's validity, for cfg.Time.
-func e7Generate(ctx context.Context, cfg E7Config, s subject.Setup, sess *fuzzSession, seed uint64, rl bool) (E7Run, error) {
+// generator rewarded by the subject's validity, for cfg.Time, its inputs
+// satisfying set's constraints (nil: none).
+func e7Generate(ctx context.Context, cfg E7Config, s subject.Setup, sess *fuzzSession, seed uint64, rl bool, set *constraint.Set) (E7Run, error) {
 	var guide *synth.Guide
 	if rl {
 		guide = synth.NewImprovedGuide(seed)
 	}
 	c := newCoverageCurve(sess)
-	gen := synth.GrammarGenerator(s.Grammar, guide, synth.TreeState, seed, cfg.MaxDepth)
+	gen := synth.ConstrainedGenerator(s.Grammar, guide, synth.TreeState, seed, cfg.MaxDepth, set)
 	oracle := &subject.SessionOracle{Session: sess.Session, Timeout: cfg.Timeout, Observe: c.observe}
 	if _, err := synth.Check(ctx, gen, guide, oracle, synth.CheckOptions{Duration: cfg.Time}); err != nil {
 		return E7Run{}, err
@@ -301,16 +321,19 @@ func e7Generate(ctx context.Context, cfg E7Config, s subject.Setup, sess *fuzzSe
 }
 
 // e7Zest fuzzes for cfg.Time with Zest's domains, over the unit E7
-// measures, giving a share fresh of executions to fresh random inputs.
-func e7Zest(ctx context.Context, cfg E7Config, s subject.Setup, sess *fuzzSession, seed uint64, fresh float64) (E7Run, error) {
+// measures, giving a share fresh of executions to fresh random inputs,
+// under set's constraints (nil: none).
+func e7Zest(ctx context.Context, cfg E7Config, s subject.Setup, sess *fuzzSession, seed uint64, fresh float64, set *constraint.Set) (E7Run, error) {
 	c := newCoverageCurve(sess)
 	runner := &observingRunner{SessionRunner: coverage.SessionRunner{Session: sess.Session, Timeout: cfg.Timeout}, observe: c.observe}
-	_, err := fuzz.Fuzz(ctx, s.Grammar, runner, fuzz.Options{Seed: seed, Time: cfg.Time, Domains: sess.zestDomains(), Bounds: fuzz.Bounds{MaxDepth: cfg.MaxDepth},
-		Fresh: fresh})
+	res, err := fuzz.Fuzz(ctx, s.Grammar, runner, fuzz.Options{Seed: seed, Time: cfg.Time, Domains: sess.zestDomains(), Bounds: fuzz.Bounds{MaxDepth: cfg.MaxDepth},
+		Fresh: fresh, Constraints: set})
 	if err != nil {
 		return E7Run{}, err
 	}
-	return c.run(), nil
+	run := c.run()
+	run.Repaired, run.Dropped = res.Repaired, res.Dropped
+	return run, nil
 }
 
 // observingRunner tells observe of every run, as subject.SessionOracle.Observe

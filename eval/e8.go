@@ -30,8 +30,13 @@ type E8Config struct {
 	Seed       uint64
 	MaxDepth   int
 	Timeout    time.Duration
-	CacheDir   string
-	Progress   func(string)
+	// NoConstraints runs the base sample and the campaigns without the
+	// grammar's constraints (where clauses); by default every input
+	// satisfies them (the campaigns repair or drop theirs, E8Run.Repaired,
+	// Dropped).
+	NoConstraints bool
+	CacheDir      string
+	Progress      func(string)
 }
 
 // setDefaults fills in the fields that have defaults.
@@ -53,6 +58,10 @@ type E8Run struct {
 	MaxCalls  uint32 `json:"max_calls"`
 	Costliest string `json:"costliest"`
 	Functions int    `json:"functions_covered"`
+	// With the grammar's constraints, the inputs repaired before they ran
+	// and dropped unrun (fuzz.Stats.Repaired, Dropped).
+	Repaired int `json:"repaired,omitempty"`
+	Dropped  int `json:"dropped,omitempty"`
 }
 
 // E8Row summarizes a variant on a subject: medians over repetitions and
@@ -97,9 +106,13 @@ func E8(ctx context.Context, cfg E8Config) (*E8Result, error) {
 
 func e8Subject(ctx context.Context, cfg E8Config, s subject.Setup, sess *fuzzSession) (E8Subject, error) {
 	names := sess.Funcs.Names
+	set, err := constraintsOf(s.Grammar, cfg.NoConstraints)
+	if err != nil {
+		return E8Subject{}, err
+	}
 	// Base rates from a separate random sample (seed+1, as E4's).
 	hits := make([]int, len(names))
-	gen := synth.GrammarGenerator(s.Grammar, nil, synth.TreeState, cfg.Seed+1, cfg.MaxDepth)
+	gen := synth.ConstrainedGenerator(s.Grammar, nil, synth.TreeState, cfg.Seed+1, cfg.MaxDepth, set)
 	for range cfg.BaseInputs {
 		if err := ctx.Err(); err != nil {
 			return E8Subject{}, err
@@ -141,11 +154,12 @@ func e8Subject(ctx context.Context, cfg E8Config, s subject.Setup, sess *fuzzSes
 				}
 			}
 			runner := &observingRunner{SessionRunner: coverage.SessionRunner{Session: sess.Session, Timeout: cfg.Timeout}, observe: observe}
-			_, err := fuzz.Fuzz(ctx, s.Grammar, runner, fuzz.Options{Seed: seed, Execs: cfg.Execs, Domains: domains,
-				Rare: variant == E8FairFuzz, Bounds: fuzz.Bounds{MaxDepth: cfg.MaxDepth}})
+			res, err := fuzz.Fuzz(ctx, s.Grammar, runner, fuzz.Options{Seed: seed, Execs: cfg.Execs, Domains: domains,
+				Rare: variant == E8FairFuzz, Bounds: fuzz.Bounds{MaxDepth: cfg.MaxDepth}, Constraints: set})
 			if err != nil {
 				return E8Subject{}, fmt.Errorf("%s: %w", variant, err)
 			}
+			run.Repaired, run.Dropped = res.Repaired, res.Dropped
 			for f := range covered {
 				if rare[f] {
 					run.RareReached++

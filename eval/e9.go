@@ -33,8 +33,12 @@ type E9Config struct {
 	Top      fuzz.Bounds
 	Levels   int
 	Timeout  time.Duration
-	CacheDir string
-	Progress func(string)
+	// NoConstraints runs the campaigns without the grammar's constraints
+	// (where clauses); by default every input they run satisfies them,
+	// repaired or dropped (E9Run.Repaired, Dropped).
+	NoConstraints bool
+	CacheDir      string
+	Progress      func(string)
 }
 
 // setDefaults fills in the fields that have defaults.
@@ -59,6 +63,10 @@ type E9Run struct {
 	Files         int    `json:"files"`
 	Bytes         int    `json:"bytes"`
 	Largest       int    `json:"largest"` // the largest input's bytes
+	// With the grammar's constraints, the inputs repaired before they ran
+	// and dropped unrun, over all of the run's campaigns.
+	Repaired int `json:"repaired,omitempty"`
+	Dropped  int `json:"dropped,omitempty"`
 }
 
 // E9Row summarizes a method on a subject: medians over runs, and
@@ -112,6 +120,10 @@ func E9(ctx context.Context, cfg E9Config) (*E9Result, error) {
 
 func e9Subject(ctx context.Context, cfg E9Config, s subject.Setup, sess *fuzzSession) (E9Subject, error) {
 	es := E9Subject{Subject: s.Name, Unit: sess.unit, Units: sess.units, Lattice: len(fuzz.Lattice(s.Grammar, cfg.Top, cfg.Levels))}
+	set, err := constraintsOf(s.Grammar, cfg.NoConstraints)
+	if err != nil {
+		return E9Subject{}, err
+	}
 	runner := &coverage.SessionRunner{Session: sess.Session, Timeout: cfg.Timeout}
 	for rep := range cfg.Reps {
 		seed := cfg.Seed + uint64(rep)*1000003
@@ -126,33 +138,38 @@ func e9Subject(ctx context.Context, cfg E9Config, s subject.Setup, sess *fuzzSes
 				}
 			}}
 			var corpus []fuzz.Entry
-			var execs int
+			var execs, repaired, dropped int
 			switch method {
 			case E9Zest:
 				res, err := fuzz.Fuzz(ctx, s.Grammar, obs, fuzz.Options{Seed: seed, Execs: cfg.Execs, Domains: sess.zestDomains(),
-					Bounds: fuzz.Bounds{MaxDepth: cfg.MaxDepth}})
+					Bounds: fuzz.Bounds{MaxDepth: cfg.MaxDepth}, Constraints: set})
 				if err != nil {
 					return E9Subject{}, err
 				}
-				corpus, execs = res.Corpus, res.Execs
+				corpus, execs, repaired, dropped = res.Corpus, res.Execs, res.Repaired, res.Dropped
 			case E9Top:
 				res, err := fuzz.Fuzz(ctx, s.Grammar, obs, fuzz.Options{Seed: seed, Execs: cfg.Execs, Domains: sess.zestDomains(),
-					Bounds: fuzz.TopBounds(cfg.Top)})
+					Bounds: fuzz.TopBounds(cfg.Top), Constraints: set})
 				if err != nil {
 					return E9Subject{}, err
 				}
-				corpus, execs = res.Corpus, res.Execs
+				corpus, execs, repaired, dropped = res.Corpus, res.Execs, res.Repaired, res.Dropped
 			case E9Bonsai:
 				res, err := fuzz.Bonsai(ctx, s.Grammar, obs, fuzz.BonsaiOptions{
-					Options:    fuzz.Options{Seed: seed, Execs: cfg.Execs, Bounds: cfg.Top},
+					Options:    fuzz.Options{Seed: seed, Execs: cfg.Execs, Bounds: cfg.Top, Constraints: set},
 					NewDomains: sess.zestDomains, Levels: cfg.Levels,
 				})
 				if err != nil {
 					return E9Subject{}, err
 				}
 				corpus, execs = res.Corpus, res.Execs
+				// The lattice's result does not add up its campaigns'
+				// repairs: its steps hold each campaign's.
+				for _, st := range res.Steps {
+					repaired, dropped = repaired+st.Stats.Repaired, dropped+st.Stats.Dropped
+				}
 			}
-			run := E9Run{Method: method, Rep: rep, Execs: execs, Covered: len(covered), Files: len(corpus)}
+			run := E9Run{Method: method, Rep: rep, Execs: execs, Covered: len(covered), Files: len(corpus), Repaired: repaired, Dropped: dropped}
 			all, valid := map[int]bool{}, map[int]bool{}
 			for _, e := range corpus {
 				run.Bytes += len(e.Input)

@@ -30,6 +30,14 @@ import (
 // built once per subject, before the clock starts; each run then fuzzes
 // with a corpus of its own, and what Go's fuzzer kept is measured by the
 // subject's session afterwards, as of the times the files appeared.
+//
+// Its inputs are not made to satisfy the grammar's constraints (where
+// clauses), whatever E7Config.NoConstraints says: Go's fuzzer mutates
+// the bytes that synth.ByteGenerator reads its choices from, and the
+// tree they decide is run as it is, with no Satisfier between them (a
+// repair would make the input another one than the bytes Go's fuzzer
+// keeps and mutates). The coverage E7 reports for gofuzz is that of
+// unconstrained inputs.
 
 // arborModule is arbor's module path: the fuzz target imports its
 // grammar and synth packages from arbor's source.
@@ -560,7 +568,8 @@ func (r *goFuzzRun) verdict(runCtx context.Context, waitErr error) (note string,
 }
 
 // replay runs the seed and every file the run kept, in the order of
-// their times, through the subject's session, and draws the run's curve.
+// their times, through the subject's session, and draws the run's curve:
+// the inputs as Go's fuzzer made them, without the grammar's constraints.
 func (r *goFuzzRun) replay(ctx context.Context, cfg E7Config, sess *fuzzSession, gen *synth.ByteGenerator, note string) (E7Run, error) {
 	type entry struct {
 		path    string

@@ -341,9 +341,13 @@ type LearnerSuiteConfig struct {
 	Learners []Learner
 	Test     int
 	Seed     uint64
-	Out      string // learners.csv, learners.json and the work folders
-	CacheDir string
-	Progress func(Step)
+	// NoConstraints generates the training and test corpora without
+	// regard to the grammars' constraints (E3Config.NoConstraints); by
+	// default their inputs satisfy them.
+	NoConstraints bool
+	Out           string // learners.csv, learners.json and the work folders
+	CacheDir      string
+	Progress      func(Step)
 }
 
 // LearnerSuiteResult is every learner on every subject.
@@ -374,7 +378,7 @@ func LearnerSuite(ctx context.Context, cfg LearnerSuiteConfig) (*LearnerSuiteRes
 		if err == nil {
 			var rs []LearnerResult
 			rs, err = Learners(ctx, LearnersConfig{E3Config: E3Config{Subject: s.Name, GrammarName: s.GrammarName, Grammar: s.Grammar,
-				Target: s.Target, Test: cfg.Test, Seed: cfg.Seed, WorkDir: filepath.Join(cfg.Out, "work-"+name), CacheDir: cfg.CacheDir,
+				Target: s.Target, Test: cfg.Test, Seed: cfg.Seed, NoConstraints: cfg.NoConstraints, WorkDir: filepath.Join(cfg.Out, "work-"+name), CacheDir: cfg.CacheDir,
 				Progress: progress}, Learners: cfg.Learners})
 			res.Results = append(res.Results, rs...)
 		}

@@ -115,7 +115,7 @@ func e6Section(b *strings.Builder, r E6Result) {
 }
 
 func e7Section(b *strings.Builder, r *E7Result, per time.Duration, files []string) {
-	fmt.Fprintf(b, "\n## E7: coverage over time\n\nEach method runs %v of wall time, %d times per subject: random, grammar-random inputs; rl, the bandit generator rewarded by validity; zest, arbor fuzz (coverage- and validity-guided mutation of choice sequences); gofuzz, Go's own fuzzer (go test -fuzz) on the grammar-aware fuzz target, Go subjects only, left out of the quick preset (its build costs more than its half-second runs). Coverage counts basic blocks where the subject records them, else functions; valid coverage counts what accepted inputs ran (Zest's semantic coverage). Medians over runs; p: two-sided Mann–Whitney U of valid coverage against zest.\n\n", per, r.Reps)
+	fmt.Fprintf(b, "\n## E7: coverage over time\n\nEach method runs %v of wall time, %d times per subject: random, grammar-random inputs; rl, the bandit generator rewarded by validity; zest, arbor fuzz (coverage- and validity-guided mutation of choice sequences); gofuzz, Go's own fuzzer (go test -fuzz) on the grammar-aware fuzz target, Go subjects only, left out of the quick preset (its build costs more than its half-second runs); its inputs, unlike the other methods', do not satisfy the grammar's constraints (Go's fuzzer drives synth.ByteGenerator, which cannot repair a tree). Coverage counts basic blocks where the subject records them, else functions; valid coverage counts what accepted inputs ran (Zest's semantic coverage). Medians over runs; p: two-sided Mann–Whitney U of valid coverage against zest.\n\n", per, r.Reps)
 	header, rows := r.Table()
 	markdownTable(b, header, rows)
 	fmt.Fprintf(b, "\nFiles: %s\n", topLinks(files))

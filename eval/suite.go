@@ -19,9 +19,12 @@ type SuiteConfig struct {
 	Subjects []string // bundled subjects; nil means all of them
 	Quick    bool     // small budgets
 	Seed     uint64
-	Out      string // folder for work files, suite.csv and suite.json
-	CacheDir string
-	Progress func(Step)
+	// NoConstraints runs E3 and E4 without the grammars' constraints
+	// (E3Config.NoConstraints); by default their inputs satisfy them.
+	NoConstraints bool
+	Out           string // folder for work files, suite.csv and suite.json
+	CacheDir      string
+	Progress      func(Step)
 }
 
 // SuiteBudgets are the suite's sizes; DefaultSuiteBudgets and
@@ -107,7 +110,7 @@ func suiteSubject(ctx context.Context, cfg SuiteConfig, b SuiteBudgets, row *Sui
 	}
 	work := filepath.Join(cfg.Out, "work-"+row.Subject)
 	e3 := E3Config{Subject: s.Name, GrammarName: s.GrammarName, Grammar: s.Grammar, Target: s.Target,
-		Train: b.Train, Test: b.Test, Seed: cfg.Seed, WorkDir: work, CacheDir: cfg.CacheDir, Progress: progress}
+		Train: b.Train, Test: b.Test, Seed: cfg.Seed, NoConstraints: cfg.NoConstraints, WorkDir: work, CacheDir: cfg.CacheDir, Progress: progress}
 	r3, err := E3(ctx, e3)
 	if err != nil {
 		return fmt.Errorf("E3: %w", err)

@@ -1,0 +1,198 @@
+package eval
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/arbor-fuzz/arbor/constraint"
+	"github.com/arbor-fuzz/arbor/coverage"
+	"github.com/arbor-fuzz/arbor/fuzz"
+	"github.com/arbor-fuzz/arbor/grammar"
+	"github.com/arbor-fuzz/arbor/internal/fixture"
+	"github.com/arbor-fuzz/arbor/subject"
+)
+
+// rangesGrammar has one constraint that about half of its random
+// inputs break: a range's start is not past its end. Its inputs parse
+// back to one tree each.
+const rangesGrammar = `Ranges := Range (" " Range){,4} ;
+Range := Start "-" End ;
+Start := Num ; End := Num ;
+Num := /[0-9]{1,2}/ ;
+where Range: Start.num <= End.num ;
+`
+
+// broken counts the inputs of g that break one of its constraints,
+// parsing each back.
+func broken(t *testing.T, g *grammar.Graph, inputs []string) int {
+	t.Helper()
+	set, err := constraint.Compile(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := constraint.NewChecker(set)
+	n := 0
+	for _, in := range inputs {
+		tree, err := g.Parse([]byte(in))
+		if err != nil {
+			t.Fatalf("%q does not parse: %v", in, err)
+		}
+		if len(check.Check(tree)) > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// TestRandomInputsConstraints (issue 26): the random inputs the
+// experiments generate from a subject's grammar, E3's training and test
+// corpora (and with them E4's, the learner comparison's, the suite's
+// and the demo's) and E1's random sets, satisfy the grammar's
+// constraints unless NoConstraints, and without them many do not.
+func TestRandomInputsConstraints(t *testing.T) {
+	g := fixture.Build(t, "ranges.grammar", rangesGrammar)
+	for _, off := range []bool{false, true} {
+		cfg := E3Config{Grammar: g, WorkDir: t.TempDir(), NoConstraints: off}
+		cfg.setDefaults()
+		files, _, err := generate(context.Background(), cfg, "train", 60, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var corpus []string
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			corpus = append(corpus, string(b))
+		}
+		e1 := E1Config{Grammar: g, Ks: []int{1, 2}, Reps: 10, Seed: 1, NoConstraints: off}
+		e1.setDefaults()
+		sets, _, err := e1Sets(context.Background(), e1, func(string, ...any) {})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var random []string
+		for _, pairs := range sets {
+			for _, p := range pairs {
+				random = append(random, p.random...)
+			}
+		}
+		for name, inputs := range map[string][]string{"E3's corpus": corpus, "E1's random sets": random} {
+			n := broken(t, g, inputs)
+			switch {
+			case !off && n > 0:
+				t.Errorf("%s with constraints: %d of %d inputs break one", name, n, len(inputs))
+			case off && n < len(inputs)/5:
+				t.Errorf("%s without constraints: only %d of %d inputs break one; the test cannot tell", name, n, len(inputs))
+			}
+		}
+	}
+}
+
+// acceptAll is a subject that accepts every input and covers nothing.
+type acceptAll struct{}
+
+func (acceptAll) Functions() []string { return nil }
+
+func (acceptAll) Run(context.Context, []byte) (*coverage.Result, error) {
+	return &coverage.Result{Outcome: coverage.OK}, nil
+}
+
+// TestSatisfyingCandidates: with constraints, E10 keeps only the bandit
+// generator's candidates that satisfy them and counts the others;
+// without, it keeps them all.
+func TestSatisfyingCandidates(t *testing.T) {
+	g := fixture.Build(t, "ranges.grammar", rangesGrammar)
+	b := fuzz.Bounds{MaxDepth: 12}
+	cands, err := fuzz.BanditCandidates(context.Background(), g, acceptAll{}, 200, 1, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := func(cs []fuzz.Candidate) []string {
+		var out []string
+		for _, c := range cs {
+			out = append(out, string(c.Input))
+		}
+		return out
+	}
+	set, err := constraintsOf(g, false)
+	if err != nil || set == nil {
+		t.Fatalf("constraints %v, %v", set, err)
+	}
+	kept, leftOut, err := satisfyingCandidates(g, cands, b, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := broken(t, g, all(kept)); n > 0 || leftOut != len(cands)-len(kept) || leftOut < len(cands)/5 || len(kept) == 0 {
+		t.Errorf("kept %d of %d candidates (%d breaking a constraint), %d left out", len(kept), len(cands), n, leftOut)
+	}
+	if off, _ := constraintsOf(g, true); off != nil {
+		t.Errorf("constraints with NoConstraints: %v", off)
+	}
+	if kept, leftOut, err := satisfyingCandidates(g, cands, b, nil); err != nil || len(kept) != len(cands) || leftOut != 0 {
+		t.Errorf("without constraints: kept %d of %d, %d left out, %v", len(kept), len(cands), leftOut, err)
+	}
+}
+
+// TestFuzzingConstraints runs E7's zest, E8, E9 and E10 briefly on the
+// csv subject with the ranges grammar: with constraints every campaign
+// repairs or drops inputs that break them (and E10 leaves out
+// candidates), without them none does.
+func TestFuzzingConstraints(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a subject")
+	}
+	s, err := subject.Load(context.Background(), "csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Grammar = fixture.Build(t, "ranges.grammar", rangesGrammar)
+	subjects := []subject.Setup{s}
+	ctx, cache := context.Background(), coverage.DefaultCacheDir()
+	for _, off := range []bool{false, true} {
+		// counts are each run's (or subject's) repaired and dropped
+		// inputs, and E10's candidates left out.
+		var counts [][2]int
+		e7, err := E7(ctx, E7Config{Subjects: subjects, Time: 150 * time.Millisecond, Reps: 1, Seed: 1, Methods: []string{E7Zest},
+			NoConstraints: off, CacheDir: cache})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range e7.Subjects[0].Runs {
+			counts = append(counts, [2]int{r.Repaired, r.Dropped})
+		}
+		e8, err := E8(ctx, E8Config{Subjects: subjects, Execs: 150, Reps: 1, BaseInputs: 20, Seed: 1, NoConstraints: off, CacheDir: cache})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range e8.Subjects[0].Runs {
+			counts = append(counts, [2]int{r.Repaired, r.Dropped})
+		}
+		e9, err := E9(ctx, E9Config{Subjects: subjects, Execs: 300, Reps: 1, Seed: 1, Levels: 2, NoConstraints: off, CacheDir: cache})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range e9.Subjects[0].Runs {
+			counts = append(counts, [2]int{r.Repaired, r.Dropped})
+		}
+		e10, err := E10(ctx, E10Config{Subjects: subjects, Trials: 100, Seeds: 5, Execs: 150, Reps: 1, Seed: 1, NoConstraints: off, CacheDir: cache})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s10 := e10.Subjects[0]
+		counts = append(counts, [2]int{s10.Repaired, s10.Dropped}, [2]int{s10.LeftOut, 0})
+		for _, sub := range []string{e7.Subjects[0].Error, e8.Subjects[0].Error, e9.Subjects[0].Error, s10.Error} {
+			if sub != "" {
+				t.Fatal(sub)
+			}
+		}
+		for i, c := range counts {
+			if touched := c[0]+c[1] > 0; touched == off {
+				t.Errorf("constraints off = %v: run %d repaired %d and dropped %d (E10's last: candidates left out)", off, i, c[0], c[1])
+			}
+		}
+	}
+}
