@@ -26,6 +26,7 @@ type demoFlags struct {
 	train, test   int
 	seed          uint64
 	asJSON, force bool
+	constraints   constraintsFlag
 }
 
 func newDemoCmd() *cobra.Command {
@@ -68,6 +69,7 @@ inputs (--go importpath.Func, --c, --java, --python or --cmd, each with
 	cmd.Flags().IntVar(&f.test, "test", 500, "test inputs")
 	cmd.Flags().Uint64Var(&f.seed, "seed", 1, "random seed")
 	cmd.Flags().BoolVar(&f.asJSON, "json", false, "print the results as JSON on stdout, the story on stderr")
+	f.constraints.register(cmd.Flags(), "the grammar-random inputs satisfy them, and the comparison's targeting loop repairs or drops its inputs that break one (the aimed inputs are the solver's)")
 	return cmd
 }
 
@@ -83,6 +85,9 @@ func runDemo(cmd *cobra.Command, f *demoFlags) error {
 		// The story counts what was generated: a zero here would
 		// be E3's default, not what the story says.
 		return usageError{errors.New("--train and --test must be at least 1")}
+	}
+	if err := f.constraints.check(); err != nil {
+		return err
 	}
 	if !cmd.Flags().Changed("subject") {
 		// json is the default only when no other subject is named.
@@ -104,7 +109,7 @@ func runDemo(cmd *cobra.Command, f *demoFlags) error {
 	}
 	story := demoStory{w: w, train: f.train, test: f.test}
 	res, err := eval.Demo(contextOf(cmd), eval.DemoConfig{Subject: s, Out: out, Train: f.train, Test: f.test, Seed: f.seed,
-		CacheDir: coverage.DefaultCacheDir(), Step: story.step,
+		NoConstraints: f.constraints.mode == "off", CacheDir: coverage.DefaultCacheDir(), Step: story.step,
 		Progress: func(msg string) {
 			fmt.Fprintf(cmd.ErrOrStderr(), "      %s (%.1fs)\n", msg, time.Since(start).Seconds())
 		}})

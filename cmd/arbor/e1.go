@@ -32,12 +32,15 @@ func newE1Cmd() *cobra.Command {
 	var reps, depth int
 	var seed uint64
 	var asJSON bool
+	var cons constraintsFlag
 	cmd := &cobra.Command{
 		Use:   "E1 --subject S",
 		Short: "k-path covering sets against grammar-random sets of the same size",
 		Long: `E1 builds, for each k in --k and each of --reps repetitions, a set of
 inputs that covers every k-path of the subject's grammar, and a set of as
-many grammar-random inputs (depth --depth). It runs both sets and reports
+many grammar-random inputs (depth --depth; they satisfy the grammar's
+constraints unless --constraints off, and the k-path sets are left as
+generate --mode kpath makes them). It runs both sets and reports
 the subject's function and block coverage (Go coverage blocks), their
 means over repetitions, the two-sided Mann-Whitney U test of k-path
 against random block coverage per k, and each distinct panic (by stack
@@ -51,6 +54,9 @@ over repetitions into that folder.`,
 			if reps < 2 {
 				return usageError{errors.New("--reps must be at least 2 for the U test")}
 			}
+			if err := cons.check(); err != nil {
+				return err
+			}
 			kl, err := parseKs(ks)
 			if err != nil {
 				return err
@@ -60,7 +66,7 @@ over repetitions into that folder.`,
 				return err
 			}
 			r, err := eval.E1(contextOf(cmd), eval.E1Config{Subject: s.Name, Grammar: s.Grammar, Target: s.Target, Ks: kl, Reps: reps,
-				Seed: seed, MaxDepth: depth, CacheDir: coverage.DefaultCacheDir(), Progress: lineProgress(cmd.ErrOrStderr())})
+				Seed: seed, MaxDepth: depth, NoConstraints: cons.mode == "off", CacheDir: coverage.DefaultCacheDir(), Progress: lineProgress(cmd.ErrOrStderr())})
 			if err != nil {
 				return err
 			}
@@ -92,5 +98,6 @@ over repetitions into that folder.`,
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "random `seed`")
 	cmd.Flags().StringVar(&out, "out", "", "folder for CSV, JSON and SVG")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cons.register(cmd.Flags(), "the random sets' inputs satisfy them (the k-path covering sets are left as generate --mode kpath makes them)")
 	return cmd
 }

@@ -19,6 +19,7 @@ func newE7Cmd() *cobra.Command {
 	var per time.Duration
 	var methods []string
 	var fresh float64
+	var cons constraintsFlag
 	cmd := &cobra.Command{
 		Use:   "E7 [--subjects a,b] [--time D] [--reps N] [--methods m,n]",
 		Short: "Coverage over time: random generation, the bandit generator, Zest-style fuzzing and Go's fuzzer at equal wall time",
@@ -35,6 +36,10 @@ them all alike. --methods picks some (default random,rl,zest,zest-fresh,gofuzz):
               on the grammar-aware fuzz target synth.ByteGenerator makes of
               the subject's grammar; afterwards the inputs it kept are run
               through the session, at the times their files appeared
+The inputs of random, rl, zest and zest-fresh satisfy the grammar's
+constraints (where clauses; zest repairs or drops a mutant that breaks
+one, counted in --json) unless --constraints off; gofuzz's do not: Go's
+fuzzer drives synth.ByteGenerator, which cannot repair a tree.
 It reports, per subject and method, medians over repetitions of the
 executions made, the units any input ran and the units accepted inputs
 ran (Zest's semantic coverage), with the two-sided Mann–Whitney U test
@@ -65,9 +70,12 @@ over time). --json prints the result.`,
 			if fresh <= 0 || fresh >= 1 {
 				return usageError{fmt.Errorf("--fresh must be in (0, 1), not %v", fresh)}
 			}
+			if err := cons.check(); err != nil {
+				return err
+			}
 			return runFuzzExperiment(cmd, &f, func(ctx context.Context, subjects []subject.Setup, progress func(string)) (*eval.E7Result, error) {
 				return eval.E7(ctx, eval.E7Config{Subjects: subjects, Time: per, Reps: f.reps, Seed: f.seed, MaxDepth: f.maxDepth, Timeout: f.timeout,
-					Methods: methods, Fresh: fresh, CacheDir: coverage.DefaultCacheDir(), Progress: progress})
+					Methods: methods, Fresh: fresh, NoConstraints: cons.mode == "off", CacheDir: coverage.DefaultCacheDir(), Progress: progress})
 			}, eval.WriteE7)
 		},
 	}
@@ -75,5 +83,6 @@ over time). --json prints the result.`,
 	cmd.Flags().DurationVar(&per, "time", 30*time.Second, "wall time of each run")
 	cmd.Flags().StringSliceVar(&methods, "methods", eval.E7DefaultMethods, "methods to run, of "+strings.Join(eval.E7Methods, ","))
 	cmd.Flags().Float64Var(&fresh, "fresh", eval.DefaultE7Fresh, "zest-fresh's share of executions given to fresh random inputs (as arbor fuzz --fresh)")
+	cons.register(cmd.Flags(), "random, rl and zest inputs satisfy them (zest's repaired or dropped); gofuzz's never do")
 	return cmd
 }

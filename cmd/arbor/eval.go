@@ -48,6 +48,7 @@ type experimentFlags struct {
 	asJSON, noBalance bool
 	opts              learn.Options
 	kinds             string
+	constraints       constraintsFlag
 }
 
 func (f *experimentFlags) register(cmd *cobra.Command, train int) {
@@ -66,6 +67,7 @@ func (f *experimentFlags) register(cmd *cobra.Command, train int) {
 	cmd.Flags().BoolVar(&f.noBalance, "no-balance", false, "fit each tree on all rows instead of balancing the classes")
 	featuresFlag(cmd, &f.kinds)
 	learnFlags(cmd, &f.opts)
+	f.constraints.register(cmd.Flags(), "the random inputs (training, test, E4's base sample and random side) satisfy them, and the targeting loop repairs its inputs that break one or drops them (--offline's solved inputs are left as they are)")
 }
 
 // modelSubject is the program E4 and E5 run for a --model: the one the
@@ -108,6 +110,9 @@ func (f *experimentFlags) config(cmd *cobra.Command) (eval.E3Config, func(), err
 	if err := checkLearnOptions(f.opts); err != nil {
 		return eval.E3Config{}, nothing, err
 	}
+	if err := f.constraints.check(); err != nil {
+		return eval.E3Config{}, nothing, err
+	}
 	kinds, err := parseFeatures(f.kinds)
 	if err != nil {
 		return eval.E3Config{}, nothing, err
@@ -139,7 +144,7 @@ func (f *experimentFlags) config(cmd *cobra.Command) (eval.E3Config, func(), err
 		cleanup = func() { os.RemoveAll(work) }
 	}
 	return eval.E3Config{Subject: s.Name, GrammarName: s.GrammarName, Grammar: s.Grammar, Target: s.Target,
-		Train: f.train, Test: f.test, Seed: f.seed, K: f.k, Features: kinds, MaxRepeat: f.maxRepeat, WorkDir: work, CacheDir: coverage.DefaultCacheDir(), Learn: f.opts,
+		Train: f.train, Test: f.test, Seed: f.seed, K: f.k, Features: kinds, MaxRepeat: f.maxRepeat, NoConstraints: f.constraints.mode == "off", WorkDir: work, CacheDir: coverage.DefaultCacheDir(), Learn: f.opts,
 		NoBalance: f.noBalance, Progress: lineProgress(cmd.ErrOrStderr())}, cleanup, nil
 }
 
@@ -159,7 +164,9 @@ func newE3Cmd() *cobra.Command {
 		Use:   "E3 (--subject S | --go F | --c ... | --java ... | --python ... | --cmd ...) [--grammar G]",
 		Short: "Association quality: predicted against recorded coverage",
 		Long: `E3 generates --train grammar-random training inputs (depth 30) and an
-independent set of --test inputs, records the subject's coverage of both,
+independent set of --test inputs (both satisfying the grammar's
+constraints, its where clauses, unless --constraints off), records the
+subject's coverage of both,
 trains one tree per trainable function, predicts the test inputs'
 coverage without running them, and reports per function and on average
 (over trainable functions): accuracy, precision, recall, balanced
@@ -265,7 +272,10 @@ mean input sizes;
 executions per verified input. --offline measures targeting as it was
 before the loop (the first tree's constraints, verified afterwards, one
 execution charged per input); --no-learn runs the loop without refits or
-mutation.
+mutation. Unless --constraints off, the random inputs satisfy the
+grammar's constraints (where clauses), and so does every input the loop
+runs: one that breaks one is repaired before it runs, or dropped
+(counted in --json); --offline's solved inputs are left as they are.
 
 --model reads a trained model (and its grammar) instead of training one.
 A model file does not decide what runs: E4 runs the program the subject
@@ -289,6 +299,9 @@ func printE4(w io.Writer, r *eval.TargetResult) error {
 	fmt.Fprintf(w, "targeted did worse than random (fewer verified inputs than min(asked for, executions × base rate)) on %d of %d functions\n", len(r.WorseThanRandom), r.Functions)
 	for _, f := range r.WorseThanRandom {
 		fmt.Fprintf(w, "  %s\n", f)
+	}
+	if r.Repaired+r.Dropped > 0 {
+		fmt.Fprintf(w, "constraints: the loop repaired %d inputs before they ran and dropped %d it could not repair\n", r.Repaired, r.Dropped)
 	}
 	return nil
 }

@@ -22,6 +22,7 @@ func newEvalLearnersCmd() *cobra.Command {
 	var test int
 	var asJSON bool
 	var seed uint64
+	var cons constraintsFlag
 	cmd := &cobra.Command{
 		Use:   "learners [--subjects S,...] [--learners L,...] [--out DIR]",
 		Short: "Compare ways of learning (feature kinds, balancing, corpus size) on the bundled subjects",
@@ -42,11 +43,17 @@ training corpus, which are the inputs E3 uses with the same seed). The default l
 (kpath), kpath unbalanced, each family added to k-paths, all families,
 and all at 3000 and 10000 inputs.
 
+The corpora's inputs satisfy the grammar's constraints (where clauses)
+unless --constraints off.
+
 learners.csv and learners.json go to --out (rewritten after every
 subject); the table ends with each learner's medians over the subjects.`,
 		Example: "  arbor eval learners --subjects json,url --learners kpath,kpath/nobalance,all@3000",
 		Args:    exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := cons.check(); err != nil {
+				return err
+			}
 			for _, s := range subjects {
 				if _, err := subject.Load(contextOf(cmd), s); err != nil {
 					return usageError{err}
@@ -70,7 +77,7 @@ subject); the table ends with each learner's medians over the subjects.`,
 			}
 			progress, finish := allProgress(cmd.ErrOrStderr())
 			res, err := eval.LearnerSuite(contextOf(cmd), eval.LearnerSuiteConfig{Subjects: subjects, Learners: ls, Test: test, Seed: seed,
-				Out: dir, CacheDir: coverage.DefaultCacheDir(), Progress: progress})
+				NoConstraints: cons.mode == "off", Out: dir, CacheDir: coverage.DefaultCacheDir(), Progress: progress})
 			finish()
 			if err != nil {
 				if out != "" {
@@ -91,6 +98,7 @@ subject); the table ends with each learner's medians over the subjects.`,
 	cmd.Flags().IntVar(&test, "test", 1000, "test inputs")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "random `seed`")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cons.register(cmd.Flags(), "the training and test corpora's inputs satisfy them")
 	return cmd
 }
 

@@ -20,6 +20,7 @@ func newEvalSuiteCmd() *cobra.Command {
 	var subjects []string
 	var quick, asJSON bool
 	var seed uint64
+	var cons constraintsFlag
 	cmd := &cobra.Command{
 		Use:   "suite [--quick] [--out DIR]",
 		Short: "The generalization suite: E3 and E4 on every bundled subject, one table",
@@ -37,7 +38,9 @@ baselines there.
 
 Budgets: 1000 training and 1000 test inputs, 10 inputs asked for per
 function with at most 100 executions each, base rates from 1000 random
-inputs; --quick: 300, 300, 5 inputs, 30 executions, 300.
+inputs; --quick: 300, 300, 5 inputs, 30 executions, 300. The random
+inputs and the targeting loop's satisfy the grammars' constraints unless
+--constraints off (as in eval E3 and E4).
 suite.csv, suite.json and each subject's work folder go to --out (a
 temporary folder if unset; suite.csv and suite.json are rewritten after
 every subject, so an interrupted run keeps what it finished). A subject
@@ -45,6 +48,9 @@ that fails gets a row with its error and the suite goes on.`,
 		Example: "  arbor eval suite --quick\n  arbor eval suite --out results/suite --subjects json,yaml,css",
 		Args:    exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := cons.check(); err != nil {
+				return err
+			}
 			for _, s := range subjects {
 				if _, err := subject.Load(contextOf(cmd), s); err != nil {
 					return usageError{err}
@@ -60,7 +66,7 @@ that fails gets a row with its error and the suite goes on.`,
 				dir = tmp
 			}
 			progress, finish := allProgress(cmd.ErrOrStderr())
-			res, err := eval.Suite(contextOf(cmd), eval.SuiteConfig{Subjects: subjects, Quick: quick, Seed: seed, Out: dir,
+			res, err := eval.Suite(contextOf(cmd), eval.SuiteConfig{Subjects: subjects, Quick: quick, Seed: seed, NoConstraints: cons.mode == "off", Out: dir,
 				CacheDir: coverage.DefaultCacheDir(), Progress: progress})
 			finish()
 			if err != nil {
@@ -81,6 +87,7 @@ that fails gets a row with its error and the suite goes on.`,
 	cmd.Flags().BoolVar(&quick, "quick", false, "small budgets")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "random `seed`")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cons.register(cmd.Flags(), "the random inputs satisfy them, and the targeting loop repairs its inputs that break one or drops them")
 	return cmd
 }
 
