@@ -1,6 +1,9 @@
 package main
 
 import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -12,13 +15,17 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/arbor-fuzz/arbor/constraint"
 	"github.com/arbor-fuzz/arbor/corpus"
 	"github.com/arbor-fuzz/arbor/coverage"
+	"github.com/arbor-fuzz/arbor/datasets"
+	"github.com/arbor-fuzz/arbor/learn"
 )
 
 type recordFlags struct {
 	subjectFlags
 	memoryFlag
+	constraints                  constraintsFlag
 	inputs, out, shard, cacheDir string
 	isolate, wait, showOutput    bool
 	asJSON                       bool
@@ -81,7 +88,16 @@ line by line, each line prefixed with "stdout| " or "stderr| ". An
 input that makes the program allocate more than --memory ends as a
 panic ("out of memory"): the limit is on the harness process's data
 (enforced on Linux); 0 means none. A harness also ends when arbor does,
-however arbor ends.`,
+however arbor ends.
+
+The inputs' grammar, a bundled subject's or the one --grammar names, may
+have constraints (where clauses, docs/notation.md). Then the summary
+also counts the inputs below --inputs that the file holds which break a
+constraint, crossed with the outcome: inputs that break one and were
+accepted say the constraints are stricter than the program, inputs that
+keep them all and were rejected that the program checks more. An input
+that does not parse is counted as such; the coverage file is the same
+either way. --constraints off leaves the count out.`,
 		Example: "  arbor record --subject json --inputs corpus/ --out cov.jsonl\n  arbor record --go encoding/json.Valid --inputs corpus/ --out valid.jsonl --isolate",
 		Args:    exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -89,7 +105,9 @@ however arbor ends.`,
 		},
 	}
 	fl := cmd.Flags()
-	f.subjectFlags.register(fl, false)
+	f.subjectFlags.register(fl, true)
+	fl.Lookup("grammar").Usage = "grammar of the inputs, whose constraints the summary counts the inputs against (default: a bundled subject's)"
+	f.constraints.register(fl, "the summary counts the recorded inputs that break a constraint, by outcome")
 	fl.StringVar(&f.inputs, "inputs", "", "folder (or file) of inputs")
 	fl.StringVar(&f.out, "out", "cov.jsonl", "coverage file to append to")
 	fl.BoolVar(&f.isolate, "isolate", false, "one process per input")
@@ -106,6 +124,13 @@ however arbor ends.`,
 
 func runRecord(cmd *cobra.Command, f recordFlags) error {
 	if err := f.check(); err != nil {
+		return err
+	}
+	if err := f.constraints.check(); err != nil {
+		return err
+	}
+	set, err := f.constraintSet()
+	if err != nil {
 		return err
 	}
 	errOut := cmd.ErrOrStderr()
@@ -137,11 +162,73 @@ func runRecord(cmd *cobra.Command, f recordFlags) error {
 		fmt.Fprintf(errOut, "recording the functions of %s\n", strings.Join(bin.Target.CoverPkgs, ", "))
 	}
 	sum, err := coverage.RecordInputs(ctx, bin, files, f.out, opts)
+	var conf *learn.Conformance
+	if set != nil && err == nil {
+		if conf, err = recordedConformance(ctx, set, f.out, files); err != nil && ctx.Err() == nil {
+			return err
+		}
+	}
 	var few func(int)
 	if f.goFunc != "" {
 		few = func(n int) { warnFewFunctions(errOut, bin.Target, n) }
 	}
-	return f.report(cmd, sum, err, few)
+	return f.report(cmd, sum, conf, err, few)
+}
+
+// constraintSet is the constraints of the inputs' grammar, the one
+// --grammar names or a bundled subject's: nil without one, without
+// where clauses or with --constraints off.
+func (f recordFlags) constraintSet() (*constraint.Set, error) {
+	name := f.grammar
+	if name == "" && f.subject != "" {
+		b, err := datasets.LookupSubject(f.subject)
+		if err != nil {
+			return nil, nil // resolving the subject reports it
+		}
+		name = b.Grammar
+	}
+	if name == "" || f.constraints.mode == "off" {
+		return nil, nil
+	}
+	g, err := datasets.LoadGrammar(name)
+	if err != nil {
+		return nil, err
+	}
+	return f.constraints.set(g)
+}
+
+// recordedConformance checks the inputs among files that the coverage
+// file out holds a record of (by sha256, each once) against set, with
+// the outcome recorded for each. The inputs are read again, one at a
+// time, so that memory stays bounded as in the recording.
+func recordedConformance(ctx context.Context, set *constraint.Set, out string, files []string) (*learn.Conformance, error) {
+	cov, err := coverage.ReadFile(out)
+	if err != nil {
+		return nil, err
+	}
+	outcomes := make(map[string]coverage.Outcome, len(cov.Records))
+	for _, r := range cov.Records {
+		outcomes[r.SHA256] = r.Outcome
+	}
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	return learn.CheckInputs(ctx, set, len(files), func(i int) (learn.RecordedInput, bool) {
+		data, err := corpus.Read(files[i])
+		if err != nil {
+			return learn.RecordedInput{}, false // the recording warned of it
+		}
+		sum := sha256.Sum256(data)
+		sha := hex.EncodeToString(sum[:])
+		o, ok := outcomes[sha]
+		if !ok {
+			return learn.RecordedInput{}, false // another shard's, or not recorded
+		}
+		mu.Lock()
+		dup := seen[sha]
+		seen[sha] = true
+		mu.Unlock()
+		return learn.RecordedInput{Data: data, Outcome: o}, !dup
+	})
 }
 
 // options are the recording's options the flags give, with its
@@ -183,16 +270,23 @@ func (f recordFlags) options(errOut io.Writer) (coverage.Options, error) {
 	return opts, nil
 }
 
-// report prints a recording's summary, as text or JSON, and returns the
-// recording's error; few, if set, warns when few functions are recorded.
-func (f recordFlags) report(cmd *cobra.Command, sum *coverage.Summary, err error, few func(n int)) error {
+// report prints a recording's summary, as text or JSON, with how its
+// inputs conform to the grammar's constraints if conf is set, and
+// returns the recording's error; few, if set, warns when few functions
+// are recorded.
+func (f recordFlags) report(cmd *cobra.Command, sum *coverage.Summary, conf *learn.Conformance, err error, few func(n int)) error {
 	errOut := cmd.ErrOrStderr()
 	if sum != nil && f.asJSON {
-		if jerr := writeJSON(cmd.OutOrStdout(), recordSummary(f.out, sum)); jerr != nil && err == nil {
+		res := recordSummary(f.out, sum)
+		res.Constraints = conf
+		if jerr := writeJSON(cmd.OutOrStdout(), res); jerr != nil && err == nil {
 			err = jerr
 		}
 	} else if sum != nil {
 		printSummary(cmd.OutOrStdout(), f.out, sum)
+		if conf != nil {
+			printConformance(cmd.OutOrStdout(), conf)
+		}
 		if sum.OutputBytes > 0 && !f.showOutput {
 			fmt.Fprintf(errOut, "arbor: the program wrote %d bytes to stdout and stderr; --show-output shows them\n", sum.OutputBytes)
 		}
@@ -237,6 +331,9 @@ type recordResult struct {
 	Ever        int                      `json:"functions_ever"`   // covered by some input
 	Always      int                      `json:"functions_always"` // covered by every input
 	Never       int                      `json:"functions_never"`  // covered by none
+	// Constraints counts the inputs that break the grammar's
+	// constraints, by outcome; absent without any or with --constraints off.
+	Constraints *learn.Conformance `json:"constraints,omitempty"`
 }
 
 func recordSummary(out string, s *coverage.Summary) recordResult {
@@ -246,7 +343,7 @@ func recordSummary(out string, s *coverage.Summary) recordResult {
 	}
 	return recordResult{out, s.Recorded, s.Skipped, s.Duplicates, s.OtherShard, s.Unreadable, outcomes,
 		float64(s.SubjectTime.Nanoseconds()) / 1e3, float64(s.RecordTime.Nanoseconds()) / 1e3, s.OutputBytes,
-		s.Inputs, s.Functions, s.EverCovered, s.AlwaysCovered, s.NeverCovered}
+		s.Inputs, s.Functions, s.EverCovered, s.AlwaysCovered, s.NeverCovered, nil}
 }
 
 func printSummary(w io.Writer, out string, s *coverage.Summary) {
@@ -271,6 +368,30 @@ func printSummary(w io.Writer, out string, s *coverage.Summary) {
 	}
 	fmt.Fprintf(w, "functions (over all %d inputs in the file): %d instrumented, %d ever covered, %d always covered, %d never covered\n",
 		s.Inputs, s.Functions, s.EverCovered, s.AlwaysCovered, s.NeverCovered)
+}
+
+// printConformance prints how inputs conform to a grammar's constraints
+// (record's and train's summaries): the cross-tabulation with the
+// program's outcomes, the count of each clause some input breaks, each
+// on one line, and what the counts say.
+func printConformance(w io.Writer, c *learn.Conformance) {
+	fmt.Fprintf(w, "constraints (%s, %s", plural(c.Clauses, "where clause", "where clauses"), plural(c.Inputs, "input", "inputs"))
+	if c.NotParsed > 0 {
+		fmt.Fprintf(w, ", %d not parsed", c.NotParsed)
+	}
+	fmt.Fprintf(w, "): %d break one (%d accepted, %d rejected), %d satisfy all (%d accepted, %d rejected)\n",
+		c.Broken, c.BrokenAccepted, c.BrokenRejected, c.Inputs-c.NotParsed-c.Broken, c.SatisfiedAccepted, c.SatisfiedRejected)
+	for _, cl := range c.ByClause {
+		if cl.Broken > 0 { // JSON has every clause; text, those that matter
+			fmt.Fprintf(w, "  broken by %d (%d accepted): %s: %s\n", cl.Broken, cl.Accepted, cl.Pos, strings.Join(strings.Fields(cl.Clause), " "))
+		}
+	}
+	if c.BrokenAccepted > 0 {
+		fmt.Fprintf(w, "  the program accepted %s breaking a constraint: the constraints are stricter than the program\n", plural(c.BrokenAccepted, "input", "inputs"))
+	}
+	if c.SatisfiedRejected > 0 {
+		fmt.Fprintf(w, "  the program rejected %s satisfying every constraint: it checks more than the constraints say\n", plural(c.SatisfiedRejected, "input", "inputs"))
+	}
 }
 
 func newRecordMergeCmd() *cobra.Command {

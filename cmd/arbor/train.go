@@ -67,6 +67,7 @@ type trainFlags struct {
 	folds                                 int
 	curve                                 []int
 	opts                                  learn.Options
+	constraints                           constraintsFlag
 	asJSON                                bool
 }
 
@@ -107,7 +108,12 @@ sizes, to see whether more inputs would help.
 
 The model (JSON; gzipped if --out ends in .gz) carries the grammar, the
 feature vocabulary with readable descriptions, the trees and training
-statistics.`,
+statistics.
+
+With a grammar that has constraints (where clauses, docs/notation.md),
+the summary also counts the inputs trained on that break one, crossed
+with their recorded outcome (accepted or rejected), and each clause's
+count; --constraints off leaves it out. It does not change the model.`,
 		Example: "  arbor train --grammar json --inputs corpus/ --coverage cov.jsonl --out json.model.gz",
 		Args:    exactArgs(0),
 		RunE:    func(cmd *cobra.Command, args []string) error { return runTrain(cmd, &f) },
@@ -123,6 +129,7 @@ statistics.`,
 	cmd.Flags().IntSliceVar(&f.curve, "curve", nil, "print the cross-validated learning curve at these training `SIZES` (e.g. 250,500,1000,2000)")
 	featuresFlag(cmd, &f.kinds)
 	learnFlags(cmd, &f.opts)
+	f.constraints.register(cmd.Flags(), "the summary counts the inputs that break a constraint, by recorded outcome")
 	cmd.Flags().BoolVar(&f.asJSON, "json", false, "print what was trained as JSON (docs/json.md)")
 	return cmd
 }
@@ -133,6 +140,10 @@ func runTrain(cmd *cobra.Command, f *trainFlags) error {
 		return err
 	}
 	g, err := datasets.LoadGrammar(f.grammar)
+	if err != nil {
+		return err
+	}
+	set, err := f.constraints.set(g)
 	if err != nil {
 		return err
 	}
@@ -175,6 +186,12 @@ func runTrain(cmd *cobra.Command, f *trainFlags) error {
 		}
 		res.CurveFolds, res.Curve = max(f.folds, 2), points
 	}
+	if set != nil {
+		// The inputs are parsed again: training keeps no trees.
+		if res.Constraints, err = learn.CheckRecorded(contextOf(cmd), set, cov, data); err != nil {
+			return err
+		}
+	}
 	if f.asJSON {
 		return writeJSON(cmd.OutOrStdout(), res)
 	}
@@ -191,6 +208,9 @@ func (f *trainFlags) check() (features.Kinds, error) {
 		return 0, err
 	}
 	if err := checkLearnOptions(f.opts); err != nil {
+		return 0, err
+	}
+	if err := f.constraints.check(); err != nil {
 		return 0, err
 	}
 	fk, err := parseFeatures(f.kinds)
@@ -235,6 +255,9 @@ type trainResult struct {
 	Untrusted       []untrustedTree    `json:"untrusted,omitempty"` // trees that do not beat the majority class held out
 	CurveFolds      int                `json:"curve_folds,omitempty"`
 	Curve           []learn.CurvePoint `json:"curve,omitempty"`
+	// Constraints counts the inputs trained on that break the grammar's
+	// constraints, by outcome; absent without any or with --constraints off.
+	Constraints *learn.Conformance `json:"constraints,omitempty"`
 }
 
 // newTrainResult is what training model m on dataset d, saved to path,
@@ -280,6 +303,9 @@ func (r *trainResult) print(w io.Writer, trees int) error {
 			}
 			fmt.Fprintf(w, "  not better: %s (%.3f vs %.3f)\n", u.Function, u.Accuracy, u.Majority)
 		}
+	}
+	if r.Constraints != nil {
+		printConformance(w, r.Constraints)
 	}
 	if len(r.Curve) == 0 {
 		return nil
