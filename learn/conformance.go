@@ -3,6 +3,7 @@ package learn
 import (
 	"context"
 	"runtime"
+	"slices"
 
 	"github.com/arbor-fuzz/arbor/constraint"
 	"github.com/arbor-fuzz/arbor/coverage"
@@ -65,7 +66,7 @@ func CheckInputs(ctx context.Context, set *constraint.Set, n int, input func(i i
 	type checked struct {
 		skip, parsed bool
 		outcome      coverage.Outcome
-		broken       []int // the clauses the input breaks, each once, in order
+		broken       []int // the clauses the input breaks, each once
 		err          error // the context's, if it stopped the parse
 	}
 	workers := runtime.GOMAXPROCS(0)
@@ -89,8 +90,7 @@ func CheckInputs(ctx context.Context, set *constraint.Set, n int, input func(i i
 		}
 		x := checked{parsed: true, outcome: in.Outcome}
 		for _, v := range checkers[w].Check(t) {
-			// Violations come in clause order.
-			if ci := index[v.Clause]; len(x.broken) == 0 || x.broken[len(x.broken)-1] != ci {
+			if ci := index[v.Clause]; !slices.Contains(x.broken, ci) {
 				x.broken = append(x.broken, ci)
 			}
 		}
