@@ -161,7 +161,7 @@ func (c *Checker) eval(t, changed *grammar.Tree, f func(v Violation, ok bool)) {
 				continue
 			}
 			key := cacheKey{ci, o.tree}
-			if e, ok := c.cache[key]; ok && cl.local && !o.changed {
+			if e, ok := c.cache[key]; ok && !o.changed && c.unaffected(cl, i) {
 				c.replay(cl, i, e, f)
 				continue
 			}
@@ -180,6 +180,27 @@ func (c *Checker) eval(t, changed *grammar.Tree, f func(v Violation, ok bool)) {
 			})
 		}
 	}
+}
+
+// unaffected reports whether the last change leaves clause cl's verdict
+// in scope occurrence s (which does not hold the changed node) as it
+// was: whether no occurrence the clause reads outside s holds it.
+// Those are the occurrences of the rules it names in enclosing that hold
+// s; an occurrence that holds both s and the changed node is marked
+// changed.
+func (c *Checker) unaffected(cl *Clause, s int) bool {
+	if cl.reach.any {
+		return false
+	}
+	if cl.reach.rules == nil {
+		return true
+	}
+	for p := c.ix.occ[s].parent; p >= 0; p = c.ix.occ[p].parent {
+		if o := &c.ix.occ[p]; o.changed && cl.reach.rules[o.rule] {
+			return false
+		}
+	}
+	return true
 }
 
 // replay reports the instances of scope occurrence s that e holds.

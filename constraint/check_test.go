@@ -137,3 +137,26 @@ where Record: descendant(self, "Field").text != "x" ;
 		}
 	}
 }
+
+// TestLetConstants: a let-bound pattern, inlined, matches as a literal
+// would.
+func TestLetConstants(t *testing.T) {
+	src := `S := W (" " W)* ;
+W := /[a-z0-9]+/ ;
+where W: (let p = "^[a-z]+$"; self.text matches p) ;
+where W: (let q = "^[0-9]+$"; self.text matches q || self.text matches "^[a-z]+$") ;
+`
+	g, s, err := build(t, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for in, want := range map[string]int{"ab cd": 0, "ab 12": 1, "a1": 2} {
+		tree, err := g.Parse([]byte(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(NewChecker(s).Check(tree)); got != want {
+			t.Errorf("%q: %d violations, want %d", in, got, want)
+		}
+	}
+}

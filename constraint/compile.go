@@ -34,10 +34,9 @@ type Clause struct {
 	prog     *vm.Program
 	bindings []binding
 	uses     fields
-	// local is set for a clause that reads only inside its scope
-	// occurrence (no enclosing), whose verdict a change outside it
-	// cannot alter.
-	local bool
+	// reach is what outside its scope occurrence the clause reads,
+	// which Recheck needs to know which verdicts a change can alter.
+	reach reach
 	// each is the list symbol of a clause of the form all(Sym, pred):
 	// then prog is compiled with Sym's first use replaced by the
 	// one-element list eachName, and the clause has an instance per
@@ -171,21 +170,31 @@ func compileClause(g *grammar.Graph, w *grammar.Where) (*Clause, error) {
 		return nil, bad
 	}
 	c.uses = names.uses
-	c.local = true
+	c.reach.any = names.method
 	for _, call := range names.enclosing {
-		if call.Callee.(*ast.IdentifierNode).Value == "enclosing" {
-			c.local = false
-		}
+		fn := call.Callee.(*ast.IdentifierNode).Value
+		s, ok := (ast.Node)(nil), false
 		if len(call.Arguments) == 2 {
-			if s, ok := call.Arguments[1].(*ast.StringNode); ok && g.Bodies[s.Value] == nil {
-				return nil, atError(w, s.Location().From, fmt.Sprintf("%s: %q is not a rule of the grammar", call.Callee.(*ast.IdentifierNode).Value, s.Value))
+			s = call.Arguments[1]
+			var str *ast.StringNode
+			if str, ok = s.(*ast.StringNode); ok && g.Bodies[str.Value] == nil {
+				return nil, atError(w, str.Location().From, fmt.Sprintf("%s: %q is not a rule of the grammar", fn, str.Value))
 			}
+			if ok && fn == "enclosing" {
+				if c.reach.rules == nil {
+					c.reach.rules = map[string]bool{}
+				}
+				c.reach.rules[str.Value] = true
+			}
+		}
+		if !ok && fn == "enclosing" {
+			c.reach.any = true // a rule named by a computed string
 		}
 	}
 	if d, at := names.deepest, names.deepestAt; d > maxLoopDepth {
 		return nil, atError(w, at, fmt.Sprintf("the expression nests %d predicates ({...}) inside each other; at most %d are allowed, for its evaluation time grows with the input's size to that power", d, maxLoopDepth))
 	}
-	opts := append([]expr.Option{expr.Env(env), expr.AsBool(), expr.MaxNodes(maxExprNodes)}, functions()...)
+	opts := append([]expr.Option{expr.Env(env), expr.AsBool(), expr.MaxNodes(maxExprNodes), expr.Patch(inlineConstants{})}, functions()...)
 	for _, b := range disabled {
 		opts = append(opts, expr.DisableBuiltin(b))
 	}
@@ -209,6 +218,15 @@ func compileClause(g *grammar.Graph, w *grammar.Where) (*Clause, error) {
 	return c, nil
 }
 
+// reach is what a clause reads outside its scope occurrence: the
+// occurrences of rules that hold it (through enclosing), or, with any,
+// what cannot be known before it runs (a rule named by a computed
+// string, a method call such as Parent).
+type reach struct {
+	any   bool
+	rules map[string]bool
+}
+
 // ruleArgument are the functions whose second argument names a rule,
 // which Compile checks.
 var ruleArgument = map[string]bool{"enclosing": true, "descendant": true, "descendants": true}
@@ -217,6 +235,7 @@ var ruleArgument = map[string]bool{"enclosing": true, "descendant": true, "desce
 // of functions that name rules.
 type identifiers struct {
 	uses      fields // the costly Node fields the expression reads
+	method    bool   // the expression calls a method
 	list      []*ast.IdentifierNode
 	enclosing []*ast.CallNode
 	deepest   int // most predicates nested in each other
@@ -226,6 +245,7 @@ type identifiers struct {
 func (v *identifiers) Visit(n *ast.Node) {
 	switch n := (*n).(type) {
 	case *ast.MemberNode:
+		v.method = v.method || n.Method
 		// A field read by name; a computed one (n["num"]) may be any.
 		switch p, ok := n.Property.(*ast.StringNode); {
 		case !ok:
@@ -268,6 +288,14 @@ func (p *eachPatch) Visit(n *ast.Node) {
 // functions are the calls constraints have besides expr-lang's
 // builtins: order and nesting of nodes.
 func functions() []expr.Option {
+	// A Node function returns an untyped nil for no node, so that x?.f
+	// and x == nil see nil, not a nil *Node in an interface.
+	node := func(n *Node) (any, error) {
+		if n == nil {
+			return nil, nil
+		}
+		return n, nil
+	}
 	pair := func(f func(a, b *Node) bool) func(...any) (any, error) {
 		return func(p ...any) (any, error) {
 			a, _ := p[0].(*Node)
@@ -281,11 +309,11 @@ func functions() []expr.Option {
 		expr.Function("inside", pair(inside), new(func(*Node, *Node) bool)),
 		expr.Function("enclosing", func(p ...any) (any, error) {
 			a, _ := p[0].(*Node)
-			return enclosing(a, p[1].(string)), nil
+			return node(enclosing(a, p[1].(string)))
 		}, new(func(*Node, string) *Node)),
 		expr.Function("descendant", func(p ...any) (any, error) {
 			a, _ := p[0].(*Node)
-			return descendant(a, p[1].(string)), nil
+			return node(descendant(a, p[1].(string)))
 		}, new(func(*Node, string) *Node)),
 		expr.Function("descendants", func(p ...any) (any, error) {
 			a, _ := p[0].(*Node)
@@ -340,5 +368,51 @@ type nested struct{ most int }
 func (v *nested) Visit(n *ast.Node) {
 	if p, ok := (*n).(*ast.PredicateNode); ok {
 		v.most = max(v.most, predicateDepth(p))
+	}
+}
+
+// inlineConstants replaces the uses of a let variable bound to a string
+// literal by the literal, so that a regular expression given that way
+// (let p = "^[a-z]+$"; x matches p) is compiled once, with the clause,
+// as expr-lang does for a literal, not at every evaluation. (expr-lang
+// refuses to bind a name anew inside its scope; binds checks all the
+// same, for a version that would not.)
+type inlineConstants struct{}
+
+func (inlineConstants) Visit(n *ast.Node) {
+	decl, ok := (*n).(*ast.VariableDeclaratorNode)
+	if !ok {
+		return
+	}
+	s, ok := decl.Value.(*ast.StringNode)
+	if !ok {
+		return
+	}
+	var b binds
+	b.name = decl.Name
+	ast.Walk(&decl.Expr, &b)
+	if !b.found {
+		ast.Walk(&decl.Expr, &substitute{name: decl.Name, value: s.Value})
+	}
+}
+
+// binds finds a let that binds name.
+type binds struct {
+	name  string
+	found bool
+}
+
+func (v *binds) Visit(n *ast.Node) {
+	if d, ok := (*n).(*ast.VariableDeclaratorNode); ok && d.Name == v.name {
+		v.found = true
+	}
+}
+
+// substitute replaces identifier name by a string literal.
+type substitute struct{ name, value string }
+
+func (v *substitute) Visit(n *ast.Node) {
+	if x, ok := (*n).(*ast.IdentifierNode); ok && x.Value == v.name {
+		ast.Patch(n, &ast.StringNode{Value: v.value})
 	}
 }
