@@ -271,22 +271,15 @@ func ConstrainedGenerator(g *grammar.Graph, guide *Guide, state StateKind, seed 
 		reset = ch.Reset
 	}
 	gen.MaxDepth = maxDepth
-	var sat *Satisfier
-	if set.Len() > 0 {
-		sat = NewSatisfier(set, seed, gen)
-	}
-	return func() []byte {
-		var t *grammar.Tree
-		for try := 0; try < DefaultConstraintTries; try++ {
+	if set.Len() == 0 {
+		return func() []byte {
 			reset()
-			t = gen.Generate()
-			if sat == nil {
-				break
-			}
-			if broken, _ := sat.Satisfy(t); broken == 0 {
-				break
-			}
+			return []byte(gen.Generate().String())
 		}
+	}
+	sat := NewSatisfier(set, seed, gen)
+	return func() []byte {
+		t, _, _ := sat.Make(gen, reset)
 		return []byte(t.String())
 	}
 }

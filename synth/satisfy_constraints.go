@@ -8,9 +8,21 @@ import (
 	"github.com/arbor-fuzz/arbor/grammar"
 )
 
-// DefaultRepairSteps bounds the changes a Satisfier tries on one tree
-// before it gives up on it.
-const DefaultRepairSteps = 256
+// Defaults of a Satisfier's search (docs/algorithms.md says how they
+// were chosen).
+const (
+	// DefaultRepairSteps bounds the changes a Satisfier tries on one
+	// tree before it gives up on it.
+	DefaultRepairSteps = 256
+	// DefaultFreshTries is how many trees Make checks as they are
+	// generated before it repairs one: where a good share of random
+	// trees satisfy the constraints, drawing another is cheaper than
+	// repairing, and keeps the generator's distribution.
+	DefaultFreshTries = 1
+	// DefaultConstraintTries is how many trees Make repairs before it
+	// gives up on an input.
+	DefaultConstraintTries = 4
+)
 
 // A Satisfier changes derivation trees until they satisfy a grammar's
 // constraints (package constraint), by local search over the tree, as
@@ -34,15 +46,19 @@ const DefaultRepairSteps = 256
 // A Satisfier is deterministic for its seed and not safe for
 // concurrent use.
 type Satisfier struct {
-	set      *constraint.Set
-	check    *constraint.Checker
-	r        *rand.Rand
-	gen      *Generator // regenerates subtrees
-	MaxSteps int        // changes tried per tree; 0 means DefaultRepairSteps
-	regexes  map[*grammar.Node]*regexp.Regexp
-	cands    []*constraint.Node
-	undo     []func()
-	changed  *grammar.Tree // the node the last change changed the children or value of
+	set   *constraint.Set
+	check *constraint.Checker
+	// FreshTries and Tries are Make's numbers of trees checked as
+	// generated and of trees repaired (0 means DefaultFreshTries and
+	// DefaultConstraintTries).
+	FreshTries, Tries int
+	r                 *rand.Rand
+	gen               *Generator // regenerates subtrees
+	MaxSteps          int        // changes tried per tree; 0 means DefaultRepairSteps
+	regexes           map[*grammar.Node]*regexp.Regexp
+	cands             []*constraint.Node
+	undo              []func()
+	changed           *grammar.Tree // the node the last change changed the children or value of
 }
 
 // NewSatisfier returns a Satisfier of s's constraints whose random
@@ -60,6 +76,39 @@ func NewSatisfier(s *constraint.Set, seed uint64, bounds *Generator) *Satisfier 
 // Checker is the Satisfier's checker, for callers that report the
 // violations Satisfy leaves.
 func (s *Satisfier) Checker() *constraint.Checker { return s.check }
+
+// Make generates a tree with gen that satisfies the constraints: it
+// checks up to FreshTries trees as gen makes them and, if none
+// satisfies them, repairs the last, and up to Tries trees in all. It
+// returns the tree, the number of instances it still breaks (0 but
+// where the search failed Tries times), and whether the tree was
+// changed after gen made it. reset, if set, is called before each tree
+// is generated (a recorder's or a guide's fresh start).
+func (s *Satisfier) Make(gen *Generator, reset func()) (t *grammar.Tree, broken int, changed bool) {
+	fresh, tries := s.FreshTries, s.Tries
+	if fresh <= 0 {
+		fresh = DefaultFreshTries
+	}
+	if tries <= 0 {
+		tries = DefaultConstraintTries
+	}
+	for i := 0; ; i++ {
+		if reset != nil {
+			reset()
+		}
+		t = gen.Generate()
+		if i < fresh-1 {
+			if len(s.check.Check(t)) == 0 {
+				return t, 0, false
+			}
+			continue
+		}
+		broken, st := s.Satisfy(t)
+		if broken == 0 || i == fresh-1+tries-1 {
+			return t, broken, st.Changed
+		}
+	}
+}
 
 // RepairStats counts what Satisfy did.
 type RepairStats struct {

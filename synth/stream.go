@@ -22,21 +22,16 @@ type GenerateOptions struct {
 	// same either way; without it none is recorded, which costs nothing.
 	Choices bool
 	// Constraints, if set, are constraints every input must satisfy
-	// (the grammar's where clauses). Each tree is repaired by a
-	// Satisfier; one it cannot repair is given up for a fresh tree, up
-	// to ConstraintTries trees, and the last is emitted with
-	// Input.Broken telling how many clause instances it still breaks.
-	// The inputs' choices are read off the repaired trees, so they
-	// replay.
+	// (the grammar's where clauses). Each input is made by a
+	// Satisfier's Make: trees checked as generated, then repaired; one
+	// it could not satisfy is emitted with Input.Broken telling how many
+	// clause instances it still breaks. The inputs' choices are read off
+	// the repaired trees, so they replay.
 	Constraints *constraint.Set
-	// ConstraintTries is the number of trees tried per input; 0 means
-	// DefaultConstraintTries.
-	ConstraintTries int
+	// FreshTries, ConstraintTries and RepairSteps are the Satisfier's
+	// FreshTries, Tries and MaxSteps (0: their defaults).
+	FreshTries, ConstraintTries, RepairSteps int
 }
-
-// DefaultConstraintTries is how many trees GenerateFunc tries for an
-// input that must satisfy constraints.
-const DefaultConstraintTries = 4
 
 // GenerateFunc generates n inputs of g with the policy, one at a time,
 // handing each to emit before it makes the next. Each tree is built in
@@ -55,6 +50,7 @@ func GenerateFunc(ctx context.Context, g *grammar.Graph, n int, opts GenerateOpt
 	var sat *Satisfier
 	if opts.Constraints.Len() > 0 {
 		sat = NewSatisfier(opts.Constraints, opts.Seed, gen)
+		sat.MaxSteps, sat.FreshTries, sat.Tries = opts.RepairSteps, opts.FreshTries, opts.ConstraintTries
 	}
 	for range n {
 		if err := ctx.Err(); err != nil {
@@ -66,11 +62,12 @@ func GenerateFunc(ctx context.Context, g *grammar.Graph, n int, opts GenerateOpt
 			// can be reused.
 			rec.Choices = rec.Choices[:0]
 		}
-		in.Tree = gen.Generate()
 		if sat != nil {
-			if err := satisfy(gen, sat, rec, &in, opts.ConstraintTries); err != nil {
+			if err := satisfy(gen, sat, rec, &in); err != nil {
 				return err
 			}
+		} else {
+			in.Tree = gen.Generate()
 		}
 		in.Text = in.Tree.String()
 		if rec != nil && in.Choices == nil {
@@ -199,32 +196,21 @@ func (m *setMeasure) add(in Input) error {
 	return nil
 }
 
-// satisfy repairs in.Tree, a tree gen has just made, until it satisfies
-// sat's constraints, trying fresh trees where a repair fails, and with
-// rec sets in.Choices to the repaired tree's choices.
-func satisfy(gen *Generator, sat *Satisfier, rec *Recorder, in *Input, tries int) error {
-	if tries <= 0 {
-		tries = DefaultConstraintTries
+// satisfy makes in.Tree with sat (Make) and, with rec, sets in.Choices
+// to the choices of the tree it kept.
+func satisfy(gen *Generator, sat *Satisfier, rec *Recorder, in *Input) error {
+	var reset func()
+	if rec != nil {
+		reset = func() { rec.Choices = rec.Choices[:0] }
 	}
-	changed := false
-	for try := 1; ; try++ {
-		broken, st := sat.Satisfy(in.Tree)
-		changed = changed || st.Changed
-		in.Broken = broken
-		if broken == 0 || try == tries {
-			break
-		}
-		if rec != nil {
-			rec.Choices = rec.Choices[:0]
-		}
-		in.Tree, changed = gen.Generate(), false
-	}
+	t, broken, changed := sat.Make(gen, reset)
+	in.Tree, in.Broken = t, broken
 	if rec == nil || !changed {
 		return nil
 	}
-	choices, err := gen.ChoicesOf(in.Tree)
+	choices, err := gen.ChoicesOf(t)
 	if err != nil {
-		if choices, err = gen.ExactChoicesOf(in.Tree); err != nil {
+		if choices, err = gen.ExactChoicesOf(t); err != nil {
 			return fmt.Errorf("the choices of a repaired input: %w", err)
 		}
 	}
