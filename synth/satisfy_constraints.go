@@ -18,7 +18,7 @@ const (
 	// generated before it repairs one: where a good share of random
 	// trees satisfy the constraints, drawing another is cheaper than
 	// repairing, and keeps the generator's distribution.
-	DefaultFreshTries = 1
+	DefaultFreshTries = 4
 	// DefaultConstraintTries is how many trees Make repairs before it
 	// gives up on an input.
 	DefaultConstraintTries = 4
@@ -79,11 +79,14 @@ func (s *Satisfier) Checker() *constraint.Checker { return s.check }
 
 // Make generates a tree with gen that satisfies the constraints: it
 // checks up to FreshTries trees as gen makes them and, if none
-// satisfies them, repairs the last, and up to Tries trees in all. It
-// returns the tree, the number of instances it still breaks (0 but
-// where the search failed Tries times), and whether the tree was
-// changed after gen made it. reset, if set, is called before each tree
-// is generated (a recorder's or a guide's fresh start).
+// satisfies them, repairs the one that breaks the fewest instances (the
+// cheapest to repair), and so up to Tries times. It returns the tree,
+// the number of instances it still breaks (0 but where the search
+// failed Tries times), and whether the tree was changed after gen made
+// it (then it is a copy, not in gen's memory). reset, if set, is called
+// before each tree is generated (a recorder's or a guide's fresh
+// start); the choices recorded are then those of the last tree made,
+// which is the tree returned only when it is unchanged.
 func (s *Satisfier) Make(gen *Generator, reset func()) (t *grammar.Tree, broken int, changed bool) {
 	fresh, tries := s.FreshTries, s.Tries
 	if fresh <= 0 {
@@ -92,20 +95,29 @@ func (s *Satisfier) Make(gen *Generator, reset func()) (t *grammar.Tree, broken 
 	if tries <= 0 {
 		tries = DefaultConstraintTries
 	}
-	for i := 0; ; i++ {
-		if reset != nil {
-			reset()
-		}
-		t = gen.Generate()
-		if i < fresh-1 {
-			if len(s.check.Check(t)) == 0 {
+	for try := 1; ; try++ {
+		var best *grammar.Tree
+		least := 0
+		for i := 0; i < fresh; i++ {
+			if reset != nil {
+				reset()
+			}
+			t = gen.Generate()
+			n := len(s.check.Check(t))
+			if n == 0 {
 				return t, 0, false
 			}
-			continue
+			if best == nil || n < least {
+				// gen may build the next tree in this one's memory.
+				best, least = t, n
+				if i < fresh-1 {
+					best = copyTree(t)
+				}
+			}
 		}
-		broken, st := s.Satisfy(t)
-		if broken == 0 || i == fresh-1+tries-1 {
-			return t, broken, st.Changed
+		broken, _ := s.Satisfy(best)
+		if broken == 0 || try == tries {
+			return best, broken, true
 		}
 	}
 }
@@ -308,6 +320,14 @@ func (s *Satisfier) regenerate(e *constraint.Node) bool {
 		}
 	}
 	t := e.Tree()
+	// A subtree made anew is about the size of the one it replaces, at
+	// most twice (the generator closes off past it): on a grammar whose
+	// random trees are large (govaluate's average 3.5 KB), a
+	// regeneration within the generator's own bound made subtrees a
+	// hundred times the input's size, which every later check paid for.
+	limit := s.gen.MaxNodes
+	s.gen.MaxNodes = max(minRegenerate, 2*(t.Size()+len(e.Text)))
+	defer func() { s.gen.MaxNodes = limit }()
 	if t.Node.Kind != grammar.KindRef {
 		// The start rule's outermost occurrence: the whole tree.
 		return s.regenerateRoot(t)
@@ -316,6 +336,11 @@ func (s *Satisfier) regenerate(e *constraint.Node) bool {
 	s.replaceChild(t, 0, s.gen.Expand(t.Node.Children[0], e.Depth()))
 	return true
 }
+
+// minRegenerate is the size bound (in the generator's units: nodes and
+// terminal characters) of a regenerated subtree that replaces a small
+// one, so that it can still grow.
+const minRegenerate = 64
 
 func (s *Satisfier) regenerateRoot(t *grammar.Tree) bool {
 	s.gen.nodes = 0
