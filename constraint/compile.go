@@ -380,6 +380,16 @@ func (v *nested) Visit(n *ast.Node) {
 type inlineConstants struct{}
 
 func (inlineConstants) Visit(n *ast.Node) {
+	switch x := (*n).(type) {
+	case *ast.ArrayNode, *ast.MapNode:
+		// A literal of constants is made once, not at every
+		// evaluation: inside a predicate, a map literal (an operator's
+		// precedence by name) cost more than the rest of the clause.
+		if v, ok := constantValue(x); ok {
+			ast.Patch(n, &ast.ConstantNode{Value: v})
+		}
+		return
+	}
 	decl, ok := (*n).(*ast.VariableDeclaratorNode)
 	if !ok {
 		return
@@ -415,4 +425,51 @@ func (v *substitute) Visit(n *ast.Node) {
 	if x, ok := (*n).(*ast.IdentifierNode); ok && x.Value == v.name {
 		ast.Patch(n, &ast.StringNode{Value: v.value})
 	}
+}
+
+// constantValue is the value of a literal made of constants only (Walk
+// is post-order: inner literals are ConstantNodes already); ok is false
+// for anything else.
+func constantValue(n ast.Node) (any, bool) {
+	switch x := n.(type) {
+	case *ast.StringNode:
+		return x.Value, true
+	case *ast.IntegerNode:
+		return x.Value, true
+	case *ast.FloatNode:
+		return x.Value, true
+	case *ast.BoolNode:
+		return x.Value, true
+	case *ast.ConstantNode:
+		return x.Value, true
+	case *ast.ArrayNode:
+		out := make([]any, len(x.Nodes))
+		for i, e := range x.Nodes {
+			v, ok := constantValue(e)
+			if !ok {
+				return nil, false
+			}
+			out[i] = v
+		}
+		return out, true
+	case *ast.MapNode:
+		out := make(map[string]any, len(x.Pairs))
+		for _, p := range x.Pairs {
+			pair, ok := p.(*ast.PairNode)
+			if !ok {
+				return nil, false
+			}
+			k, ok := pair.Key.(*ast.StringNode)
+			if !ok {
+				return nil, false
+			}
+			v, ok := constantValue(pair.Value)
+			if !ok {
+				return nil, false
+			}
+			out[k.Value] = v
+		}
+		return out, true
+	}
+	return nil, false
 }
