@@ -76,18 +76,19 @@ var graphqlValidation = []struct {
 	{"{ user(id: 1) { ... on Post { id } } }", []string{"5.5.2.3"}},
 	{"{ node(id: 1) { ... on SearchResult { __typename } } }", nil},
 	// 5.6.1 Values of Correct Type: arguments, input object fields, list
-	// items, default values.
+	// items, default values; a list where none is expected is wrong, and
+	// so are its items.
 	{`{ users(first: "x") { id } }`, []string{"5.6.1"}},
 	{"{ users(color: PURPLE) { id } }", []string{"5.6.1"}},
 	{"{ user(id: 1.5) { id } }", []string{"5.6.1"}},
 	{"{ node(id: null) { id } }", []string{"5.6.1"}},
-	{"{ users(first: [1]) { id } }", []string{"5.6.1"}},
+	{"{ users(first: [1]) { id } }", []string{"5.6.1", "5.6.1"}},
 	{`mutation { addPost(input: {title: "t", tags: [1]}) { id } }`, []string{"5.6.1"}},
 	{`mutation { addPost(input: {title: null}) { id } }`, []string{"5.6.1"}},
 	{`query($first: Int = "x") { users(first: $first) { id } }`, []string{"5.6.1"}},
 	{"query($id: ID! = null) { user(id: $id) { id } }", []string{"5.6.1"}},
 	{"query($first: [Int!] = [null]) { users { id } }", []string{"5.6.1", "5.8.4"}},
-	{"query($first: [Int] = [[1]]) { users { id } }", []string{"5.6.1", "5.8.4"}},
+	{"query($first: [Int] = [[1]]) { users { id } }", []string{"5.6.1", "5.6.1", "5.8.4"}},
 	// 5.6.2 Input Object Field Names.
 	{`mutation { addPost(input: {title: "t", text: "x"}) { id } }`, []string{"5.6.2"}},
 	{`mutation($input: PostInput = {title: "t", id: 1}) { addPost(input: $input) { id } }`, []string{"5.6.2"}},
