@@ -156,3 +156,7 @@ func (n *Node) Depth() int {
 	}
 	return d
 }
+
+// Inside reports whether n is inside m: an occurrence within m's
+// derivation, m itself not counted.
+func (n *Node) Inside(m *Node) bool { return inside(n, m) }

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/arbor-fuzz/arbor/constraint"
@@ -57,16 +58,11 @@ func newRandomInputs(g *grammar.Graph, seed uint64, maxDepth, maxRepeat int, set
 
 // next returns the next input.
 func (r *randomInputs) next() string {
-	t := r.gen.Generate()
 	if r.sat == nil {
-		return t.String()
+		return r.gen.Generate().String()
 	}
-	for try := 1; ; try++ {
-		if broken, _ := r.sat.Satisfy(t); broken == 0 || try == synth.DefaultConstraintTries {
-			return t.String()
-		}
-		t = r.gen.Generate()
-	}
+	t, _, _ := r.sat.Make(context.Background(), r.gen, nil)
+	return t.String()
 }
 
 // satisfyingCandidates keeps the candidates whose trees satisfy set's

@@ -1,6 +1,8 @@
 package fuzz
 
 import (
+	"context"
+
 	"github.com/arbor-fuzz/arbor/constraint"
 	"github.com/arbor-fuzz/arbor/synth"
 )
@@ -36,12 +38,12 @@ func newConstrained(f *campaign) *constrained {
 // campaign can mutate; or nothing (nil), when the search could not
 // repair it, unless too many were dropped in a row. Seeds run as they
 // are: they are the user's inputs.
-func (c *constrained) admit(f *campaign, d *derivation) *derivation {
+func (c *constrained) admit(ctx context.Context, f *campaign, d *derivation) *derivation {
 	if d.seq.seed || len(c.check.Check(d.tree)) == 0 {
 		c.drops = 0
 		return d
 	}
-	if broken, _ := c.sat.Satisfy(d.tree); broken > 0 {
+	if broken, _ := c.sat.Satisfy(ctx, d.tree); broken > 0 {
 		if c.drops++; c.drops <= maxDrops {
 			f.res.Dropped++
 			return nil

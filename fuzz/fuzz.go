@@ -378,7 +378,7 @@ func contains(sorted []int, x int) bool {
 func (f *campaign) run(ctx context.Context, seq *sequence) ([]int, error) {
 	d := f.real.realize(seq)
 	if f.cons != nil {
-		if d = f.cons.admit(f, d); d == nil {
+		if d = f.cons.admit(ctx, f, d); d == nil {
 			return nil, nil // dropped: it breaks a constraint
 		}
 	}

@@ -279,7 +279,9 @@ func ConstrainedGenerator(g *grammar.Graph, guide *Guide, state StateKind, seed 
 	}
 	sat := NewSatisfier(set, seed, gen)
 	return func() []byte {
-		t, _, _ := sat.Make(gen, reset)
+		// Check stops between trials; one trial's search is bounded
+		// by the Satisfier's steps.
+		t, _, _ := sat.Make(context.Background(), gen, reset)
 		return []byte(t.String())
 	}
 }

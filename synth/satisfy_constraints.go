@@ -1,6 +1,7 @@
 package synth
 
 import (
+	"context"
 	"math/rand/v2"
 	"regexp"
 
@@ -87,7 +88,7 @@ func (s *Satisfier) Checker() *constraint.Checker { return s.check }
 // before each tree is generated (a recorder's or a guide's fresh
 // start); the choices recorded are then those of the last tree made,
 // which is the tree returned only when it is unchanged.
-func (s *Satisfier) Make(gen *Generator, reset func()) (t *grammar.Tree, broken int, changed bool) {
+func (s *Satisfier) Make(ctx context.Context, gen *Generator, reset func()) (t *grammar.Tree, broken int, changed bool) {
 	fresh, tries := s.FreshTries, s.Tries
 	if fresh <= 0 {
 		fresh = DefaultFreshTries
@@ -115,8 +116,8 @@ func (s *Satisfier) Make(gen *Generator, reset func()) (t *grammar.Tree, broken 
 				}
 			}
 		}
-		broken, _ := s.Satisfy(best)
-		if broken == 0 || try == tries {
+		broken, _ := s.Satisfy(ctx, best)
+		if broken == 0 || try == tries || ctx.Err() != nil {
 			return best, broken, true
 		}
 	}
@@ -129,12 +130,14 @@ type RepairStats struct {
 	Changed bool
 }
 
-// Satisfy changes t in place until it breaks no clause instance or the
-// step limit is reached, and returns the number of instances still
-// broken (0: t satisfies every constraint). t must be a complete tree
-// of the Set's grammar that the caller owns: subtrees are replaced and
-// copied.
-func (s *Satisfier) Satisfy(t *grammar.Tree) (broken int, st RepairStats) {
+// Satisfy changes t in place until it breaks no clause instance, the
+// step limit is reached or ctx is done, and returns the number of
+// instances still broken (0: t satisfies every constraint). t must be
+// a complete tree of the Set's grammar that the caller owns: subtrees
+// are replaced and copied. A change that makes the tree more than
+// twice its size (and minRegenerate) is undone: the search repairs,
+// it does not grow inputs.
+func (s *Satisfier) Satisfy(ctx context.Context, t *grammar.Tree) (broken int, st RepairStats) {
 	if s.set.Len() == 0 {
 		return 0, st
 	}
@@ -143,7 +146,8 @@ func (s *Satisfier) Satisfy(t *grammar.Tree) (broken int, st RepairStats) {
 	if limit <= 0 {
 		limit = DefaultRepairSteps
 	}
-	for st.Steps < limit && len(vs) > 0 {
+	most := 2*t.Size() + minRegenerate
+	for st.Steps < limit && len(vs) > 0 && ctx.Err() == nil {
 		st.Steps++
 		v := vs[s.r.IntN(len(vs))]
 		s.undo = s.undo[:0]
@@ -153,7 +157,7 @@ func (s *Satisfier) Satisfy(t *grammar.Tree) (broken int, st RepairStats) {
 		// Only the scope occurrences that hold the changed node are
 		// evaluated again, after the change and after its undoing.
 		after := s.check.Recheck(t, s.changed)
-		if len(after) < len(vs) || len(after) == len(vs) && s.r.IntN(2) == 0 {
+		if t.Size() <= most && (len(after) < len(vs) || len(after) == len(vs) && s.r.IntN(2) == 0) {
 			vs = after
 			st.Kept++
 			st.Changed = true
@@ -225,7 +229,9 @@ func (s *Satisfier) copyIn(v constraint.Violation, e *constraint.Node) bool {
 			return false
 		}
 		i := s.r.IntN(len(cands))
-		if s.copyValue(cands[i].Tree(), e.Tree()) {
+		// A node copied into one inside it would grow the tree by its
+		// own size at every such step.
+		if !e.Inside(cands[i]) && s.copyValue(cands[i].Tree(), e.Tree()) {
 			return true
 		}
 		cands[i] = cands[len(cands)-1]
@@ -240,7 +246,8 @@ func (s *Satisfier) copyOut(v constraint.Violation, e *constraint.Node) bool {
 	if len(cands) == 0 {
 		return false
 	}
-	return s.copyValue(e.Tree(), cands[s.r.IntN(len(cands))].Tree())
+	d := cands[s.r.IntN(len(cands))]
+	return !d.Inside(e) && s.copyValue(e.Tree(), d.Tree())
 }
 
 // copyValue makes dst derive src's text, if a rule or regex terminal

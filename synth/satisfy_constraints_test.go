@@ -1,6 +1,8 @@
 package synth
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -60,7 +62,7 @@ where len(uniq(map(Def, .text))) == len(Def) ;`, 0.9},
 				if len(check.Check(tree)) == 0 {
 					before++
 				}
-				broken, _ := sat.Satisfy(tree)
+				broken, _ := sat.Satisfy(context.Background(), tree)
 				if got := len(check.Check(tree)); got != broken {
 					t.Fatalf("Satisfy says %d broken, the checker %d", broken, got)
 				}
@@ -118,7 +120,7 @@ where len(uniq(map(Def, .text))) == len(Def) ;`,
 			gen := NewGenerator(g, NewRandom(1), RandomPolicy)
 			sat := NewSatisfier(set, 1, gen)
 			for b.Loop() {
-				sat.Satisfy(gen.Generate())
+				sat.Satisfy(context.Background(), gen.Generate())
 			}
 		})
 	}
@@ -185,5 +187,41 @@ where all(Range, {let r = #; count(Range, {.text == r.text}) == 1}) ;`)
 		if changes < trees/2 {
 			t.Errorf("%s: only %d changes tried", g.Start, changes)
 		}
+	}
+}
+
+// TestSatisfyBounded: the search never copies a node into one inside
+// it (that once grew graphql trees to gigabytes, a copy of the
+// enclosing selection set at every step), and a done context stops it
+// at once.
+func TestSatisfyBounded(t *testing.T) {
+	g, set := constrained(t, `S := N ;
+N := "(" N{,3} ")" | "x" ;
+where all(N, {.text != "x"}) ;`)
+	sat := NewSatisfier(set, 3, nil)
+	tree, err := g.Parse([]byte("((x))"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs := sat.check.Check(tree)
+	if len(vs) != 1 || vs[0].At.Text != "x" {
+		t.Fatalf("violations %v", vs)
+	}
+	for range 20 {
+		if sat.copyIn(vs[0], vs[0].At) {
+			t.Fatalf("copied a node that holds x into x: %q", tree.String())
+		}
+	}
+	gen := NewGenerator(g, NewRandom(3), RandomPolicy)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for range 20 {
+		if _, st := sat.Satisfy(ctx, gen.Generate()); st.Steps > 0 {
+			t.Fatalf("a done context: %d steps", st.Steps)
+		}
+	}
+	err = GenerateFunc(ctx, g, 5, GenerateOptions{Seed: 1, Constraints: set}, func(Input) error { return nil })
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("GenerateFunc with a done context: %v", err)
 	}
 }

@@ -63,7 +63,7 @@ func GenerateFunc(ctx context.Context, g *grammar.Graph, n int, opts GenerateOpt
 			rec.Choices = rec.Choices[:0]
 		}
 		if sat != nil {
-			if err := satisfy(gen, sat, rec, &in); err != nil {
+			if err := satisfy(ctx, gen, sat, rec, &in); err != nil {
 				return err
 			}
 		} else {
@@ -198,12 +198,15 @@ func (m *setMeasure) add(in Input) error {
 
 // satisfy makes in.Tree with sat (Make) and, with rec, sets in.Choices
 // to the choices of the tree it kept.
-func satisfy(gen *Generator, sat *Satisfier, rec *Recorder, in *Input) error {
+func satisfy(ctx context.Context, gen *Generator, sat *Satisfier, rec *Recorder, in *Input) error {
 	var reset func()
 	if rec != nil {
 		reset = func() { rec.Choices = rec.Choices[:0] }
 	}
-	t, broken, changed := sat.Make(gen, reset)
+	t, broken, changed := sat.Make(ctx, gen, reset)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	in.Tree, in.Broken = t, broken
 	if rec == nil || !changed {
 		return nil

@@ -1,6 +1,8 @@
 package targeting
 
 import (
+	"context"
+
 	"github.com/arbor-fuzz/arbor/constraint"
 	"github.com/arbor-fuzz/arbor/synth"
 )
@@ -36,13 +38,13 @@ func newConstrained(ps *pursuer) *constrained {
 // satisfies the constraints, else the repaired input and its choices;
 // ok is false for an input the search could not repair and that is
 // dropped.
-func (c *constrained) admit(ps *pursuer, text string, choices []int) (string, []int, bool) {
+func (c *constrained) admit(ctx context.Context, ps *pursuer, text string, choices []int) (string, []int, bool) {
 	tree, err := ps.l.g.Parse([]byte(text))
 	if err != nil || len(c.check.Check(tree)) == 0 {
 		c.drops = 0
 		return text, choices, true
 	}
-	if broken, _ := c.sat.Satisfy(tree); broken > 0 {
+	if broken, _ := c.sat.Satisfy(ctx, tree); broken > 0 {
 		if c.drops++; c.drops <= maxDrops {
 			ps.res.Dropped++
 			return "", nil, false

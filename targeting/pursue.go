@@ -441,14 +441,14 @@ func (ps *pursuer) propose(ctx context.Context, n int) []*tried {
 		var key string
 		switch name := fams[best].name; name {
 		case armRandom:
-			t = ps.random()
+			t = ps.random(ctx)
 		case armClosest:
 			if closest == nil {
 				closest = ps.closest()
 			}
-			t = ps.mutant(closest, armClosest)
+			t = ps.mutant(ctx, closest, armClosest)
 		case armMutation:
-			t = ps.mutant(ps.hits, "")
+			t = ps.mutant(ctx, ps.hits, "")
 		case armConstraint:
 			c := ps.pick(cons, failed)
 			if c == nil {
@@ -527,7 +527,7 @@ func (ps *pursuer) proposeRoundRobin(ctx context.Context, n int, cons []liveCons
 	}
 	if len(b.out) == 0 && len(ps.pool) == 0 {
 		for tries := 0; len(b.out) < n && tries < 4*n; tries++ {
-			b.add(ps.random())
+			b.add(ps.random(ctx))
 		}
 	}
 	return b.out
@@ -658,7 +658,7 @@ func (ps *pursuer) solve(ctx context.Context, c *liveConstraint) *tried {
 		}
 		return nil
 	}
-	t := ps.prepare(sol.Text, sol.Choices, "constraint")
+	t := ps.prepare(ctx, sol.Text, sol.Choices, "constraint")
 	if t == nil || !holds(*c.Constraint, t.feats) {
 		return nil
 	}
@@ -677,13 +677,13 @@ func holds(c learn.Constraint, feats []int) bool {
 
 // prepare parses a generated input back (what the model will see) and
 // reads its features; nil if it does not parse.
-func (ps *pursuer) prepare(text string, choices []int, source string) *tried {
+func (ps *pursuer) prepare(ctx context.Context, text string, choices []int, source string) *tried {
 	if ps.seen[text] {
 		return nil
 	}
 	if ps.cons != nil {
 		var ok bool
-		if text, choices, ok = ps.cons.admit(ps, text, choices); !ok || ps.seen[text] {
+		if text, choices, ok = ps.cons.admit(ctx, ps, text, choices); !ok || ps.seen[text] {
 			return nil
 		}
 	}
@@ -697,7 +697,7 @@ func (ps *pursuer) prepare(text string, choices []int, source string) *tried {
 
 // mutant mutates or splices one of the given inputs; source, if set,
 // names the result's source instead of "mutation" or "splice".
-func (ps *pursuer) mutant(from []*tried, source string) *tried {
+func (ps *pursuer) mutant(ctx context.Context, from []*tried, source string) *tried {
 	if len(from) == 0 {
 		return nil
 	}
@@ -716,7 +716,7 @@ func (ps *pursuer) mutant(from []*tried, source string) *tried {
 		}
 	}
 	d := ps.mut.Realize(choices)
-	t := ps.prepare(d.Text, d.Choices, source)
+	t := ps.prepare(ctx, d.Text, d.Choices, source)
 	if t != nil && t.text == d.Text {
 		t.deriv = d // else repaired: its derivation is made when needed
 	}
@@ -752,9 +752,9 @@ func sizeLadder(o synth.SolveOptions) []int {
 const climbAfter = 4
 
 // random generates a grammar-random input within the current size bound.
-func (ps *pursuer) random() *tried {
+func (ps *pursuer) random(ctx context.Context) *tried {
 	d := ps.mut.Realize(nil)
-	t := ps.prepare(d.Text, d.Choices, "random")
+	t := ps.prepare(ctx, d.Text, d.Choices, "random")
 	if t != nil && t.text == d.Text {
 		t.deriv = d
 	}
