@@ -147,7 +147,7 @@ func TestDeriveRegexDecisions(t *testing.T) {
 		}
 	}
 	t.Logf("%d of %d texts derive", derived, cases)
-	if got, want := fmt.Sprintf("%x", h.Sum(nil))[:16], "3d0308c408b1812a"; got != want {
+	if got, want := fmt.Sprintf("%x", h.Sum(nil))[:16], "7721bf0dc327ce8d"; got != want {
 		t.Errorf("the decisions changed: digest %s, want %s", got, want)
 	}
 }
