@@ -88,8 +88,8 @@ Num := /[0-9]{1,2}/ ;
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Execs != 20 || res.BrokenRuns != 20 || res.Dropped != 20*maxDrops {
-			t.Errorf("execs %d, broken runs %d, dropped %d; want 20, 20, %d", res.Execs, res.BrokenRuns, res.Dropped, 20*maxDrops)
+		if res.Execs != 20 || res.BrokenRuns != 20 || res.Dropped != 20*synth.MaxDrops {
+			t.Errorf("execs %d, broken runs %d, dropped %d; want 20, 20, %d", res.Execs, res.BrokenRuns, res.Dropped, 20*synth.MaxDrops)
 		}
 	})
 }

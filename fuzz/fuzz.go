@@ -98,8 +98,8 @@ type Stats struct {
 	Domains  []DomainSize
 	// With Options.Constraints: inputs repaired before they ran, inputs
 	// dropped unrun because the search could not repair them, and inputs
-	// run although they break a constraint (after maxDrops drops in a
-	// row, so that the campaign goes on).
+	// run although they break a constraint (after synth.MaxDrops drops
+	// in a row, so that the campaign goes on).
 	Repaired, Dropped, BrokenRuns int
 }
 
@@ -203,7 +203,9 @@ func newCampaign(g *grammar.Graph, subject coverage.Runner, opts Options) (*camp
 		children: opts.Children,
 	}
 	if opts.Constraints.Len() > 0 {
-		f.cons = newConstrained(f)
+		bounds := synth.NewGenerator(g, nil, synth.RandomPolicy)
+		opts.Bounds.configure(bounds)
+		f.cons = synth.NewAdmitter(opts.Constraints, opts.Seed, bounds)
 	}
 	f.r = rand.New(rand.NewPCG(opts.Seed, 0xf022))
 	f.mut.r = f.r
@@ -315,9 +317,9 @@ type campaign struct {
 	r        *rand.Rand
 	start    time.Time
 	res      Result
-	failures map[string]int // failure key -> index in res.Failures
-	hits     map[int]int    // Rare: per block (or function), the runs that ran it
-	cons     *constrained   // with Options.Constraints
+	failures map[string]int  // failure key -> index in res.Failures
+	hits     map[int]int     // Rare: per block (or function), the runs that ran it
+	cons     *synth.Admitter // with Options.Constraints
 	// children is how many mutants each corpus input gets; cursor is
 	// the input whose turn it is, made how many it has had.
 	children, cursor, made int
@@ -378,7 +380,7 @@ func contains(sorted []int, x int) bool {
 func (f *campaign) run(ctx context.Context, seq *sequence) ([]int, error) {
 	d := f.real.realize(seq)
 	if f.cons != nil {
-		if d = f.cons.admit(ctx, f, d); d == nil {
+		if d = f.admit(ctx, d); d == nil {
 			return nil, nil // dropped: it breaks a constraint
 		}
 	}

@@ -75,7 +75,7 @@ type Pursuit struct {
 	Tree learn.FunctionModel
 	// With PursueOptions.Constraints: the inputs repaired before they
 	// ran, dropped unrun, and run although they break a constraint
-	// (after maxDrops drops in a row).
+	// (after synth.MaxDrops drops in a row).
 	Repaired, Dropped, BrokenRuns int
 }
 
@@ -174,7 +174,7 @@ func (l *Loop) Pursue(ctx context.Context, function string, opts PursueOptions) 
 		stats: map[string]armStats{}, families: map[string]armStats{}, sizes: map[string]sizeStats{},
 		attempts: map[string]int{}, dead: map[string]bool{}, seen: map[string]bool{}}
 	if opts.Constraints.Len() > 0 {
-		ps.cons = newConstrained(ps)
+		ps.cons = synth.NewAdmitter(opts.Constraints, opts.Seed+uint64(f)<<20, nil)
 	}
 	// Inputs an earlier pursuit ran and that ran this function count at once.
 	for text, covered := range l.sortedRan() {
@@ -240,7 +240,7 @@ type pursuer struct {
 	hits          []*tried             // inputs that ran the function, with their derivations
 	pool          []*tried             // every input this pursuit ran, for the fallback
 	rank          int                  // round-robin position over the constraints
-	cons          *constrained         // with PursueOptions.Constraints
+	cons          *synth.Admitter      // with PursueOptions.Constraints
 }
 
 // tried is an input the loop made, ready to run: its text, its choice
@@ -683,7 +683,7 @@ func (ps *pursuer) prepare(ctx context.Context, text string, choices []int, sour
 	}
 	if ps.cons != nil {
 		var ok bool
-		if text, choices, ok = ps.cons.admit(ctx, ps, text, choices); !ok || ps.seen[text] {
+		if text, choices, ok = ps.admit(ctx, text, choices); !ok || ps.seen[text] {
 			return nil
 		}
 	}
