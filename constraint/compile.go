@@ -84,8 +84,9 @@ func Compile(g *grammar.Graph) (*Set, error) {
 		return s, nil
 	}
 	var errs grammar.ErrorList
+	shapes := map[[2]string]shape{} // occurrences by scope and symbol, for all clauses
 	for _, w := range g.Source.Where {
-		c, err := compileClause(g, w)
+		c, err := compileClause(g, w, shapes)
 		if err != nil {
 			var e *grammar.Error
 			if errors.As(err, &e) {
@@ -125,7 +126,13 @@ func (c *Clause) String() string { return grammar.FormatWhere(c.Where) }
 // Scope is the rule in each of whose occurrences the clause holds.
 func (c *Clause) Scope() string { return c.scope }
 
-func compileClause(g *grammar.Graph, w *grammar.Where) (*Clause, error) {
+// shape is how often a symbol can occur in a scope (occurrences).
+type shape struct {
+	most     int
+	optional bool
+}
+
+func compileClause(g *grammar.Graph, w *grammar.Where, shapes map[[2]string]shape) (*Clause, error) {
 	c := &Clause{Where: w, scope: w.Scope}
 	if c.scope == "" {
 		c.scope = g.Start
@@ -153,7 +160,13 @@ func compileClause(g *grammar.Graph, w *grammar.Where) (*Clause, error) {
 		if id.Value == c.scope {
 			b.self = true
 		} else {
-			most, optional := occurrences(g, c.scope, id.Value)
+			key := [2]string{c.scope, id.Value}
+			sh, ok := shapes[key]
+			if !ok {
+				sh.most, sh.optional = occurrences(g, c.scope, id.Value)
+				shapes[key] = sh
+			}
+			most, optional := sh.most, sh.optional
 			if most == 0 && bad == nil {
 				bad = atError(w, id.Location().From, fmt.Sprintf("%s cannot occur inside %s, so it names nothing here", id.Value, c.scope))
 			}

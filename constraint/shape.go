@@ -12,7 +12,7 @@ const many = 2
 // once is bound to one node (nil where absent); one that may occur more
 // often, to a list.
 func occurrences(g *grammar.Graph, scope, sym string) (most int, optional bool) {
-	o := &occ{g: g, scope: scope, sym: sym, memo: map[*grammar.Node]span{}, busy: map[string]bool{}}
+	o := &occ{g: g, scope: scope, sym: sym, memo: map[*grammar.Node]span{}, busy: map[string]bool{}, reach: map[string]bool{}}
 	body := g.Bodies[scope]
 	if body == nil {
 		return 0, true
@@ -29,6 +29,7 @@ type occ struct {
 	scope, sym string
 	memo       map[*grammar.Node]span
 	busy       map[string]bool // rules being counted: a cycle
+	reach      map[string]bool // reaches' answers
 }
 
 func (o *occ) count(n *grammar.Node) span {
@@ -103,6 +104,15 @@ func (o *occ) countCycle(n *grammar.Node) (span, bool) {
 // reaches reports whether rule from can derive an occurrence of sym
 // without passing through scope.
 func (o *occ) reaches(from string) bool {
+	if r, ok := o.reach[from]; ok {
+		return r
+	}
+	r := o.search(from)
+	o.reach[from] = r
+	return r
+}
+
+func (o *occ) search(from string) bool {
 	seen := map[string]bool{}
 	var walk func(n *grammar.Node) bool
 	walk = func(n *grammar.Node) bool {
