@@ -81,7 +81,9 @@ func (s *Satisfier) Checker() *constraint.Checker { return s.check }
 // Make generates a tree with gen that satisfies the constraints: it
 // checks up to FreshTries trees as gen makes them and, if none
 // satisfies them, repairs the one that breaks the fewest instances (the
-// cheapest to repair), and so up to Tries times. It returns the tree,
+// cheapest to repair), and so up to Tries times, each time with trees
+// a quarter the size (gen.MaxNodes, restored on return); a tree that
+// breaks more instances than a repair can mend is not repaired. It returns the tree,
 // the number of instances it still breaks (0 but where the search
 // failed Tries times), and whether the tree was changed after gen made
 // it (then it is a copy, not in gen's memory). reset, if set, is called
@@ -95,6 +97,20 @@ func (s *Satisfier) Make(ctx context.Context, gen *Generator, reset func()) (t *
 	}
 	if tries <= 0 {
 		tries = DefaultConstraintTries
+	}
+	steps := s.MaxSteps
+	if steps <= 0 {
+		steps = DefaultRepairSteps
+	}
+	// Each try after a failed one draws trees a quarter the size: large
+	// random trees (exprlang's run to thousands of characters) break
+	// clauses by the hundred, more than a repair can mend, where small
+	// ones break few.
+	size := gen.MaxNodes
+	defer func() { gen.MaxNodes = size }()
+	bound := size
+	if bound <= 0 {
+		bound = DefaultMaxNodes
 	}
 	for try := 1; ; try++ {
 		var best *grammar.Tree
@@ -116,12 +132,24 @@ func (s *Satisfier) Make(ctx context.Context, gen *Generator, reset func()) (t *
 				}
 			}
 		}
+		last := try == tries || ctx.Err() != nil
+		if least > steps/hopeless && !last {
+			// Past repair in the steps it has: smaller trees at once.
+			gen.MaxNodes = max(minRegenerate, bound>>(2*try))
+			continue
+		}
 		broken, _ := s.Satisfy(ctx, best)
-		if broken == 0 || try == tries || ctx.Err() != nil {
+		if broken == 0 || last {
 			return best, broken, true
 		}
+		gen.MaxNodes = max(minRegenerate, bound>>(2*try))
 	}
 }
+
+// hopeless is the ratio of repair steps to broken instances under which
+// Make does not try to repair a tree but draws smaller ones: a change
+// mends at most an instance or two, and most changes are undone.
+const hopeless = 4
 
 // RepairStats counts what Satisfy did.
 type RepairStats struct {
