@@ -44,7 +44,7 @@ executions it took when it did. --out DIR gets e10.json and e10.csv.`,
 			}, eval.WriteE10)
 		},
 	}
-	f.register(cmd.Flags(), "repetitions per subject")
+	f.register(cmd.Flags(), "repetitions per subject", 10)
 	cmd.Flags().IntVar(&trials, "trials", 2000, "trials of the bandit generator per repetition")
 	cmd.Flags().IntVar(&seeds, "seeds", 20, "seeds each filter keeps")
 	cmd.Flags().IntVar(&execs, "execs", 20000, "executions the seedless campaign may take")

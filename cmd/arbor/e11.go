@@ -38,9 +38,7 @@ check).
 			}, eval.WriteE11)
 		},
 	}
-	f.register(cmd.Flags(), "timing runs of each side's generator (the median is reported)")
-	cmd.Flags().Lookup("reps").DefValue = "3"
-	f.reps = 3
+	f.register(cmd.Flags(), "timing runs of each side's generator (the median is reported)", 3)
 	cmd.Flags().IntVar(&inputs, "inputs", 300, "inputs of each side the program judges")
 	cmd.Flags().IntVar(&speed, "speed-inputs", 2000, "inputs of each side generated per timing run")
 	return cmd

@@ -79,7 +79,7 @@ over time). --json prints the result.`,
 			}, eval.WriteE7)
 		},
 	}
-	f.register(cmd.Flags(), "runs of each method on each subject")
+	f.register(cmd.Flags(), "runs of each method on each subject", 10)
 	cmd.Flags().DurationVar(&per, "time", 30*time.Second, "wall time of each run")
 	cmd.Flags().StringSliceVar(&methods, "methods", eval.E7DefaultMethods, "methods to run, of "+strings.Join(eval.E7Methods, ","))
 	cmd.Flags().Float64Var(&fresh, "fresh", eval.DefaultE7Fresh, "zest-fresh's share of executions given to fresh random inputs (as arbor fuzz --fresh)")

@@ -43,7 +43,7 @@ constraints unless --constraints off.
 			}, eval.WriteE8)
 		},
 	}
-	f.register(cmd.Flags(), "runs of each variant on each subject")
+	f.register(cmd.Flags(), "runs of each variant on each subject", 10)
 	cmd.Flags().IntVar(&execs, "execs", 5000, "executions of each run")
 	cmd.Flags().IntVar(&base, "base-inputs", 1000, "random inputs that give the functions' base rates")
 	cons.register(cmd.Flags(), "the random sample's inputs satisfy them, and the campaigns repair or drop the inputs that break one (counted in --json)")

@@ -50,7 +50,7 @@ DIR gets e9.json and e9.csv.`,
 			}, eval.WriteE9)
 		},
 	}
-	f.register(cmd.Flags(), "runs per method and subject")
+	f.register(cmd.Flags(), "runs per method and subject", 10)
 	fl := cmd.Flags()
 	fl.IntVar(&execs, "execs", 20000, "executions per run (the lattice's whole budget)")
 	fl.IntVar(&top.MaxDistinct, "top-distinct", 3, "the lattice's top: distinct values per regex terminal in an input")

@@ -27,9 +27,9 @@ type fuzzExperiment struct {
 	asJSON   bool
 }
 
-func (f *fuzzExperiment) register(fl *pflag.FlagSet, repsUsage string) {
+func (f *fuzzExperiment) register(fl *pflag.FlagSet, repsUsage string, reps int) {
 	fl.StringSliceVar(&f.subjects, "subjects", nil, "bundled subjects to run (default: all)")
-	fl.IntVar(&f.reps, "reps", 10, repsUsage)
+	fl.IntVar(&f.reps, "reps", reps, repsUsage)
 	fl.Uint64Var(&f.seed, "seed", 1, "random seed")
 	fl.IntVar(&f.maxDepth, "max-depth", synth.DefaultMaxDepth, "depth bound of grammar generation")
 	fl.DurationVar(&f.timeout, "timeout", time.Second, "time limit per input")
