@@ -65,7 +65,6 @@ type Checker struct {
 	envs  []map[string]any // per clause
 	lists [][][]*Node      // per clause, per binding: the list buffer
 	one   []*Node          // the element of an all instance
-	buf   []*Node          // Inside's result
 	// cache holds, per clause and scope occurrence (by its tree node),
 	// what the last evaluation found, for Recheck.
 	cache map[cacheKey]*cached
@@ -76,11 +75,10 @@ type cacheKey struct {
 	scope  *grammar.Tree
 }
 
-// cached is a scope occurrence's instances: how many, and those that
-// broke, by their occurrence's distance from the scope's in pre-order,
-// which a derivation that did not change keeps.
+// cached is a scope occurrence's instances that broke, by their
+// occurrence's distance from the scope's in pre-order, which a
+// derivation that did not change keeps.
 type cached struct {
-	total int
 	fails []cachedFail
 }
 
@@ -103,32 +101,8 @@ func NewChecker(s *Set) *Checker {
 // within a clause, in input order. t must be a complete tree of the
 // grammar the Set was compiled for.
 func (c *Checker) Check(t *grammar.Tree) []Violation {
-	var out []Violation
-	c.Eval(t, func(v Violation, ok bool) {
-		if !ok {
-			out = append(out, v)
-		}
-	})
-	return out
-}
-
-// Count returns the number of clause instances of t that hold and the
-// number there are: the search's fitness.
-func (c *Checker) Count(t *grammar.Tree) (held, total int) {
-	c.Eval(t, func(_ Violation, ok bool) {
-		total++
-		if ok {
-			held++
-		}
-	})
-	return held, total
-}
-
-// Eval evaluates every clause instance of t and calls f with each and
-// whether it holds.
-func (c *Checker) Eval(t *grammar.Tree, f func(v Violation, ok bool)) {
 	clear(c.cache)
-	c.eval(t, nil, f)
+	return c.eval(t, nil)
 }
 
 // Recheck is Check after a change to a tree the Checker has checked
@@ -140,20 +114,15 @@ func (c *Checker) Eval(t *grammar.Tree, f func(v Violation, ok bool)) {
 // (enclosing) are always evaluated. The result is Check's, but for a
 // clause that compares a node's absolute offset with a constant.
 func (c *Checker) Recheck(t, changed *grammar.Tree) []Violation {
-	var out []Violation
-	c.eval(t, changed, func(v Violation, ok bool) {
-		if !ok {
-			out = append(out, v)
-		}
-	})
-	return out
+	return c.eval(t, changed)
 }
 
-func (c *Checker) eval(t, changed *grammar.Tree, f func(v Violation, ok bool)) {
+func (c *Checker) eval(t, changed *grammar.Tree) []Violation {
 	c.index(t, changed)
 	if c.cache == nil {
 		c.cache = map[cacheKey]*cached{}
 	}
+	var out []Violation
 	for ci, cl := range c.set.clauses {
 		for i := range c.ix.occ {
 			o := &c.ix.occ[i]
@@ -161,25 +130,24 @@ func (c *Checker) eval(t, changed *grammar.Tree, f func(v Violation, ok bool)) {
 				continue
 			}
 			key := cacheKey{ci, o.tree}
-			if e, ok := c.cache[key]; ok && !o.changed && c.unaffected(cl, i) {
-				c.replay(cl, i, e, f)
+			e, ok := c.cache[key]
+			if ok && !o.changed && c.unaffected(cl, i) {
+				out = c.replay(cl, i, e, out)
 				continue
 			}
-			e := c.cache[key]
 			if e == nil {
 				e = &cached{}
 				c.cache[key] = e
 			}
-			e.total, e.fails = 0, e.fails[:0]
-			c.evalScope(ci, cl, i, func(v Violation, ok bool) {
-				e.total++
-				if !ok {
-					e.fails = append(e.fails, cachedFail{v.At.i - i, v.Err})
-				}
-				f(v, ok)
-			})
+			from := len(out)
+			out = c.evalScope(ci, cl, i, out)
+			e.fails = e.fails[:0]
+			for _, v := range out[from:] {
+				e.fails = append(e.fails, cachedFail{v.At.i - i, v.Err})
+			}
 		}
 	}
+	return out
 }
 
 // unaffected reports whether the last change leaves clause cl's verdict
@@ -203,15 +171,14 @@ func (c *Checker) unaffected(cl *Clause, s int) bool {
 	return true
 }
 
-// replay reports the instances of scope occurrence s that e holds.
-func (c *Checker) replay(cl *Clause, s int, e *cached, f func(Violation, bool)) {
+// replay appends to out the instances of scope occurrence s that e
+// holds broken.
+func (c *Checker) replay(cl *Clause, s int, e *cached, out []Violation) []Violation {
 	self := c.node(s)
 	for _, x := range e.fails {
-		f(Violation{Clause: cl, Scope: self, At: c.node(s + x.delta), Err: x.err}, false)
+		out = append(out, Violation{Clause: cl, Scope: self, At: c.node(s + x.delta), Err: x.err})
 	}
-	for range e.total - len(e.fails) {
-		f(Violation{Clause: cl, Scope: self, At: self}, true)
-	}
+	return out
 }
 
 // index indexes t and starts a new generation of Nodes.
@@ -230,8 +197,9 @@ func (c *Checker) index(t, changed *grammar.Tree) {
 	}
 }
 
-// evalScope evaluates clause cl in scope occurrence s.
-func (c *Checker) evalScope(ci int, cl *Clause, s int, f func(Violation, bool)) {
+// evalScope evaluates clause cl in scope occurrence s and appends the
+// instances that break to out.
+func (c *Checker) evalScope(ci int, cl *Clause, s int, out []Violation) []Violation {
 	env := c.envs[ci]
 	self := c.node(s)
 	env[selfName] = self
@@ -253,16 +221,19 @@ func (c *Checker) evalScope(ci int, cl *Clause, s int, f func(Violation, bool)) 
 		}
 	}
 	if cl.each == nil {
-		ok, err := c.run(cl, env)
-		f(Violation{Clause: cl, Scope: self, At: self, Err: err}, ok)
-		return
+		if ok, err := c.run(cl, env); !ok {
+			out = append(out, Violation{Clause: cl, Scope: self, At: self, Err: err})
+		}
+		return out
 	}
 	for _, e := range env[cl.each.sym].([]*Node) {
 		c.one[0] = e
 		env[eachName] = c.one
-		ok, err := c.run(cl, env)
-		f(Violation{Clause: cl, Scope: self, At: e, Err: err}, ok)
+		if ok, err := c.run(cl, env); !ok {
+			out = append(out, Violation{Clause: cl, Scope: self, At: e, Err: err})
+		}
 	}
+	return out
 }
 
 func (c *Checker) run(cl *Clause, env map[string]any) (bool, error) {
@@ -272,15 +243,6 @@ func (c *Checker) run(cl *Clause, env map[string]any) (bool, error) {
 	}
 	ok, _ := out.(bool)
 	return ok, nil
-}
-
-// Inside returns the occurrences of rule inside n, in input order (all
-// of them, nested scopes included). The list is n's Checker's and valid
-// until its next call.
-func (c *Checker) Inside(n *Node, rule string) []*Node {
-	c.buf = c.buf[:0]
-	c.ix.inside(n.i, rule, "", func(j int) { c.buf = append(c.buf, c.node(j)) })
-	return c.buf
 }
 
 // Symbols returns the rules the clause's expression names, the scope

@@ -123,9 +123,6 @@ func (s *Set) Graph() *grammar.Graph { return s.g }
 // String is the clause as written.
 func (c *Clause) String() string { return grammar.FormatWhere(c.Where) }
 
-// Scope is the rule in each of whose occurrences the clause holds.
-func (c *Clause) Scope() string { return c.scope }
-
 // shape is how often a symbol can occur in a scope (occurrences).
 type shape struct {
 	most     int

@@ -110,13 +110,10 @@ func descendant(a *Node, rule string) *Node {
 	if a == nil {
 		return nil
 	}
-	var out *Node
-	a.c.ix.inside(a.i, rule, "", func(j int) {
-		if out == nil {
-			out = a.c.node(j)
-		}
-	})
-	return out
+	if j := a.c.ix.first(a.i, rule, ""); j >= 0 {
+		return a.c.node(j)
+	}
+	return nil
 }
 
 // enclosing returns the nearest occurrence of rule that a is inside, or
@@ -156,6 +153,10 @@ func (n *Node) Depth() int {
 	}
 	return d
 }
+
+// Descendants returns the occurrences of rule inside n, in input order
+// (nested scopes included).
+func (n *Node) Descendants(rule string) []*Node { return descendants(n, rule) }
 
 // Inside reports whether n is inside m: an occurrence within m's
 // derivation, m itself not counted.

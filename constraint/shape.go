@@ -17,7 +17,7 @@ func occurrences(g *grammar.Graph, scope, sym string) (most int, optional bool) 
 	if body == nil {
 		return 0, true
 	}
-	s := o.count(body)
+	s, _ := o.count(body)
 	return s.hi, s.lo == 0
 }
 
@@ -32,15 +32,10 @@ type occ struct {
 	reach      map[string]bool // reaches' answers
 }
 
-func (o *occ) count(n *grammar.Node) span {
-	s, _ := o.countCycle(n)
-	return s
-}
-
-// countCycle is count, and whether the result depended on a rule being
-// counted further up (a cycle), in which case it depends on where the
-// cycle was entered and is not memoized.
-func (o *occ) countCycle(n *grammar.Node) (span, bool) {
+// count is how often sym can occur in a derivation of n, and whether
+// that depended on a rule being counted further up (a cycle), in which
+// case it depends on where the cycle was entered and is not memoized.
+func (o *occ) count(n *grammar.Node) (span, bool) {
 	if s, ok := o.memo[n]; ok {
 		return s, false
 	}
@@ -61,7 +56,7 @@ func (o *occ) countCycle(n *grammar.Node) (span, bool) {
 			}
 		default:
 			o.busy[n.Name] = true
-			s, cyclic = o.countCycle(n.Children[0])
+			s, cyclic = o.count(n.Children[0])
 			delete(o.busy, n.Name)
 			if n.Name == o.sym {
 				s = span{min(many, s.lo+1), min(many, s.hi+1)}
@@ -69,7 +64,7 @@ func (o *occ) countCycle(n *grammar.Node) (span, bool) {
 		}
 	case grammar.KindAlt:
 		for i, c := range n.Children {
-			cs, cc := o.countCycle(c)
+			cs, cc := o.count(c)
 			cyclic = cyclic || cc
 			if i == 0 {
 				s = cs
@@ -79,12 +74,12 @@ func (o *occ) countCycle(n *grammar.Node) (span, bool) {
 		}
 	case grammar.KindCat:
 		for _, c := range n.Children {
-			cs, cc := o.countCycle(c)
+			cs, cc := o.count(c)
 			cyclic = cyclic || cc
 			s = span{min(many, s.lo+cs.lo), min(many, s.hi+cs.hi)}
 		}
 	case grammar.KindQuant:
-		cs, cc := o.countCycle(n.Children[0])
+		cs, cc := o.count(n.Children[0])
 		cyclic = cc
 		s.lo = min(many, cs.lo*n.Min)
 		switch {

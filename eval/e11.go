@@ -104,6 +104,15 @@ func e11Subject(ctx context.Context, cfg E11Config, s subject.Setup, sess *fuzzS
 	out := E11Subject{Subject: s.Name, Clauses: set.Len()}
 	oracle := &subject.SessionOracle{Session: sess.Session, Timeout: cfg.Timeout}
 	check := constraint.NewChecker(set)
+	// satisfies tells whether an input satisfies every clause: what the
+	// constrained generator found already, or, without constraints, a
+	// check (which the baseline pays for, as a filter would).
+	satisfies := func(constrained bool, in synth.Input) bool {
+		if constrained {
+			return in.Broken == 0
+		}
+		return len(check.Check(in.Tree)) == 0
+	}
 	for _, side := range []struct {
 		set *constraint.Set
 		to  *E11Side
@@ -119,7 +128,7 @@ func e11Subject(ctx context.Context, cfg E11Config, s subject.Setup, sess *fuzzS
 			if in.Broken > 0 {
 				side.to.Unrepaired++
 			}
-			if len(check.Check(in.Tree)) == 0 {
+			if satisfies(side.set != nil, in) {
 				side.to.Satisfying++
 			}
 			v, err := oracle.JudgeContext(ctx, []byte(in.Text))
@@ -143,12 +152,7 @@ func e11Subject(ctx context.Context, cfg E11Config, s subject.Setup, sess *fuzzS
 			opts := synth.GenerateOptions{Seed: cfg.Seed + 1000 + uint64(rep), MaxDepth: cfg.MaxDepth, Constraints: side.set}
 			start := cpuTime()
 			err := synth.GenerateFunc(ctx, s.Grammar, cfg.SpeedInputs, opts, func(in synth.Input) error {
-				if side.set == nil {
-					// The baseline pays for the filter it needs.
-					if len(check.Check(in.Tree)) == 0 {
-						satisfying++
-					}
-				} else if in.Broken == 0 {
+				if satisfies(side.set != nil, in) {
 					satisfying++
 				}
 				return nil

@@ -52,7 +52,7 @@ func NewAdmitter(set *constraint.Set, seed uint64, bounds *Generator) *Admitter 
 // bounds, or ExactChoicesOf where it breaks them); t must be the
 // caller's to change.
 func (a *Admitter) Admit(ctx context.Context, t *grammar.Tree) (v Admission, choices []int) {
-	if len(a.sat.Checker().Check(t)) == 0 {
+	if len(a.sat.check.Check(t)) == 0 {
 		a.drops = 0
 		return Admitted, nil
 	}

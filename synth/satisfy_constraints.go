@@ -74,10 +74,6 @@ func NewSatisfier(s *constraint.Set, seed uint64, bounds *Generator) *Satisfier 
 	return &Satisfier{set: s, check: constraint.NewChecker(s), r: r, gen: gen, regexes: map[*grammar.Node]*regexp.Regexp{}}
 }
 
-// Checker is the Satisfier's checker, for callers that report the
-// violations Satisfy leaves.
-func (s *Satisfier) Checker() *constraint.Checker { return s.check }
-
 // Make generates a tree with gen that satisfies the constraints: it
 // checks up to FreshTries trees as gen makes them and, if none
 // satisfies them, repairs the one that breaks the fewest instances (the
@@ -153,9 +149,8 @@ const hopeless = 4
 
 // RepairStats counts what Satisfy did.
 type RepairStats struct {
-	Steps   int // changes tried
-	Kept    int // changes kept
-	Changed bool
+	Steps int // changes tried
+	Kept  int // changes kept: the tree was changed if any
 }
 
 // Satisfy changes t in place until it breaks no clause instance, the
@@ -188,7 +183,6 @@ func (s *Satisfier) Satisfy(ctx context.Context, t *grammar.Tree) (broken int, s
 		if t.Size() <= most && (len(after) < len(vs) || len(after) == len(vs) && s.r.IntN(2) == 0) {
 			vs = after
 			st.Kept++
-			st.Changed = true
 			continue
 		}
 		for i := len(s.undo) - 1; i >= 0; i-- {
@@ -196,7 +190,7 @@ func (s *Satisfier) Satisfy(ctx context.Context, t *grammar.Tree) (broken int, s
 		}
 		vs = s.check.Recheck(t, s.changed)
 	}
-	if st.Changed {
+	if st.Kept > 0 {
 		// The verdict, from a check of the whole tree: Recheck's takes
 		// the instances away from the change as they were.
 		vs = s.check.Check(t)
@@ -212,7 +206,7 @@ func (s *Satisfier) change(t *grammar.Tree, v constraint.Violation) bool {
 		// one of the nodes it names, not (always) all of the scope.
 		var named []*constraint.Node
 		for _, sym := range v.Clause.Symbols() {
-			named = append(named, s.check.Inside(v.Scope, sym)...)
+			named = append(named, v.Scope.Descendants(sym)...)
 		}
 		if len(named) > 0 {
 			e = named[s.r.IntN(len(named))]
@@ -240,7 +234,7 @@ func (s *Satisfier) change(t *grammar.Tree, v constraint.Violation) bool {
 func (s *Satisfier) candidates(v constraint.Violation, e *constraint.Node) []*constraint.Node {
 	s.cands = s.cands[:0]
 	for _, sym := range v.Clause.Symbols() {
-		for _, d := range s.check.Inside(v.Scope, sym) {
+		for _, d := range v.Scope.Descendants(sym) {
 			if d.Tree() != e.Tree() && d.Text != e.Text {
 				s.cands = append(s.cands, d)
 			}

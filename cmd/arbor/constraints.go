@@ -28,10 +28,14 @@ func (c constraintsFlag) check() error {
 	return nil
 }
 
+// off reports whether --constraints off was given: what the eval
+// configurations' NoConstraints say.
+func (c constraintsFlag) off() bool { return c.mode == "off" }
+
 // set returns g's constraints, or nil with --constraints off or for a
 // grammar without any.
 func (c constraintsFlag) set(g *grammar.Graph) (*constraint.Set, error) {
-	if c.mode == "off" {
+	if c.off() {
 		return nil, nil
 	}
 	s, err := constraint.Compile(g)

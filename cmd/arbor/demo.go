@@ -109,7 +109,7 @@ func runDemo(cmd *cobra.Command, f *demoFlags) error {
 	}
 	story := demoStory{w: w, train: f.train, test: f.test}
 	res, err := eval.Demo(contextOf(cmd), eval.DemoConfig{Subject: s, Out: out, Train: f.train, Test: f.test, Seed: f.seed,
-		NoConstraints: f.constraints.mode == "off", CacheDir: coverage.DefaultCacheDir(), Step: story.step,
+		NoConstraints: f.constraints.off(), CacheDir: coverage.DefaultCacheDir(), Step: story.step,
 		Progress: func(msg string) {
 			fmt.Fprintf(cmd.ErrOrStderr(), "      %s (%.1fs)\n", msg, time.Since(start).Seconds())
 		}})

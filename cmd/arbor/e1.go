@@ -66,7 +66,7 @@ over repetitions into that folder.`,
 				return err
 			}
 			r, err := eval.E1(contextOf(cmd), eval.E1Config{Subject: s.Name, Grammar: s.Grammar, Target: s.Target, Ks: kl, Reps: reps,
-				Seed: seed, MaxDepth: depth, NoConstraints: cons.mode == "off", CacheDir: coverage.DefaultCacheDir(), Progress: lineProgress(cmd.ErrOrStderr())})
+				Seed: seed, MaxDepth: depth, NoConstraints: cons.off(), CacheDir: coverage.DefaultCacheDir(), Progress: lineProgress(cmd.ErrOrStderr())})
 			if err != nil {
 				return err
 			}

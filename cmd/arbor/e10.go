@@ -40,7 +40,7 @@ executions it took when it did. --out DIR gets e10.json and e10.csv.`,
 			}
 			return runFuzzExperiment(cmd, &f, func(ctx context.Context, subjects []subject.Setup, progress func(string)) (*eval.E10Result, error) {
 				return eval.E10(ctx, eval.E10Config{Subjects: subjects, Trials: trials, Seeds: seeds, Execs: execs, Reps: f.reps, Seed: f.seed,
-					MaxDepth: f.maxDepth, Timeout: f.timeout, NoConstraints: cons.mode == "off", CacheDir: coverage.DefaultCacheDir(), Progress: progress})
+					MaxDepth: f.maxDepth, Timeout: f.timeout, NoConstraints: cons.off(), CacheDir: coverage.DefaultCacheDir(), Progress: progress})
 			}, eval.WriteE10)
 		},
 	}

@@ -37,7 +37,7 @@ unique valid inputs over trials per benchmark.`,
 				out = "arbor-e6"
 			}
 			benchmarks, done, err := eval.E6Benchmarks(contextOf(cmd), eval.E6BenchmarkConfig{Seed: seed, BSTTrials: bstTrials, Trials: subjectTrials,
-				NoConstraints: cons.mode == "off", CacheDir: coverage.DefaultCacheDir()})
+				NoConstraints: cons.off(), CacheDir: coverage.DefaultCacheDir()})
 			if err != nil {
 				return err
 			}

@@ -75,7 +75,7 @@ over time). --json prints the result.`,
 			}
 			return runFuzzExperiment(cmd, &f, func(ctx context.Context, subjects []subject.Setup, progress func(string)) (*eval.E7Result, error) {
 				return eval.E7(ctx, eval.E7Config{Subjects: subjects, Time: per, Reps: f.reps, Seed: f.seed, MaxDepth: f.maxDepth, Timeout: f.timeout,
-					Methods: methods, Fresh: fresh, NoConstraints: cons.mode == "off", CacheDir: coverage.DefaultCacheDir(), Progress: progress})
+					Methods: methods, Fresh: fresh, NoConstraints: cons.off(), CacheDir: coverage.DefaultCacheDir(), Progress: progress})
 			}, eval.WriteE7)
 		},
 	}

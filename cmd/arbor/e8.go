@@ -39,7 +39,7 @@ constraints unless --constraints off.
 			}
 			return runFuzzExperiment(cmd, &f, func(ctx context.Context, subjects []subject.Setup, progress func(string)) (*eval.E8Result, error) {
 				return eval.E8(ctx, eval.E8Config{Subjects: subjects, Execs: execs, Reps: f.reps, BaseInputs: base, Seed: f.seed, MaxDepth: f.maxDepth,
-					Timeout: f.timeout, NoConstraints: cons.mode == "off", CacheDir: coverage.DefaultCacheDir(), Progress: progress})
+					Timeout: f.timeout, NoConstraints: cons.off(), CacheDir: coverage.DefaultCacheDir(), Progress: progress})
 			}, eval.WriteE8)
 		},
 	}

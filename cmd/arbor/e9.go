@@ -46,7 +46,7 @@ DIR gets e9.json and e9.csv.`,
 			}
 			return runFuzzExperiment(cmd, &f, func(ctx context.Context, subjects []subject.Setup, progress func(string)) (*eval.E9Result, error) {
 				return eval.E9(ctx, eval.E9Config{Subjects: subjects, Execs: execs, Reps: f.reps, Seed: f.seed, MaxDepth: f.maxDepth,
-					Top: top, Levels: levels, Timeout: f.timeout, NoConstraints: cons.mode == "off", CacheDir: coverage.DefaultCacheDir(), Progress: progress})
+					Top: top, Levels: levels, Timeout: f.timeout, NoConstraints: cons.off(), CacheDir: coverage.DefaultCacheDir(), Progress: progress})
 			}, eval.WriteE9)
 		},
 	}

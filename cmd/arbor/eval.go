@@ -144,7 +144,7 @@ func (f *experimentFlags) config(cmd *cobra.Command) (eval.E3Config, func(), err
 		cleanup = func() { os.RemoveAll(work) }
 	}
 	return eval.E3Config{Subject: s.Name, GrammarName: s.GrammarName, Grammar: s.Grammar, Target: s.Target,
-		Train: f.train, Test: f.test, Seed: f.seed, K: f.k, Features: kinds, MaxRepeat: f.maxRepeat, NoConstraints: f.constraints.mode == "off", WorkDir: work, CacheDir: coverage.DefaultCacheDir(), Learn: f.opts,
+		Train: f.train, Test: f.test, Seed: f.seed, K: f.k, Features: kinds, MaxRepeat: f.maxRepeat, NoConstraints: f.constraints.off(), WorkDir: work, CacheDir: coverage.DefaultCacheDir(), Learn: f.opts,
 		NoBalance: f.noBalance, Progress: lineProgress(cmd.ErrOrStderr())}, cleanup, nil
 }
 

@@ -69,7 +69,7 @@ says where the run stopped.`,
 				return err
 			}
 			progress, finish := allProgress(cmd.ErrOrStderr())
-			path, err := eval.All(contextOf(cmd), eval.AllConfig{Out: out, Quick: quick, Seed: seed, NoConstraints: cons.mode == "off", CacheDir: coverage.DefaultCacheDir(), Progress: progress})
+			path, err := eval.All(contextOf(cmd), eval.AllConfig{Out: out, Quick: quick, Seed: seed, NoConstraints: cons.off(), CacheDir: coverage.DefaultCacheDir(), Progress: progress})
 			finish()
 			if errors.Is(err, context.Canceled) {
 				return fmt.Errorf("interrupted; the finished parts are in %s", path)

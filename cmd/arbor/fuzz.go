@@ -254,6 +254,9 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags) error {
 
 // validate reports the flags that cannot be used, as usage errors.
 func (f *fuzzFlags) validate() error {
+	if err := f.constraints.check(); err != nil {
+		return err
+	}
 	switch {
 	case f.out == "":
 		return usageError{errors.New("--out is required: the corpus and failures go there")}
@@ -265,7 +268,7 @@ func (f *fuzzFlags) validate() error {
 		return usageError{fmt.Errorf("--k must be at least 1, not %d", f.k)}
 	case f.maxDepth < 1 || f.maxRepeat < 0 || f.maxDistinct < 0:
 		return usageError{errors.New("--max-depth must be positive, --max-repeat and --max-distinct not negative")}
-	case f.constraints.mode != "on" && f.constraints.mode != "off":
+	case f.constraints.mode != "on" && !f.constraints.off():
 		return f.constraints.check()
 	case f.levels < 1:
 		return usageError{fmt.Errorf("--bonsai-levels must be at least 1, not %d", f.levels)}

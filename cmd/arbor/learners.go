@@ -77,7 +77,7 @@ subject); the table ends with each learner's medians over the subjects.`,
 			}
 			progress, finish := allProgress(cmd.ErrOrStderr())
 			res, err := eval.LearnerSuite(contextOf(cmd), eval.LearnerSuiteConfig{Subjects: subjects, Learners: ls, Test: test, Seed: seed,
-				NoConstraints: cons.mode == "off", Out: dir, CacheDir: coverage.DefaultCacheDir(), Progress: progress})
+				NoConstraints: cons.off(), Out: dir, CacheDir: coverage.DefaultCacheDir(), Progress: progress})
 			finish()
 			if err != nil {
 				if out != "" {

@@ -187,7 +187,7 @@ func (f recordFlags) constraintSet() (*constraint.Set, error) {
 		}
 		name = b.Grammar
 	}
-	if name == "" || f.constraints.mode == "off" {
+	if name == "" || f.constraints.off() {
 		return nil, nil
 	}
 	g, err := datasets.LoadGrammar(name)

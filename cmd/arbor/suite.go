@@ -66,7 +66,7 @@ that fails gets a row with its error and the suite goes on.`,
 				dir = tmp
 			}
 			progress, finish := allProgress(cmd.ErrOrStderr())
-			res, err := eval.Suite(contextOf(cmd), eval.SuiteConfig{Subjects: subjects, Quick: quick, Seed: seed, NoConstraints: cons.mode == "off", Out: dir,
+			res, err := eval.Suite(contextOf(cmd), eval.SuiteConfig{Subjects: subjects, Quick: quick, Seed: seed, NoConstraints: cons.off(), Out: dir,
 				CacheDir: coverage.DefaultCacheDir(), Progress: progress})
 			finish()
 			if err != nil {
