@@ -22,7 +22,10 @@ func (f *campaign) admit(ctx context.Context, d *derivation) *derivation {
 		f.res.Dropped++
 		return nil
 	case synth.RunBroken:
+		// The failed search changed d's tree: realize d's sequence
+		// again, for domains that read the tree.
 		f.res.BrokenRuns++
+		return f.real.realize(d.seq)
 	case synth.Repaired:
 		f.res.Repaired++
 		fixed := f.real.realize(f.seqOf(choices))

@@ -257,6 +257,9 @@ type tried struct {
 	rarity  float64 // how rare what it covered is
 	covered []int   // the dataset functions it ran
 	deriv   *synth.Derivation
+	// repaired is set for an input the constraints' search changed: its
+	// generator's derivation no longer describes it.
+	repaired bool
 }
 
 func (ps *pursuer) over() string {
@@ -658,7 +661,7 @@ func (ps *pursuer) solve(ctx context.Context, c *liveConstraint) *tried {
 		}
 		return nil
 	}
-	t := ps.prepare(ctx, sol.Text, sol.Choices, "constraint")
+	t := ps.prepare(ctx, sol.Tree, sol.Text, sol.Choices, "constraint")
 	if t == nil || !holds(*c.Constraint, t.feats) {
 		return nil
 	}
@@ -676,14 +679,17 @@ func holds(c learn.Constraint, feats []int) bool {
 }
 
 // prepare parses a generated input back (what the model will see) and
-// reads its features; nil if it does not parse.
-func (ps *pursuer) prepare(ctx context.Context, text string, choices []int, source string) *tried {
+// reads its features; nil if it does not parse. tree is the derivation
+// the generator made of text, which the grammar's constraints judge
+// (and a repair changes).
+func (ps *pursuer) prepare(ctx context.Context, tree *grammar.Tree, text string, choices []int, source string) *tried {
 	if ps.seen[text] {
 		return nil
 	}
+	repaired := false
 	if ps.cons != nil {
 		var ok bool
-		if text, choices, ok = ps.admit(ctx, text, choices); !ok || ps.seen[text] {
+		if text, choices, repaired, ok = ps.admit(ctx, tree, text, choices); !ok || ps.seen[text] {
 			return nil
 		}
 	}
@@ -692,7 +698,7 @@ func (ps *pursuer) prepare(ctx context.Context, text string, choices []int, sour
 		return nil
 	}
 	slices.Sort(feats)
-	return &tried{text: text, choices: choices, feats: feats, source: source}
+	return &tried{text: text, choices: choices, feats: feats, source: source, repaired: repaired}
 }
 
 // mutant mutates or splices one of the given inputs; source, if set,
@@ -716,9 +722,9 @@ func (ps *pursuer) mutant(ctx context.Context, from []*tried, source string) *tr
 		}
 	}
 	d := ps.mut.Realize(choices)
-	t := ps.prepare(ctx, d.Text, d.Choices, source)
-	if t != nil && t.text == d.Text {
-		t.deriv = d // else repaired: its derivation is made when needed
+	t := ps.prepare(ctx, d.Tree, d.Text, d.Choices, source)
+	if t != nil && !t.repaired {
+		t.deriv = d // else its derivation is made when needed
 	}
 	return t
 }
@@ -754,8 +760,8 @@ const climbAfter = 4
 // random generates a grammar-random input within the current size bound.
 func (ps *pursuer) random(ctx context.Context) *tried {
 	d := ps.mut.Realize(nil)
-	t := ps.prepare(ctx, d.Text, d.Choices, "random")
-	if t != nil && t.text == d.Text {
+	t := ps.prepare(ctx, d.Tree, d.Text, d.Choices, "random")
+	if t != nil && !t.repaired {
 		t.deriv = d
 	}
 	return t
