@@ -102,7 +102,28 @@ func NewChecker(s *Set) *Checker {
 // grammar the Set was compiled for.
 func (c *Checker) Check(t *grammar.Tree) []Violation {
 	clear(c.cache)
-	return c.eval(t, nil)
+	return c.eval(t, nil, -1)
+}
+
+// Holds reports whether t breaks no clause instance: Check, stopped at
+// the first instance that breaks.
+func (c *Checker) Holds(t *grammar.Tree) bool {
+	_, ok := c.CheckWithin(t, 0)
+	return ok
+}
+
+// CheckWithin is Check that stops once more than most instances break,
+// and then reports false with only those: a caller that gives up on a
+// tree past a count (a repair with no hope) need not count further.
+// Recheck may follow CheckWithin only where it reported true.
+func (c *Checker) CheckWithin(t *grammar.Tree, most int) ([]Violation, bool) {
+	clear(c.cache)
+	vs := c.eval(t, nil, most)
+	if len(vs) > most {
+		clear(c.cache)
+		return vs, false
+	}
+	return vs, true
 }
 
 // Recheck is Check after a change to a tree the Checker has checked
@@ -114,10 +135,25 @@ func (c *Checker) Check(t *grammar.Tree) []Violation {
 // (enclosing) are always evaluated. The result is Check's, but for a
 // clause that compares a node's absolute offset with a constant.
 func (c *Checker) Recheck(t, changed *grammar.Tree) []Violation {
-	return c.eval(t, changed)
+	return c.eval(t, changed, -1)
 }
 
-func (c *Checker) eval(t, changed *grammar.Tree) []Violation {
+// RecheckWithin is Recheck that stops once more than most instances
+// break, and then reports false with only those: a search that undoes
+// every change which breaks more than it mends need not count further.
+// The next Recheck after an undoing of the change finds what a full
+// check finds, as after Recheck.
+func (c *Checker) RecheckWithin(t, changed *grammar.Tree, most int) ([]Violation, bool) {
+	vs := c.eval(t, changed, most)
+	return vs, len(vs) <= most
+}
+
+// eval checks t, taking from the cache what changed leaves as it was,
+// and stops once more than most instances break (most < 0: never).
+// After a stop, the cache is what it was for the scope occurrences not
+// evaluated, and those evaluated are marked to be evaluated again by
+// the next change's marks: they hold the changed node.
+func (c *Checker) eval(t, changed *grammar.Tree, most int) []Violation {
 	c.index(t, changed)
 	if c.cache == nil {
 		c.cache = map[cacheKey]*cached{}
@@ -133,6 +169,9 @@ func (c *Checker) eval(t, changed *grammar.Tree) []Violation {
 			e, ok := c.cache[key]
 			if ok && !o.changed && c.unaffected(cl, i) {
 				out = c.replay(cl, i, e, out)
+				if most >= 0 && len(out) > most {
+					return out
+				}
 				continue
 			}
 			if e == nil {
@@ -140,7 +179,13 @@ func (c *Checker) eval(t, changed *grammar.Tree) []Violation {
 				c.cache[key] = e
 			}
 			from := len(out)
-			out = c.evalScope(ci, cl, i, out)
+			out = c.evalScope(ci, cl, i, out, most)
+			if most >= 0 && len(out) > most {
+				// This occurrence's instances are not all known:
+				// it must not be replayed.
+				delete(c.cache, key)
+				return out
+			}
 			e.fails = e.fails[:0]
 			for _, v := range out[from:] {
 				e.fails = append(e.fails, cachedFail{v.At.i - i, v.Err})
@@ -199,7 +244,7 @@ func (c *Checker) index(t, changed *grammar.Tree) {
 
 // evalScope evaluates clause cl in scope occurrence s and appends the
 // instances that break to out.
-func (c *Checker) evalScope(ci int, cl *Clause, s int, out []Violation) []Violation {
+func (c *Checker) evalScope(ci int, cl *Clause, s int, out []Violation, most int) []Violation {
 	env := c.envs[ci]
 	self := c.node(s)
 	env[selfName] = self
@@ -231,6 +276,9 @@ func (c *Checker) evalScope(ci int, cl *Clause, s int, out []Violation) []Violat
 		env[eachName] = c.one
 		if ok, err := c.run(cl, env); !ok {
 			out = append(out, Violation{Clause: cl, Scope: self, At: e, Err: err})
+			if most >= 0 && len(out) > most {
+				break
+			}
 		}
 	}
 	return out

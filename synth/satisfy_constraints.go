@@ -53,13 +53,15 @@ type Satisfier struct {
 	// generated and of trees repaired (0 means DefaultFreshTries and
 	// DefaultConstraintTries).
 	FreshTries, Tries int
-	r                 *rand.Rand
-	gen               *Generator // regenerates subtrees
-	MaxSteps          int        // changes tried per tree; 0 means DefaultRepairSteps
-	regexes           map[*grammar.Node]*regexp.Regexp
-	cands             []*constraint.Node
-	undo              []func()
-	changed           *grammar.Tree // the node the last change changed the children or value of
+	// Made counts how Make made its trees.
+	Made     MakeStats
+	r        *rand.Rand
+	gen      *Generator // regenerates subtrees
+	MaxSteps int        // changes tried per tree; 0 means DefaultRepairSteps
+	regexes  map[*grammar.Node]*regexp.Regexp
+	cands    []*constraint.Node
+	undo     []func()
+	changed  *grammar.Tree // the node the last change changed the children or value of
 }
 
 // NewSatisfier returns a Satisfier of s's constraints whose random
@@ -116,8 +118,10 @@ func (s *Satisfier) Make(ctx context.Context, gen *Generator, reset func()) (t *
 				reset()
 			}
 			t = gen.Generate()
+			s.Made.Fresh++
 			n := len(s.check.Check(t))
 			if n == 0 {
+				s.Made.FreshOK++
 				return t, 0, false
 			}
 			if best == nil || n < least {
@@ -134,7 +138,11 @@ func (s *Satisfier) Make(ctx context.Context, gen *Generator, reset func()) (t *
 			gen.MaxNodes = max(minRegenerate, bound>>(2*try))
 			continue
 		}
+		s.Made.Repairs++
 		broken, _ := s.Satisfy(ctx, best)
+		if broken == 0 {
+			s.Made.RepairsOK++
+		}
 		if broken == 0 || last {
 			return best, broken, true
 		}
@@ -146,6 +154,12 @@ func (s *Satisfier) Make(ctx context.Context, gen *Generator, reset func()) (t *
 // Make does not try to repair a tree but draws smaller ones: a change
 // mends at most an instance or two, and most changes are undone.
 const hopeless = 4
+
+// MakeStats counts a Satisfier's trees by how Make made them.
+type MakeStats struct {
+	Fresh, FreshOK     int // trees drawn; of them, satisfying as drawn
+	Repairs, RepairsOK int // trees repaired; of them, satisfying after
+}
 
 // RepairStats counts what Satisfy did.
 type RepairStats struct {
@@ -179,8 +193,10 @@ func (s *Satisfier) Satisfy(ctx context.Context, t *grammar.Tree) (broken int, s
 		}
 		// Only the scope occurrences that hold the changed node are
 		// evaluated again, after the change and after its undoing.
-		after := s.check.Recheck(t, s.changed)
-		if t.Size() <= most && (len(after) < len(vs) || len(after) == len(vs) && s.r.IntN(2) == 0) {
+		// A change that breaks more instances than it mends is undone:
+		// the check stops counting past that.
+		after, within := s.check.RecheckWithin(t, s.changed, len(vs))
+		if within && t.Size() <= most && (len(after) < len(vs) || s.r.IntN(2) == 0) {
 			vs = after
 			st.Kept++
 			continue

@@ -128,7 +128,8 @@ where len(uniq(map(Def, .text))) == len(Def) ;`,
 
 // TestRecheck: after any change the Satisfier makes, and after its
 // undoing, the checker's incremental Recheck finds what a full check of
-// the tree finds, on the test grammars and the bundled xml grammar,
+// the tree finds (and RecheckWithin, stopped past a count, as much of it
+// as it says, with the undoing after it), on the test grammars and the bundled xml grammar,
 // whose clauses have scopes of every size.
 func TestRecheck(t *testing.T) {
 	var bundled []*constraint.Set
@@ -170,10 +171,23 @@ where all(Range, {let r = #; count(Range, {.text == r.text}) == 1}) ;`)
 					continue
 				}
 				changes++
-				if got, want := key(sat.check.Recheck(tree, sat.changed)), key(full.Check(tree)); got != want {
-					t.Fatalf("after a change to %q: Recheck finds\n%s\na full check\n%s", tree.String(), got, want)
+				want := full.Check(tree)
+				if step%3 == 1 {
+					// As Satisfy checks: stopped past the instances
+					// broken before, and then undone.
+					got, within := sat.check.RecheckWithin(tree, sat.changed, len(vs))
+					switch {
+					case within != (len(want) <= len(vs)):
+						t.Fatalf("after a change to %q: RecheckWithin(%d) says %v, a full check finds %d", tree.String(), len(vs), within, len(want))
+					case within && key(got) != key(want):
+						t.Fatalf("after a change to %q: RecheckWithin finds\n%s\na full check\n%s", tree.String(), key(got), key(want))
+					case !within && len(got) <= len(vs):
+						t.Fatalf("after a change to %q: RecheckWithin(%d) stopped at %d", tree.String(), len(vs), len(got))
+					}
+				} else if got := key(sat.check.Recheck(tree, sat.changed)); got != key(want) {
+					t.Fatalf("after a change to %q: Recheck finds\n%s\na full check\n%s", tree.String(), got, key(want))
 				}
-				if step%2 == 0 {
+				if step%2 == 0 || step%3 == 1 {
 					for i := len(sat.undo) - 1; i >= 0; i-- {
 						sat.undo[i]()
 					}
@@ -223,5 +237,79 @@ where all(N, {.text != "x"}) ;`)
 	err = GenerateFunc(ctx, g, 5, GenerateOptions{Seed: 1, Constraints: set}, func(Input) error { return nil })
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("GenerateFunc with a done context: %v", err)
+	}
+}
+
+// TestMake: every tree Make returns breaks as many instances as it
+// says (none nearly always), is an input of the grammar and, changed,
+// replays from the choices read off it; its counts add up. The
+// grammars: one whose random trees satisfy often, one whose trees
+// seldom do, and the bundled xml and graphql grammars (graphql's random
+// trees never do).
+func TestMake(t *testing.T) {
+	_, ranges := constrained(t, `Ranges := Range (" " Range){,4} ;
+Range := Start "-" End ;
+Start := Num ; End := Num ;
+Num := /[0-9]{1,2}/ ;
+where Range: Start.num <= End.num ;`)
+	_, defs := constrained(t, `Doc := Item (" " Item){,5} ;
+Item := "def " Def | "use " Use ;
+Def := Label ; Use := Label ;
+Label := "a" | "b" | "c" | "d" | "e" | "f" ;
+where all(Use, {.text in map(Def, .text)}) ;
+where all(Def, {.text in map(Use, .text)}) ;
+where len(uniq(map(Def, .text))) == len(Def) ;`)
+	sets := map[string]*constraint.Set{"ranges": ranges, "defs": defs}
+	for _, name := range []string{"xml", "graphql"} {
+		set, err := constraint.Compile(fixture.Grammar(t, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sets[name] = set
+	}
+	for _, name := range []string{"ranges", "defs", "xml", "graphql"} {
+		t.Run(name, func(t *testing.T) {
+			set := sets[name]
+			g := set.Graph()
+			check := constraint.NewChecker(set)
+			gen := NewGenerator(g, NewRandom(4), RandomPolicy)
+			gen.Reuse = true
+			sat := NewSatisfier(set, 4, gen)
+			n := 100
+			if name == "graphql" {
+				n = 10 // repairs of graphql trees take milliseconds
+			}
+			satisfied := 0
+			for range n {
+				tree, broken, changed := sat.Make(context.Background(), gen, nil)
+				text := tree.String()
+				if got := len(check.Check(tree)); got != broken {
+					t.Fatalf("Make says %d broken, the checker %d, in %q", broken, got, text)
+				}
+				if broken == 0 {
+					satisfied++
+				}
+				if !changed {
+					continue
+				}
+				choices, err := gen.ChoicesOf(tree)
+				if err != nil {
+					if choices, err = gen.ExactChoicesOf(tree); err != nil {
+						t.Fatalf("%q: no choices: %v", text, err)
+					}
+				}
+				if again := NewGenerator(g, &Replay{Choices: choices}, RandomPolicy).Generate().String(); again != text {
+					t.Fatalf("replay gives %q, want %q", again, text)
+				}
+			}
+			m := sat.Made
+			t.Logf("%d of %d satisfy; made %+v", satisfied, n, m)
+			if m.FreshOK+m.RepairsOK != satisfied || m.FreshOK > m.Fresh || m.RepairsOK > m.Repairs {
+				t.Errorf("counts %+v do not add up to the %d satisfying trees", m, satisfied)
+			}
+			if satisfied < n*9/10 {
+				t.Errorf("%d of %d trees satisfy the constraints", satisfied, n)
+			}
+		})
 	}
 }
