@@ -78,6 +78,41 @@ Num := /[0-9]{1,2}/ ;
 		}
 		t.Logf("execs %d, repaired %d, dropped %d, broken runs %d", res.Execs, res.Repaired, res.Dropped, res.BrokenRuns)
 	})
+	t.Run("large random inputs", func(t *testing.T) {
+		// A random input of hundreds of Ns (E branches more than it
+		// ends, up to the size bound) breaks the clause at every
+		// other one, more than a repair mends: the campaign draws
+		// smaller fresh inputs, which it can repair, and runs no
+		// broken one. Nearly all inputs are fresh: few are dropped.
+		g := fixture.Build(t, "n.grammar", `S := E ;
+E := "(" E{1,6} ")" | N ;
+N := "x" | "y" ;
+where all(N, {.text == "x"}) ;
+`)
+		set, err := constraint.Compile(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := &lengthRunner{}
+		res, err := Fuzz(context.Background(), g, l, Options{Seed: 2, Execs: 100, Fresh: 0.95, Constraints: set})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, in := range l.inputs {
+			if bytes.Contains(in, []byte("y")) {
+				t.Fatalf("ran %q, which breaks the clause (execs %d, repaired %d, dropped %d, broken runs %d)", in, res.Execs, res.Repaired, res.Dropped, res.BrokenRuns)
+			}
+		}
+		if res.Execs != 100 || res.BrokenRuns > 0 || res.Dropped > 10 {
+			t.Errorf("execs %d, broken runs %d, dropped %d; want 100, 0, at most 10", res.Execs, res.BrokenRuns, res.Dropped)
+		}
+		for _, e := range res.Corpus {
+			got := synth.NewGenerator(g, &synth.Replay{Choices: e.Choices}, synth.RandomPolicy).Generate().String()
+			if got != string(e.Input) {
+				t.Fatalf("kept input %q replays to %q", e.Input, got)
+			}
+		}
+	})
 	t.Run("unsatisfiable", func(t *testing.T) {
 		g := fixture.Build(t, "r.grammar", ranges+"where Range: Start.num > 100 ;\n")
 		set, err := constraint.Compile(g)

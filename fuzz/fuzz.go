@@ -380,6 +380,9 @@ func contains(sorted []int, x int) bool {
 func (f *campaign) run(ctx context.Context, seq *sequence) ([]int, error) {
 	d := f.real.realize(seq)
 	if f.cons != nil {
+		if len(seq.streams) == 0 && !seq.seed {
+			d = f.fresh(d)
+		}
 		if d = f.admit(ctx, d); d == nil {
 			return nil, nil // dropped: it breaks a constraint
 		}

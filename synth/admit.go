@@ -52,11 +52,20 @@ func NewAdmitter(set *constraint.Set, seed uint64, bounds *Generator) *Admitter 
 // bounds, or ExactChoicesOf where it breaks them); t must be the
 // caller's to change.
 func (a *Admitter) Admit(ctx context.Context, t *grammar.Tree) (v Admission, choices []int) {
-	if len(a.sat.check.Check(t)) == 0 {
+	// A tree that breaks more instances than a repair can mend (a
+	// mutant whose new part is large and random) is dropped unrepaired,
+	// as Make skips such trees: on exprlang a repair of one ran for a
+	// second.
+	vs, ok := a.sat.check.CheckWithin(t, a.mendable())
+	if len(vs) == 0 {
 		a.drops = 0
 		return Admitted, nil
 	}
-	if broken, _ := a.sat.Satisfy(ctx, t); broken > 0 {
+	broken := len(vs)
+	if ok {
+		broken, _ = a.sat.Satisfy(ctx, t)
+	}
+	if broken > 0 {
 		if a.drops++; a.drops <= MaxDrops {
 			return Dropped, nil
 		}
@@ -71,4 +80,22 @@ func (a *Admitter) Admit(ctx context.Context, t *grammar.Tree) (v Admission, cho
 	}
 	a.drops = 0
 	return Repaired, choices
+}
+
+// mendable is the most instances a tree may break for a repair to be
+// tried.
+func (a *Admitter) mendable() int {
+	steps := a.sat.MaxSteps
+	if steps <= 0 {
+		steps = DefaultRepairSteps
+	}
+	return steps / hopeless
+}
+
+// Mendable reports whether t breaks no more clause instances than a
+// repair can mend: a tree that breaks more would be dropped. A maker of
+// fresh inputs draws a smaller tree instead, as Satisfier.Make does.
+func (a *Admitter) Mendable(t *grammar.Tree) bool {
+	_, ok := a.sat.check.CheckWithin(t, a.mendable())
+	return ok
 }
