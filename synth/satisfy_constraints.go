@@ -2,6 +2,7 @@ package synth
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"regexp"
 
@@ -113,30 +114,44 @@ func (s *Satisfier) Make(ctx context.Context, gen *Generator, reset func()) (t *
 	for try := 1; ; try++ {
 		var best *grammar.Tree
 		least := 0
+		// A tree is counted only as far as it could be chosen: below
+		// the best so far and, but on the last try, within what a
+		// repair can mend (a tree past it is not repaired).
+		limit := steps / hopeless
+		if try == tries {
+			limit = math.MaxInt
+		}
 		for i := 0; i < fresh; i++ {
 			if reset != nil {
 				reset()
 			}
 			t = gen.Generate()
 			s.Made.Fresh++
-			n := len(s.check.Check(t))
-			if n == 0 {
+			if best != nil {
+				limit = least - 1
+			}
+			vs, ok := s.check.CheckWithin(t, limit)
+			if len(vs) == 0 {
 				s.Made.FreshOK++
 				return t, 0, false
 			}
-			if best == nil || n < least {
+			if ok {
 				// gen may build the next tree in this one's memory.
-				best, least = t, n
+				best, least = t, len(vs)
 				if i < fresh-1 {
 					best = copyTree(t)
 				}
 			}
 		}
 		last := try == tries || ctx.Err() != nil
-		if least > steps/hopeless && !last {
-			// Past repair in the steps it has: smaller trees at once.
-			gen.MaxNodes = max(minRegenerate, bound>>(2*try))
-			continue
+		if best == nil {
+			if !last {
+				// Past repair in the steps it has: smaller trees at once.
+				gen.MaxNodes = max(minRegenerate, bound>>(2*try))
+				continue
+			}
+			// Stopped: the last tree, as it is.
+			return t, len(s.check.Check(t)), false
 		}
 		s.Made.Repairs++
 		broken, _ := s.Satisfy(ctx, best)
