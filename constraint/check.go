@@ -68,6 +68,10 @@ type Checker struct {
 	// cache holds, per clause and scope occurrence (by its tree node),
 	// what the last evaluation found, for Recheck.
 	cache map[cacheKey]*cached
+	// journal holds what the last RecheckWithin changed in the cache,
+	// for Revert.
+	journal    []journaled
+	journaling bool
 }
 
 type cacheKey struct {
@@ -80,6 +84,14 @@ type cacheKey struct {
 // derivation that did not change keeps.
 type cached struct {
 	fails []cachedFail
+}
+
+// journaled is a cache entry as it was before an evaluation changed it
+// (nil: there was none).
+type journaled struct {
+	key   cacheKey
+	fails []cachedFail
+	had   bool
 }
 
 type cachedFail struct {
@@ -144,8 +156,26 @@ func (c *Checker) Recheck(t, changed *grammar.Tree) []Violation {
 // The next Recheck after an undoing of the change finds what a full
 // check finds, as after Recheck.
 func (c *Checker) RecheckWithin(t, changed *grammar.Tree, most int) ([]Violation, bool) {
+	c.journal, c.journaling = c.journal[:0], true
 	vs := c.eval(t, changed, most)
+	c.journaling = false
 	return vs, len(vs) <= most
+}
+
+// Revert undoes what the last RecheckWithin learnt, for a caller that
+// has undone the change it was told of: Recheck(t, nil) then finds what
+// a full check of the tree finds, replaying what it found before the
+// change instead of evaluating the changed scope occurrences again.
+func (c *Checker) Revert() {
+	for i := len(c.journal) - 1; i >= 0; i-- {
+		j := c.journal[i]
+		if j.had {
+			c.cache[j.key] = &cached{fails: j.fails}
+		} else {
+			delete(c.cache, j.key)
+		}
+	}
+	c.journal = c.journal[:0]
 }
 
 // eval checks t, taking from the cache what changed leaves as it was,
@@ -174,9 +204,21 @@ func (c *Checker) eval(t, changed *grammar.Tree, most int) []Violation {
 				}
 				continue
 			}
-			if e == nil {
+			switch {
+			case c.journaling:
+				// A new entry: the journal keeps the old one's list.
+				j := journaled{key: key, had: e != nil}
+				if e != nil {
+					j.fails = e.fails
+				}
+				c.journal = append(c.journal, j)
 				e = &cached{}
 				c.cache[key] = e
+			case e == nil:
+				e = &cached{}
+				c.cache[key] = e
+			default:
+				e.fails = e.fails[:0]
 			}
 			from := len(out)
 			out = c.evalScope(ci, cl, i, out, most)
@@ -186,7 +228,6 @@ func (c *Checker) eval(t, changed *grammar.Tree, most int) []Violation {
 				delete(c.cache, key)
 				return out
 			}
-			e.fails = e.fails[:0]
 			for _, v := range out[from:] {
 				e.fails = append(e.fails, cachedFail{v.At.i - i, v.Err})
 			}

@@ -219,7 +219,10 @@ func (s *Satisfier) Satisfy(ctx context.Context, t *grammar.Tree) (broken int, s
 		for i := len(s.undo) - 1; i >= 0; i-- {
 			s.undo[i]()
 		}
-		vs = s.check.Recheck(t, s.changed)
+		// The tree is as it was before the change, and so are the
+		// instances it breaks: they are replayed, not evaluated.
+		s.check.Revert()
+		vs = s.check.Recheck(t, nil)
 	}
 	if st.Kept > 0 {
 		// The verdict, from a check of the whole tree: Recheck's takes

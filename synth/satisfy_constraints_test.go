@@ -129,7 +129,8 @@ where len(uniq(map(Def, .text))) == len(Def) ;`,
 // TestRecheck: after any change the Satisfier makes, and after its
 // undoing, the checker's incremental Recheck finds what a full check of
 // the tree finds (and RecheckWithin, stopped past a count, as much of it
-// as it says, with the undoing after it), on the test grammars and the bundled xml grammar,
+// as it says, and after the undoing a Revert and a Recheck of nothing
+// changed), on the test grammars and the bundled xml grammar,
 // whose clauses have scopes of every size.
 func TestRecheck(t *testing.T) {
 	var bundled []*constraint.Set
@@ -187,12 +188,21 @@ where all(Range, {let r = #; count(Range, {.text == r.text}) == 1}) ;`)
 				} else if got := key(sat.check.Recheck(tree, sat.changed)); got != key(want) {
 					t.Fatalf("after a change to %q: Recheck finds\n%s\na full check\n%s", tree.String(), got, key(want))
 				}
-				if step%2 == 0 || step%3 == 1 {
+				switch {
+				case step%3 == 1:
 					for i := len(sat.undo) - 1; i >= 0; i-- {
 						sat.undo[i]()
 					}
+					sat.check.Revert()
+					vs = sat.check.Recheck(tree, nil)
+				case step%2 == 0:
+					for i := len(sat.undo) - 1; i >= 0; i-- {
+						sat.undo[i]()
+					}
+					fallthrough
+				default:
+					vs = sat.check.Recheck(tree, sat.changed)
 				}
-				vs = sat.check.Recheck(tree, sat.changed)
 				if got, want := key(vs), key(full.Check(tree)); got != want {
 					t.Fatalf("after undoing a change to %q: Recheck finds\n%s\na full check\n%s", tree.String(), got, want)
 				}
