@@ -9,8 +9,7 @@ import "testing"
 func TestExprlangConstraints(t *testing.T) {
 	const (
 		number   = "where Number"
-		accessor = "all(Accessor"
-		types    = "where Unary"
+		accessor = "where Postfix: all(Accessor"
 		call     = "where BuiltinCall"
 		pipe     = "where PipeCall"
 		pointer  = "where Pointer"
@@ -18,6 +17,26 @@ func TestExprlangConstraints(t *testing.T) {
 		and      = "all(AndOperator"
 		or       = "all(OrOperator"
 		not      = "all(UnaryOperator"
+		// The clauses on operands' and arguments' kinds.
+		power    = "where Power"
+		mul      = "where Multiplicative"
+		add      = "where Additive"
+		rng      = "where Range"
+		rel      = "where Relation"
+		eq       = "where Equality"
+		andKind  = "where And:"
+		orKind   = "where Or:"
+		cond     = "where Expr"
+		unary    = "where Unary"
+		args     = "let own = reduce(filter(Expr"
+		upper    = "where FunctionCall"
+		method   = "where MethodCall"
+		pred     = "where PredicateCall"
+		stage    = "where Pipeline"
+		group    = "where Postfix: Primary.text not startsWith"
+		emptyMap = "where Postfix: Primary.text not matches"
+		index    = "where Postfix: all(Index"
+		slice    = "where Postfix: all(Slice"
 	)
 	checkConstraints(t, "exprlang", []constraintCase{
 		{"42 + 0x2A * 0.5 - 1e10", nil},
@@ -61,24 +80,24 @@ func TestExprlangConstraints(t *testing.T) {
 		{`not ok and ok || !ok ? -len(s) : user.Age + m.a`, nil},
 		{`"a" in words && x in nums && s matches "a" and x == y`, nil},
 		{"all(nums, # > 1) != none(words, # startsWith s)", nil},
-		{"-ok", []string{types}},
-		{"not x", []string{types}},
-		{"x ** s", []string{types}},
-		{"s * 2", []string{types}},
-		{"y % 2", []string{types}},
-		{"1..y", []string{types}},
-		{"x and ok", []string{types}},
-		{"x ? 1 : 2", []string{types}},
-		{"x in s", []string{types}},
-		{"x matches s", []string{types}},
-		{"s + ok", []string{types}},
-		{"!nums", []string{types}},
-		{"user.Name ** 2", []string{types}},
-		{"x - - ok", []string{types}},
-		{"-(not ok)", nil},
-		{"- not ok", []string{types}},
-		{"(not ok) ** 2", nil},
-		{"not ok ** 2", []string{types}},
+		{"-ok", []string{unary}},
+		{"not x", []string{unary}},
+		{"x ** s", []string{power}},
+		{"s * 2", []string{mul}},
+		{"y % 2", []string{mul}},
+		{"1..y", []string{rng}},
+		{"x and ok", []string{andKind}},
+		{"x ? 1 : 2", []string{cond}},
+		{"x in s", []string{rel}},
+		{"x matches s", []string{rel}},
+		{"s + ok", []string{add}},
+		{"!nums", []string{unary}},
+		{"user.Name ** 2", []string{power}},
+		{"x - - ok", []string{unary}},
+		{"-(not ok)", []string{unary}},
+		{"- not ok", []string{unary}},
+		{"(not ok) ** 2", []string{power}},
+		{"not ok ** 2", []string{power}},
 		// Arguments.
 		{"sum()", []string{call}},
 		{"len(s, s)", []string{call}},
@@ -86,12 +105,12 @@ func TestExprlangConstraints(t *testing.T) {
 		{`trim(s, "a", "b")`, []string{call}},
 		{`max()`, []string{call}},
 		{`len([1, 2], s)`, []string{call}},
-		{`len(len(s, s))`, []string{call}},
+		{`len(len(s, s))`, []string{args, call}},
 		{`s | split()`, []string{pipe}},
 		{`s | len(s)`, []string{pipe}},
 		{`nums | map(# + len(s, s))`, []string{call}},
 		// Pointers.
-		{"all(nums, #Name)", []string{pointer}},
+		{"all(nums, #Name)", []string{pred, pointer}},
 		// Word operators glued to names and numbers.
 		{"x inwords", []string{relation}},
 		{"1in nums", []string{relation}},
@@ -104,6 +123,138 @@ func TestExprlangConstraints(t *testing.T) {
 		{"[x]!= [not ok]", nil},
 		{"[x,not ok]", nil},
 		{"ok in[not ok]", nil},
-		{"ok innot ok", []string{types, relation, not}},
+		{"ok innot ok", []string{rel, relation, not}},
+	})
+}
+
+// TestExprlangKindConstraints checks the clauses on the kinds of
+// operands and arguments: the language definition's examples, over the
+// subject's environment, satisfy them, and a near miss of each rule
+// breaks the clause that states it.
+func TestExprlangKindConstraints(t *testing.T) {
+	const (
+		accessor = "where Postfix: all(Accessor"
+		power    = "where Power"
+		mul      = "where Multiplicative"
+		add      = "where Additive"
+		rng      = "where Range"
+		rel      = "where Relation"
+		eq       = "where Equality"
+		andKind  = "where And:"
+		orKind   = "where Or:"
+		cond     = "where Expr"
+		unary    = "where Unary"
+		args     = "let own = reduce(filter(Expr"
+		upper    = "where FunctionCall"
+		method   = "where MethodCall"
+		pred     = "where PredicateCall"
+		stage    = "where Pipeline"
+		group    = "where Postfix: Primary.text not startsWith"
+		emptyMap = "where Postfix: Primary.text not matches"
+		index    = "where Postfix: all(Index"
+		slice    = "where Postfix: all(Slice"
+	)
+	checkConstraints(t, "exprlang", []constraintCase{
+		// The language definition's examples.
+		{`split(lower(user.Name), " ")`, nil},
+		{`1..3 == [1, 2, 3]`, nil},
+		{`trim("  Hello  ") == "Hello" && trim("__Hello__", "_") == "Hello"`, nil},
+		{`upper("hello") == "HELLO" and lower("HELLO") == "hello"`, nil},
+		{`split("apple,orange,grape", ",", 2)`, nil},
+		{`max(5, 7) == 7 && min(5, 7) == 5 && abs(-5) == 5`, nil},
+		{`all(nums, # < 280) or any(words, # matches "^g")`, nil},
+		{`find([1, 2, 3, 4], # > 2) == 3 && findIndex([1, 2, 3, 4], # > 2) == 2`, nil},
+		{`join(["apple", "orange", "grape"], ",") == "apple,orange,grape"`, nil},
+		{`sum([1, 2, 3]) == 6 && mean([1, 2, 3]) == 2.0`, nil},
+		{`first([1, 2, 3]) == 1 && last([1, 2, 3]) == 3`, nil},
+		{`reverse([3, 1, 4]) == [4, 1, 3] && sort([3, 1, 4], "desc") == [4, 3, 1]`, nil},
+		{`keys({"name": "John", "age": 30}) == ["name", "age"]`, nil},
+		{`type(42) == "int" && int("123") == 123 && float("123.45") == 123.45 && string(123) == "123"`, nil},
+		{`toJSON({"name": "John", "age": 30}) + toJSON(fromJSON('{"name": "John", "age": 30}'))`, nil},
+		{`len([1, 2, 3]) == 3 && len({"name": "John", "age": 30}) == 2 && len("Hello") == 5`, nil},
+		{`"John" in ["John", "Jane"] && "name" in {"name": "John", "age": 30}`, nil},
+		{`user["Name"] + words[0] + string(nums[-1])`, nil},
+		{`nums[1:4] == [2, 3, 4] && s[1:x] != ""`, nil},
+		{`user.Greet(user.Name)`, nil},
+		{`x % 2 == 0 ? "even" : "odd"`, nil},
+		{`(x + 1) % 2 + len(s) % 2 - -(x + y)`, nil},
+		{`!(x > 1) || not (ok and x > 1)`, nil},
+		{`(user).Name + (s)[1:] + string((nums)[0])`, nil},
+		{`nums | sum()`, nil},
+		{`nums | map(# * 2) | sum()`, nil},
+		{`words | map(# + "!") | join(",")`, nil},
+		{`{}["a"]?.b == nil && m.Name?.Age == nil`, nil},
+		// ^ and ** take numbers.
+		{"s ** 2", []string{power}},
+		{"2 ^ ok", []string{power}},
+		// % takes integers; a quotient and a power are not known to be.
+		{`"a" * 2`, []string{mul}},
+		{"(y) % 2", []string{mul}},
+		{"x ** 2 % 3", []string{mul}},
+		{"x / 2 % 3", []string{mul, mul, mul}},
+		// + adds numbers or joins strings, - subtracts numbers.
+		{"x + s", []string{add}},
+		{"s - s", []string{add, add}},
+		{"(x > 1) + 1", []string{add}},
+		// .. takes integers.
+		{"1..x + 0.5", []string{rng}},
+		// Comparisons, regular expressions, membership.
+		{"s < x", []string{rel}},
+		{"1 < 2 < 3", []string{rel}},
+		{"x + 1 startsWith s", []string{rel}},
+		{"x in m.a", []string{rel}},
+		// == compares values of one kind; a comparison gives a boolean.
+		{"x == s", []string{eq}},
+		{"ok == 1", []string{eq}},
+		{"nums == m", []string{eq}},
+		{"x == 1 == 2", []string{eq}},
+		{"x == 1 == ok", nil},
+		// Logical operators and the ternary's condition take booleans.
+		{"(x + 1) && ok", []string{andKind}},
+		{"ok || s", []string{orKind}},
+		{`s + s ? 1 : 2`, []string{cond}},
+		// Unary operators on groups and chains.
+		{"!(x + 1)", []string{unary}},
+		{"-(s)", []string{unary}},
+		{"- -s", []string{unary}},
+		// Builtins' arguments.
+		{"len(x)", []string{args}},
+		{"lower(x)", []string{args}},
+		{"trim(s, 1)", []string{args}},
+		{`split(s, ",", "2")`, []string{args}},
+		{"join(nums)", []string{args}},
+		{"keys(user)", []string{args}},
+		{"sum(words)", []string{args}},
+		{"first(s)", []string{args}},
+		{`sort(nums, "up")`, []string{args}},
+		{"max(s, 1)", []string{args}},
+		{`int("abc")`, []string{args}},
+		{"float(s)", []string{args}},
+		{"fromJSON(s)", []string{args}},
+		{"upper(x)", []string{upper}},
+		{"user.Greet(x)", []string{method}},
+		// Predicates: an array, and a condition for all and its kin.
+		{"all(x, # > 1)", []string{pred}},
+		{"all(nums, #)", []string{pred}},
+		{"all(nums, # + 1)", []string{pred}},
+		{"filter(words, # > 1)", []string{pred}},
+		{`none(nums, # contains "1")`, []string{pred}},
+		{"map(nums, # + 1)", nil},
+		// Pipes: each stage's input is its builtin's first argument.
+		{"x | lower()", []string{stage}},
+		{"nums | join()", []string{stage}},
+		{"s | all(# > 1)", []string{stage}},
+		{"nums | sum() | len()", []string{stage}},
+		// Accessors on groups, on an empty map's items, indexes, slices.
+		{"(x).Name", []string{group}},
+		{"(ok)[0]", []string{group}},
+		{`{}["a"].b`, []string{emptyMap}},
+		{"{}.a.b", []string{accessor, emptyMap}},
+		{`nums["a"]`, []string{index}},
+		{"m[1]", []string{index}},
+		{`user["Nom"]`, []string{index}},
+		{"words[x / 2]", []string{index}},
+		{"nums[1:y]", []string{slice}},
+		{`s[:"a"]`, []string{slice}},
 	})
 }
