@@ -51,6 +51,14 @@ func TestCheck(t *testing.T) {
 		{varsGrammar, "let a;print a", nil},
 		{varsGrammar, "print a;let a", []string{"a"}},
 		{varsGrammar, "let a;print b;{let b;print b;print c}", []string{"b", "c"}},
+		// == between nodes is the same occurrence (a node whose text
+		// is no number has num NaN, and expr-lang's own == compared
+		// fields: self == self was false).
+		{rangesGrammar + "where Range: self == self && enclosing(Start, \"Range\") == self ;\n", "1-2 3-4", nil},
+		{rangesGrammar + "where Range: Start != End && !(Start == End) ;\n", "1-1 22-22", nil},
+		// x ?? y hands the functions a Node value, not a pointer.
+		{rangesGrammar + "where Range: inside(Start ?? End, self) ;\n", "1-2 3-4", nil},
+		{rangesGrammar + "where Range: enclosing(Start ?? End, \"Range\").text == self.text ;\n", "1-2", nil},
 	}
 	for _, tc := range tests {
 		g, s, err := build(t, tc.grammar)

@@ -308,28 +308,47 @@ func functions() []expr.Option {
 	}
 	pair := func(f func(a, b *Node) bool) func(...any) (any, error) {
 		return func(p ...any) (any, error) {
-			a, _ := p[0].(*Node)
-			b, _ := p[1].(*Node)
-			return f(a, b), nil
+			return f(asNode(p[0]), asNode(p[1])), nil
 		}
 	}
+	// Every node argument is a *Node or a Node: expr-lang takes a
+	// pointer's value where an operator (x ?? y) passes one on.
+	pairTypes := []any{new(func(*Node, *Node) bool), new(func(Node, Node) bool), new(func(*Node, Node) bool), new(func(Node, *Node) bool)}
+	same := func(p ...any) (any, error) { return asNode(p[0]) == asNode(p[1]), nil }
+	other := func(p ...any) (any, error) { return asNode(p[0]) != asNode(p[1]), nil }
 	return []expr.Option{
-		expr.Function("before", pair(before), new(func(*Node, *Node) bool)),
-		expr.Function("after", pair(after), new(func(*Node, *Node) bool)),
-		expr.Function("inside", pair(inside), new(func(*Node, *Node) bool)),
+		// == between nodes is the same occurrence: expr-lang's own
+		// compares the values field by field, and a node's num is NaN
+		// where its text is no number, so that self == self was false.
+		expr.Function("sameNode", same, pairTypes...),
+		expr.Function("otherNode", other, pairTypes...),
+		expr.Operator("==", "sameNode"),
+		expr.Operator("!=", "otherNode"),
+		expr.Function("before", pair(before), pairTypes...),
+		expr.Function("after", pair(after), pairTypes...),
+		expr.Function("inside", pair(inside), pairTypes...),
 		expr.Function("enclosing", func(p ...any) (any, error) {
-			a, _ := p[0].(*Node)
-			return node(enclosing(a, p[1].(string)))
-		}, new(func(*Node, string) *Node)),
+			return node(enclosing(asNode(p[0]), p[1].(string)))
+		}, new(func(*Node, string) *Node), new(func(Node, string) *Node)),
 		expr.Function("descendant", func(p ...any) (any, error) {
-			a, _ := p[0].(*Node)
-			return node(descendant(a, p[1].(string)))
-		}, new(func(*Node, string) *Node)),
+			return node(descendant(asNode(p[0]), p[1].(string)))
+		}, new(func(*Node, string) *Node), new(func(Node, string) *Node)),
 		expr.Function("descendants", func(p ...any) (any, error) {
-			a, _ := p[0].(*Node)
-			return descendants(a, p[1].(string)), nil
-		}, new(func(*Node, string) []*Node)),
+			return descendants(asNode(p[0]), p[1].(string)), nil
+		}, new(func(*Node, string) []*Node), new(func(Node, string) []*Node)),
 	}
+}
+
+// asNode is a function's node argument: a *Node, or a Node where
+// expr-lang took the pointer's value (x ?? y does), or nil.
+func asNode(v any) *Node {
+	switch n := v.(type) {
+	case *Node:
+		return n
+	case Node:
+		return &n
+	}
+	return nil
 }
 
 // exprError turns an error of expr-lang's parser or checker into a
