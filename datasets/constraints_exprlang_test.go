@@ -2,6 +2,31 @@ package datasets_test
 
 import "testing"
 
+// The clauses on operands' and arguments' kinds, by how their text
+// starts.
+const (
+	accessor = "where Postfix: all(Accessor"
+	power    = "where Power"
+	mul      = "where Multiplicative"
+	add      = "where Additive"
+	rng      = "where Range"
+	rel      = "where Relation"
+	eq       = "where Equality"
+	andKind  = "where And:"
+	orKind   = "where Or:"
+	cond     = "where Expr"
+	unary    = "where Unary"
+	args     = "let own = reduce(filter(Expr"
+	upper    = "where FunctionCall"
+	method   = "where MethodCall"
+	pred     = "where PredicateCall"
+	stage    = "where Pipeline"
+	group    = "where Postfix: Primary.text not startsWith"
+	emptyMap = "where Postfix: Primary.text not matches"
+	index    = "where Postfix: all(Index"
+	slice    = "where Postfix: all(Slice"
+)
+
 // TestExprlangConstraints checks the exprlang grammar's where clauses on
 // expressions after the examples of expr-lang's language definition,
 // over the subject's environment, and on near misses that break one
@@ -9,7 +34,6 @@ import "testing"
 func TestExprlangConstraints(t *testing.T) {
 	const (
 		number   = "where Number"
-		accessor = "where Postfix: all(Accessor"
 		call     = "where BuiltinCall"
 		pipe     = "where PipeCall"
 		pointer  = "where Pointer"
@@ -17,26 +41,6 @@ func TestExprlangConstraints(t *testing.T) {
 		and      = "all(AndOperator"
 		or       = "all(OrOperator"
 		not      = "all(UnaryOperator"
-		// The clauses on operands' and arguments' kinds.
-		power    = "where Power"
-		mul      = "where Multiplicative"
-		add      = "where Additive"
-		rng      = "where Range"
-		rel      = "where Relation"
-		eq       = "where Equality"
-		andKind  = "where And:"
-		orKind   = "where Or:"
-		cond     = "where Expr"
-		unary    = "where Unary"
-		args     = "let own = reduce(filter(Expr"
-		upper    = "where FunctionCall"
-		method   = "where MethodCall"
-		pred     = "where PredicateCall"
-		stage    = "where Pipeline"
-		group    = "where Postfix: Primary.text not startsWith"
-		emptyMap = "where Postfix: Primary.text not matches"
-		index    = "where Postfix: all(Index"
-		slice    = "where Postfix: all(Slice"
 	)
 	checkConstraints(t, "exprlang", []constraintCase{
 		{"42 + 0x2A * 0.5 - 1e10", nil},
@@ -132,28 +136,6 @@ func TestExprlangConstraints(t *testing.T) {
 // subject's environment, satisfy them, and a near miss of each rule
 // breaks the clause that states it.
 func TestExprlangKindConstraints(t *testing.T) {
-	const (
-		accessor = "where Postfix: all(Accessor"
-		power    = "where Power"
-		mul      = "where Multiplicative"
-		add      = "where Additive"
-		rng      = "where Range"
-		rel      = "where Relation"
-		eq       = "where Equality"
-		andKind  = "where And:"
-		orKind   = "where Or:"
-		cond     = "where Expr"
-		unary    = "where Unary"
-		args     = "let own = reduce(filter(Expr"
-		upper    = "where FunctionCall"
-		method   = "where MethodCall"
-		pred     = "where PredicateCall"
-		stage    = "where Pipeline"
-		group    = "where Postfix: Primary.text not startsWith"
-		emptyMap = "where Postfix: Primary.text not matches"
-		index    = "where Postfix: all(Index"
-		slice    = "where Postfix: all(Slice"
-	)
 	checkConstraints(t, "exprlang", []constraintCase{
 		// The language definition's examples.
 		{`split(lower(user.Name), " ")`, nil},
