@@ -54,15 +54,13 @@ type Satisfier struct {
 	// generated and of trees repaired (0 means DefaultFreshTries and
 	// DefaultConstraintTries).
 	FreshTries, Tries int
-	// Made counts how Make made its trees.
-	Made     MakeStats
-	r        *rand.Rand
-	gen      *Generator // regenerates subtrees
-	MaxSteps int        // changes tried per tree; 0 means DefaultRepairSteps
-	regexes  map[*grammar.Node]*regexp.Regexp
-	cands    []*constraint.Node
-	undo     []func()
-	changed  *grammar.Tree // the node the last change changed the children or value of
+	r                 *rand.Rand
+	gen               *Generator // regenerates subtrees
+	MaxSteps          int        // changes tried per tree; 0 means DefaultRepairSteps
+	regexes           map[*grammar.Node]*regexp.Regexp
+	cands             []*constraint.Node
+	undo              []func()
+	changed           *grammar.Tree // the node the last change changed the children or value of
 }
 
 // NewSatisfier returns a Satisfier of s's constraints whose random
@@ -126,13 +124,11 @@ func (s *Satisfier) Make(ctx context.Context, gen *Generator, reset func()) (t *
 				reset()
 			}
 			t = gen.Generate()
-			s.Made.Fresh++
 			if best != nil {
 				limit = least - 1
 			}
 			vs, ok := s.check.CheckWithin(t, limit)
 			if len(vs) == 0 {
-				s.Made.FreshOK++
 				return t, 0, false
 			}
 			if ok {
@@ -153,11 +149,7 @@ func (s *Satisfier) Make(ctx context.Context, gen *Generator, reset func()) (t *
 			// Stopped: the last tree, as it is.
 			return t, len(s.check.Check(t)), false
 		}
-		s.Made.Repairs++
 		broken, _ := s.Satisfy(ctx, best)
-		if broken == 0 {
-			s.Made.RepairsOK++
-		}
 		if broken == 0 || last {
 			return best, broken, true
 		}
@@ -169,12 +161,6 @@ func (s *Satisfier) Make(ctx context.Context, gen *Generator, reset func()) (t *
 // Make does not try to repair a tree but draws smaller ones: a change
 // mends at most an instance or two, and most changes are undone.
 const hopeless = 4
-
-// MakeStats counts a Satisfier's trees by how Make made them.
-type MakeStats struct {
-	Fresh, FreshOK     int // trees drawn; of them, satisfying as drawn
-	Repairs, RepairsOK int // trees repaired; of them, satisfying after
-}
 
 // RepairStats counts what Satisfy did.
 type RepairStats struct {

@@ -252,7 +252,7 @@ where all(N, {.text != "x"}) ;`)
 
 // TestMake: every tree Make returns breaks as many instances as it
 // says (none nearly always), is an input of the grammar and, changed,
-// replays from the choices read off it; its counts add up. The
+// replays from the choices read off it. The
 // grammars: one whose random trees satisfy often, one whose trees
 // seldom do, and the bundled xml and graphql grammars (graphql's random
 // trees never do).
@@ -311,11 +311,6 @@ where len(uniq(map(Def, .text))) == len(Def) ;`)
 				if again := NewGenerator(g, &Replay{Choices: choices}, RandomPolicy).Generate().String(); again != text {
 					t.Fatalf("replay gives %q, want %q", again, text)
 				}
-			}
-			m := sat.Made
-			t.Logf("%d of %d satisfy; made %+v", satisfied, n, m)
-			if m.FreshOK+m.RepairsOK != satisfied || m.FreshOK > m.Fresh || m.RepairsOK > m.Repairs {
-				t.Errorf("counts %+v do not add up to the %d satisfying trees", m, satisfied)
 			}
 			if satisfied < n*9/10 {
 				t.Errorf("%d of %d trees satisfy the constraints", satisfied, n)
