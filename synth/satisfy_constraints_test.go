@@ -252,10 +252,9 @@ where all(N, {.text != "x"}) ;`)
 
 // TestMake: every tree Make returns breaks as many instances as it
 // says (none nearly always), is an input of the grammar and, changed,
-// replays from the choices read off it. The
-// grammars: one whose random trees satisfy often, one whose trees
-// seldom do, and the bundled xml and graphql grammars (graphql's random
-// trees never do).
+// replays from the choices read off it. The grammars: one whose random
+// trees satisfy often, one whose trees seldom do, and the bundled xml
+// and graphql grammars (graphql's random trees never do).
 func TestMake(t *testing.T) {
 	_, ranges := constrained(t, `Ranges := Range (" " Range){,4} ;
 Range := Start "-" End ;
