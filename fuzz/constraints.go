@@ -48,8 +48,8 @@ func (f *campaign) fresh(d *derivation) *derivation {
 		return d
 	}
 	gen := f.real.gen
-	bound := gen.MaxNodes
-	defer func() { gen.MaxNodes = bound }()
+	size := gen.MaxNodes
+	bound := size
 	if bound <= 0 {
 		bound = synth.DefaultMaxNodes
 	}
@@ -60,7 +60,7 @@ func (f *campaign) fresh(d *derivation) *derivation {
 			break
 		}
 	}
-	gen.MaxNodes = bound
+	gen.MaxNodes = size
 	again := f.real.realize(f.seqOf(d.choices))
 	again.seq.seed = false // a fresh input still, whose decisions mutate
 	return again
