@@ -12,6 +12,7 @@ func TestYAMLConstraints(t *testing.T) {
 		unique = "let owner"
 		tag    = `t.text == "!local"`
 		merge  = `k.text != "<<"`
+		escape = `all(Escape`
 	)
 	checkConstraints(t, "yaml", []constraintCase{
 		// Example 2.10, an anchor and its alias.
@@ -23,6 +24,10 @@ func TestYAMLConstraints(t *testing.T) {
 		{"m: !!map {a: 1}\ns: !!seq [1]\nb: !!map\n  a: 1\nq: &a1 !!seq\n  - 1\nl: !local {a: 1}\n", nil},
 		// Anchors redefined: an alias names the latest one before it.
 		{"a: &x 1\nb: *x\nc: &x [2]\nd: [*x, *x]\n", nil},
+		// 5.7 and 5.1: a \u escape of a character, not of a surrogate.
+		{"a: \"\\u00e9\\ud7ff\\ue000\\x41\"\n", nil},
+		{"a: \"\\uD800\"\n", []string{escape}},
+		{"a: \"x\\udfff\"\n", []string{escape}},
 		// 7.1: an alias whose anchor does not precede it.
 		{"a: *x\nb: &x 1\n", []string{alias}},
 		{"- *base\n", []string{alias}},
