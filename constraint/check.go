@@ -117,13 +117,6 @@ func (c *Checker) Check(t *grammar.Tree) []Violation {
 	return c.eval(t, nil, -1)
 }
 
-// Holds reports whether t breaks no clause instance: Check, stopped at
-// the first instance that breaks.
-func (c *Checker) Holds(t *grammar.Tree) bool {
-	_, ok := c.CheckWithin(t, 0)
-	return ok
-}
-
 // CheckWithin is Check that stops once more than most instances break,
 // and then reports false with only those: a caller that gives up on a
 // tree past a count (a repair with no hope) need not count further.

@@ -79,11 +79,11 @@ func TestCheck(t *testing.T) {
 		if strings.Join(got, "|") != strings.Join(tc.want, "|") {
 			t.Errorf("%q: violations at %q, want %q", tc.input, got, tc.want)
 		}
-		// Holds is Check stopped at the first broken instance, and a
-		// Recheck after it still sees the whole tree.
+		// CheckWithin 0 is Check stopped at the first broken instance,
+		// and a Recheck after it still sees the whole tree.
 		c := NewChecker(s)
-		if got := c.Holds(tree); got != (len(tc.want) == 0) {
-			t.Errorf("%q: Holds = %v, want %v", tc.input, got, len(tc.want) == 0)
+		if _, got := c.CheckWithin(tree, 0); got != (len(tc.want) == 0) {
+			t.Errorf("%q: CheckWithin(0) = %v, want %v", tc.input, got, len(tc.want) == 0)
 		}
 		if got := len(c.Recheck(tree, nil)); got != len(tc.want) {
 			t.Errorf("%q: Recheck after Holds finds %d instances, want %d", tc.input, got, len(tc.want))

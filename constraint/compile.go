@@ -183,22 +183,21 @@ func compileClause(g *grammar.Graph, w *grammar.Where, shapes map[[2]string]shap
 	c.reach.any = names.method
 	for _, call := range names.enclosing {
 		fn := call.Callee.(*ast.IdentifierNode).Value
-		s, ok := (ast.Node)(nil), false
+		var rule *ast.StringNode
 		if len(call.Arguments) == 2 {
-			s = call.Arguments[1]
-			var str *ast.StringNode
-			if str, ok = s.(*ast.StringNode); ok && g.Bodies[str.Value] == nil {
-				return nil, atError(w, str.Location().From, fmt.Sprintf("%s: %q is not a rule of the grammar", fn, str.Value))
-			}
-			if ok && fn == "enclosing" {
-				if c.reach.rules == nil {
-					c.reach.rules = map[string]bool{}
-				}
-				c.reach.rules[str.Value] = true
-			}
+			rule, _ = call.Arguments[1].(*ast.StringNode)
 		}
-		if !ok && fn == "enclosing" {
+		if rule != nil && g.Bodies[rule.Value] == nil {
+			return nil, atError(w, rule.Location().From, fmt.Sprintf("%s: %q is not a rule of the grammar", fn, rule.Value))
+		}
+		switch {
+		case fn != "enclosing":
+		case rule == nil:
 			c.reach.any = true // a rule named by a computed string
+		case c.reach.rules == nil:
+			c.reach.rules = map[string]bool{rule.Value: true}
+		default:
+			c.reach.rules[rule.Value] = true
 		}
 	}
 	if d, at := names.deepest, names.deepestAt; d > maxLoopDepth {
@@ -314,14 +313,12 @@ func functions() []expr.Option {
 	// Every node argument is a *Node or a Node: expr-lang takes a
 	// pointer's value where an operator (x ?? y) passes one on.
 	pairTypes := []any{new(func(*Node, *Node) bool), new(func(Node, Node) bool), new(func(*Node, Node) bool), new(func(Node, *Node) bool)}
-	same := func(p ...any) (any, error) { return asNode(p[0]) == asNode(p[1]), nil }
-	other := func(p ...any) (any, error) { return asNode(p[0]) != asNode(p[1]), nil }
 	return []expr.Option{
 		// == between nodes is the same occurrence: expr-lang's own
 		// compares the values field by field, and a node's num is NaN
 		// where its text is no number, so that self == self was false.
-		expr.Function("sameNode", same, pairTypes...),
-		expr.Function("otherNode", other, pairTypes...),
+		expr.Function("sameNode", pair(func(a, b *Node) bool { return a == b }), pairTypes...),
+		expr.Function("otherNode", pair(func(a, b *Node) bool { return a != b }), pairTypes...),
 		expr.Operator("==", "sameNode"),
 		expr.Operator("!=", "otherNode"),
 		expr.Function("before", pair(before), pairTypes...),

@@ -37,11 +37,10 @@ func (f *campaign) admit(ctx context.Context, d *derivation) *derivation {
 
 // fresh returns d, a fresh random input, or, where d breaks more clause
 // instances than a repair can mend, a smaller random input in its
-// place: as synth.Satisfier.Make does, each new draw is a quarter the
-// size (the generator's MaxNodes), up to synth.DefaultConstraintTries
-// draws. Large random trees of grammars with many clauses (exprlang's
-// run to kilobytes) break them by the hundred, and Admit would drop
-// every one. A smaller input is given as the choices that replay it
+// place, drawn under synth.RetryMaxNodes as synth.Satisfier.Make draws,
+// up to synth.DefaultConstraintTries draws: Admit would drop every large
+// random input of a grammar with many clauses (exprlang's run to
+// kilobytes, and break them by the hundred). A smaller input is given as the choices that replay it
 // under the campaign's own bounds, so that its mutants realize alike.
 func (f *campaign) fresh(d *derivation) *derivation {
 	if f.cons.Mendable(d.tree) {
@@ -49,12 +48,8 @@ func (f *campaign) fresh(d *derivation) *derivation {
 	}
 	gen := f.real.gen
 	size := gen.MaxNodes
-	bound := size
-	if bound <= 0 {
-		bound = synth.DefaultMaxNodes
-	}
 	for try := 1; try < synth.DefaultConstraintTries; try++ {
-		gen.MaxNodes = max(minFreshNodes, bound>>(2*try))
+		gen.MaxNodes = synth.RetryMaxNodes(size, try)
 		d = f.real.realize(&sequence{salt: f.r.Uint64()})
 		if f.cons.Mendable(d.tree) {
 			break
@@ -65,6 +60,3 @@ func (f *campaign) fresh(d *derivation) *derivation {
 	again.seq.seed = false // a fresh input still, whose decisions mutate
 	return again
 }
-
-// minFreshNodes is the least size bound fresh draws shrink to.
-const minFreshNodes = 64

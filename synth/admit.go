@@ -56,7 +56,7 @@ func (a *Admitter) Admit(ctx context.Context, t *grammar.Tree) (v Admission, cho
 	// mutant whose new part is large and random) is dropped unrepaired,
 	// as Make skips such trees: on exprlang a repair of one ran for a
 	// second.
-	vs, ok := a.sat.check.CheckWithin(t, a.mendable())
+	vs, ok := a.sat.check.CheckWithin(t, a.sat.mendable())
 	if len(vs) == 0 {
 		a.drops = 0
 		return Admitted, nil
@@ -82,20 +82,10 @@ func (a *Admitter) Admit(ctx context.Context, t *grammar.Tree) (v Admission, cho
 	return Repaired, choices
 }
 
-// mendable is the most instances a tree may break for a repair to be
-// tried.
-func (a *Admitter) mendable() int {
-	steps := a.sat.MaxSteps
-	if steps <= 0 {
-		steps = DefaultRepairSteps
-	}
-	return steps / hopeless
-}
-
 // Mendable reports whether t breaks no more clause instances than a
 // repair can mend: a tree that breaks more would be dropped. A maker of
 // fresh inputs draws a smaller tree instead, as Satisfier.Make does.
 func (a *Admitter) Mendable(t *grammar.Tree) bool {
-	_, ok := a.sat.check.CheckWithin(t, a.mendable())
+	_, ok := a.sat.check.CheckWithin(t, a.sat.mendable())
 	return ok
 }

@@ -95,27 +95,15 @@ func (s *Satisfier) Make(ctx context.Context, gen *Generator, reset func()) (t *
 	if tries <= 0 {
 		tries = DefaultConstraintTries
 	}
-	steps := s.MaxSteps
-	if steps <= 0 {
-		steps = DefaultRepairSteps
-	}
-	// Each try after a failed one draws trees a quarter the size: large
-	// random trees (exprlang's run to thousands of characters) break
-	// clauses by the hundred, more than a repair can mend, where small
-	// ones break few.
 	size := gen.MaxNodes
 	defer func() { gen.MaxNodes = size }()
-	bound := size
-	if bound <= 0 {
-		bound = DefaultMaxNodes
-	}
 	for try := 1; ; try++ {
 		var best *grammar.Tree
 		least := 0
 		// A tree is counted only as far as it could be chosen: below
 		// the best so far and, but on the last try, within what a
 		// repair can mend (a tree past it is not repaired).
-		limit := steps / hopeless
+		limit := s.mendable()
 		if try == tries {
 			limit = math.MaxInt
 		}
@@ -143,7 +131,7 @@ func (s *Satisfier) Make(ctx context.Context, gen *Generator, reset func()) (t *
 		if best == nil {
 			if !last {
 				// Past repair in the steps it has: smaller trees at once.
-				gen.MaxNodes = max(minRegenerate, bound>>(2*try))
+				gen.MaxNodes = RetryMaxNodes(size, try)
 				continue
 			}
 			// Stopped: the last tree, as it is.
@@ -153,9 +141,34 @@ func (s *Satisfier) Make(ctx context.Context, gen *Generator, reset func()) (t *
 		if broken == 0 || last {
 			return best, broken, true
 		}
-		gen.MaxNodes = max(minRegenerate, bound>>(2*try))
+		gen.MaxNodes = RetryMaxNodes(size, try)
 	}
 }
+
+// RetryMaxNodes is the size bound (Generator.MaxNodes; 0 means
+// DefaultMaxNodes) of the trees drawn after try draws of trees under
+// bound that were past repair or could not be repaired: a quarter the
+// size at each try, as Make draws. Large random trees (exprlang's run
+// to thousands of characters) break clauses by the hundred, more than a
+// repair can mend, where small ones break few.
+func RetryMaxNodes(bound, try int) int {
+	if bound <= 0 {
+		bound = DefaultMaxNodes
+	}
+	return max(minRegenerate, bound>>(2*try))
+}
+
+// steps is the most changes Satisfy tries on a tree.
+func (s *Satisfier) steps() int {
+	if s.MaxSteps > 0 {
+		return s.MaxSteps
+	}
+	return DefaultRepairSteps
+}
+
+// mendable is the most instances a tree may break for a repair to be
+// tried: past it, a repair in the steps there are has no hope.
+func (s *Satisfier) mendable() int { return s.steps() / hopeless }
 
 // hopeless is the ratio of repair steps to broken instances under which
 // Make does not try to repair a tree but draws smaller ones: a change
@@ -180,10 +193,7 @@ func (s *Satisfier) Satisfy(ctx context.Context, t *grammar.Tree) (broken int, s
 		return 0, st
 	}
 	vs := s.check.Check(t)
-	limit := s.MaxSteps
-	if limit <= 0 {
-		limit = DefaultRepairSteps
-	}
+	limit := s.steps()
 	most := 2*t.Size() + minRegenerate
 	for st.Steps < limit && len(vs) > 0 && ctx.Err() == nil {
 		st.Steps++
