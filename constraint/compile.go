@@ -79,13 +79,20 @@ var disabled = []string{"now", "date", "timezone", "duration"}
 // lacks, a symbol that cannot occur in the scope, an expression that is
 // not a condition. A grammar without clauses gives an empty Set.
 func Compile(g *grammar.Graph) (*Set, error) {
-	s := &Set{g: g}
 	if g.Source == nil {
-		return s, nil
+		return &Set{g: g}, nil
 	}
+	return CompileClauses(g, g.Source.Where)
+}
+
+// CompileClauses compiles clauses over g other than those of its source:
+// a clause a tool writes (a relation targeting must satisfy, a mined
+// candidate), checked as Compile checks the grammar's own.
+func CompileClauses(g *grammar.Graph, clauses []*grammar.Where) (*Set, error) {
+	s := &Set{g: g}
 	var errs grammar.ErrorList
 	shapes := map[[2]string]shape{} // occurrences by scope and symbol, for all clauses
-	for _, w := range g.Source.Where {
+	for _, w := range clauses {
 		c, err := compileClause(g, w, shapes)
 		if err != nil {
 			var e *grammar.Error

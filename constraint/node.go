@@ -24,6 +24,11 @@ type Node struct {
 	i int // index in c.ix.occ
 }
 
+// Number is a node's num field for a node whose text is s: a decimal
+// (integer or float) or a 0x, 0o or 0b integer, after trimming space;
+// NaN if s is none. Relational features compare values the same way.
+func Number(s string) float64 { return number(s) }
+
 // number reads s as a number: a decimal (integer or float) or a 0x, 0o
 // or 0b integer, after trimming space. Anything else is NaN, which
 // compares false with every number, so that an order between values

@@ -38,10 +38,33 @@ const (
 	Occurrences
 	// Number: the largest number a symbol's text reads as is at least N.
 	Number
+	// Relation: in some occurrence of rule Symbol, two of its children
+	// compare as Text says ("Second[0].num > Second[1].num",
+	// "ElementName[0].text != EndName[0].text"): the i-th child of one
+	// rule against the j-th of another (or the same), as numbers when
+	// both read as numbers, else as texts.
+	Relation
+	// Match: the texts of rule Symbol's occurrences against those of rule
+	// Text's elsewhere in the input (At): "some" (an occurrence of Symbol
+	// has the text of an occurrence of Text; of another occurrence, if
+	// they are one rule), "none" (an occurrence of Symbol has a text no
+	// occurrence of Text has) or "none before" (no occurrence of Text
+	// before it has its text). A reference with no definition, a repeated
+	// name, a label defined and used are matches.
+	Match
+	// Adjacent: two tokens (terminals) stand next to each other in the
+	// text, the first ending with a character of class Text and the
+	// second starting with one of class At (see ClassOf): what a scanner
+	// may read as one token ("-" "-" as "--").
+	Adjacent
+	// Clause: the input breaks the grammar's where clause Text (as
+	// written) somewhere.
+	Clause
 	numKinds
 )
 
-var kindNames = [numKinds]string{"kpath", "sibling", "value", "class", "length", "count", "number"}
+var kindNames = [numKinds]string{"kpath", "sibling", "value", "class", "length", "count", "number",
+	"relation", "match", "adjacent", "clause"}
 
 func (k Kind) String() string {
 	if k < numKinds {
@@ -116,9 +139,9 @@ const Edge = -1
 type Feature struct {
 	Kind   Kind
 	Path   Path    // KPath: the path; Sibling: the pair; Value, Class: the terminal
-	Symbol string  // Length, Occurrences, Number: the symbol's label (rule name, "lit", /re/)
-	Text   string  // Value: the text; Class: the class (see ClassOf)
-	At     string  // Class: "" for anywhere, "first" or "last"
+	Symbol string  // Length, Occurrences, Number: the symbol's label (rule name, "lit", /re/); Relation: the parent rule; Match: the first rule
+	Text   string  // Value: the text; Class: the class (see ClassOf); Relation: the comparison; Match: the second rule; Adjacent: the first class; Clause: the clause
+	At     string  // Class: "" for anywhere, "first" or "last"; Match: "some", "none" or "none before"; Adjacent: the second class
 	N      float64 // Length, Occurrences, Number: the threshold
 }
 
@@ -140,6 +163,12 @@ func (f Feature) appendKey(b []byte) []byte {
 		b = append(b, f.Symbol...)
 		b = append(b, 0)
 		b = strconv.AppendFloat(b, f.N, 'g', -1, 64)
+	case Relation, Match, Adjacent, Clause:
+		b = append(b, f.Symbol...)
+		b = append(b, 0)
+		b = append(b, f.At...)
+		b = append(b, 0)
+		b = append(b, f.Text...)
 	}
 	return b
 }
@@ -199,6 +228,8 @@ func (f Feature) Describe(g *grammar.Graph) string {
 		return fmt.Sprintf("#%s ≥ %s", f.Symbol, strconv.FormatFloat(f.N, 'g', -1, 64))
 	case Number:
 		return fmt.Sprintf("%s ≥ %s (as a number)", f.Symbol, strconv.FormatFloat(f.N, 'g', -1, 64))
+	case Relation, Match, Adjacent, Clause:
+		return f.describeRelational()
 	}
 	return fmt.Sprintf("%s feature %v", f.Kind, f.Path)
 }

@@ -52,7 +52,8 @@ func TestParseKinds(t *testing.T) {
 		{"", "kpath", ""},
 		{"sibling", "kpath,sibling", ""},
 		{"count, value ,kpath", "kpath,value,count", ""},
-		{"all", "kpath,sibling,value,class,length,count,number", ""},
+		{"all", "kpath,sibling,value,class,length,count,number,relation,match,adjacent,clause", ""},
+		{"relation,match", "kpath,relation,match", ""},
 		{"kpath,siblings", "", `unknown feature kind "siblings"`},
 	}
 	for _, tt := range tests {

@@ -13,20 +13,33 @@ import (
 // regex terminals, and per-symbol counts, lengths and numbers. Its
 // buffers are reused from input to input.
 type scanner struct {
-	stack   []int // symbolic ids from the root down
-	kids    []int // symbolic children of the open symbolic nodes, flattened
+	g       *grammar.Graph
+	stack   []int     // symbolic ids from the root down
+	kids    []int     // symbolic children of the open symbolic nodes, flattened
+	spans   []kidSpan // where each of kids is in the text
 	classes []string
 	pair    [2]int // the Path of the feature being reported
 	// symbols: per grammar node id, its symbol's index (-1 for synthetic
 	// nodes); labels: per index, the symbol's label.
 	symbols []int
 	labels  []string
+	index   map[string]int // label -> symbol index
 	stats   []symStat // per symbol index
 	// numbers, when not nil, tells per symbol index whether its text is
 	// read as a number (only symbols with Number features need it).
 	numbers []bool
 	touched []*symStat
 	gen     int
+
+	// Relational kinds: the texts of comparisons made so far; the rule
+	// occurrences of the tree, its groups of equal texts, the pairs of
+	// rules found in a group; the class of the last terminal's last
+	// character ("" for space, or at the start).
+	relationText map[relationKey]string
+	occs         []refOcc
+	groups       [][2]int
+	pairSeen     [][2]int32
+	lastLeaf     string
 
 	// The input being scanned.
 	kinds               Kinds
@@ -49,7 +62,9 @@ func (sc *scanner) init(g *grammar.Graph) {
 	if sc.symbols != nil {
 		return
 	}
+	sc.g = g
 	index := map[string]int{}
+	sc.index = index
 	sc.symbols = make([]int, len(g.Nodes))
 	for id, n := range g.Nodes {
 		sc.symbols[id] = -1
@@ -104,7 +119,8 @@ func (sc *scanner) scanInput(v *Vocabulary, f forest, onFeature func(Feature), o
 	sc.gen++
 	sc.touched = sc.touched[:0]
 	sc.kinds, sc.onFeature, sc.onStack = v.kinds, onFeature, onStack
-	sc.needText = sc.kinds.Has(Value) || sc.kinds.Has(Class) || sc.kinds.Has(Number)
+	relational := sc.kinds.Has(Relation) || sc.kinds.Has(Match) || sc.kinds.Has(Adjacent)
+	sc.needText = sc.kinds.Has(Value) || sc.kinds.Has(Class) || sc.kinds.Has(Number) || relational
 	sc.needStats = sc.kinds.Has(Length) || sc.kinds.Has(Occurrences) || sc.kinds.Has(Number)
 	for i := range f.len() {
 		if f.parsed == nil && f.trees[i] == nil {
@@ -118,8 +134,12 @@ func (sc *scanner) scanInput(v *Vocabulary, f forest, onFeature func(Feature), o
 			sc.text = f.text(i)
 		}
 		sc.pos = 0
-		sc.stack, sc.kids, sc.open = sc.stack[:0], sc.kids[:0], sc.open[:0]
+		sc.stack, sc.kids, sc.spans, sc.open = sc.stack[:0], sc.kids[:0], sc.spans[:0], sc.open[:0]
+		sc.occs, sc.lastLeaf = sc.occs[:0], ""
 		f.visit(i, sc)
+		if sc.kinds.Has(Match) {
+			sc.matches(v)
+		}
 		// Symbols directly under the root (when the tree's root is a
 		// right-hand side rather than a symbol) are siblings too.
 		sc.siblings(sc.kids)
@@ -155,7 +175,18 @@ func (sc *scanner) Leave(node *grammar.Node) {
 	start, pos := o.start, sc.pos
 	sc.stack = sc.stack[:len(sc.stack)-1]
 	sc.siblings(sc.kids[o.mark:])
+	if node.Kind == grammar.KindRef {
+		if sc.kinds.Has(Relation) {
+			sc.relations(node, sc.kids[o.mark:], sc.spans[o.mark:])
+		}
+		if sc.kinds.Has(Match) {
+			sc.occurrence(node, start, pos)
+		}
+	} else if sc.kinds.Has(Adjacent) {
+		sc.leaf(sc.text[start:pos])
+	}
 	sc.kids = append(sc.kids[:o.mark], node.ID)
+	sc.spans = append(sc.spans[:o.mark], kidSpan{start, pos})
 	if node.Kind == grammar.KindRegex && sc.needText {
 		s := sc.text[start:pos]
 		sc.pair[0] = node.ID

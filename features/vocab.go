@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/arbor-fuzz/arbor/constraint"
 	"github.com/arbor-fuzz/arbor/grammar"
 )
 
@@ -64,6 +65,13 @@ type Vocabulary struct {
 	sc    scanner
 
 	capped int // terminals that had more frequent values than MaxValues
+
+	// matchPairs: per rule (symbol index), the rules its "none" Match
+	// features are about; checker evaluates the grammar's clauses for
+	// Clause features (nil without clauses).
+	matchPairs  map[int32][]matchPair
+	checker     *constraint.Checker
+	clauseTexts map[*constraint.Clause]string
 }
 
 // CappedTerminals is the number of regex terminals whose frequent values
@@ -83,9 +91,19 @@ type threshold struct {
 }
 
 // NewVocabulary returns an empty vocabulary of the given features of g.
+//
+// Clause features need the grammar's where clauses: a grammar whose
+// clauses do not compile (which grammar.Build's callers have refused
+// already) has none.
 func NewVocabulary(g *grammar.Graph, o Options) *Vocabulary {
-	return &Vocabulary{g: g, opts: o, kinds: o.kinds(), ids: map[string]int{}, thresholds: map[string][]threshold{},
+	v := &Vocabulary{g: g, opts: o, kinds: o.kinds(), ids: map[string]int{}, thresholds: map[string][]threshold{},
 		siblings: map[uint64]int{}, texts: map[textKey]int{}, trie: map[uint64]int32{}, pathID: []int32{-1}}
+	if v.kinds.Has(Clause) {
+		if set, err := constraint.Compile(g); err == nil && set.Len() > 0 {
+			v.checker = constraint.NewChecker(set)
+		}
+	}
+	return v
 }
 
 // Graph is the grammar the vocabulary's features belong to.
@@ -132,6 +150,9 @@ func (v *Vocabulary) Intern(f Feature) int {
 		v.siblings[pairKey(f.Path[0], f.Path[1])] = id
 	case (f.Kind == Value || f.Kind == Class) && len(f.Path) == 1:
 		v.texts[textKey{f.Kind, f.Path[0], f.At, f.Text}] = id
+	}
+	if f.Kind == Match && f.At != MatchSome {
+		v.addMatchPair(f.Symbol, f.Text)
 	}
 	if f.Kind == Length || f.Kind == Occurrences || f.Kind == Number {
 		tk := thresholdKey(f.Kind, f.Symbol)
@@ -205,8 +226,8 @@ func (v *Vocabulary) collect(out []int, f forest, add bool) []int {
 	v.sc.scanInput(v, f, func(f Feature) {
 		id, ok := v.lookup(f)
 		if !ok {
-			// Values are chosen by Fit from the whole corpus.
-			if !add || f.Kind == Value {
+			// Values and matches are chosen by Fit from the whole corpus.
+			if !add || f.Kind == Value || f.Kind == Match {
 				return
 			}
 			id = v.Intern(f)
@@ -215,6 +236,18 @@ func (v *Vocabulary) collect(out []int, f forest, add bool) []int {
 	}, func(stack []int) {
 		v.stackPaths(stack, add, collect)
 	})
+	if v.kinds.Has(Clause) {
+		v.clauses(f, func(f Feature) {
+			id, ok := v.lookup(f)
+			if !ok {
+				if !add {
+					return
+				}
+				id = v.Intern(f)
+			}
+			collect(id)
+		})
+	}
 	for _, st := range v.sc.touched {
 		for _, k := range [...]Kind{Length, Occurrences, Number} {
 			if !v.kinds.Has(k) {
@@ -318,6 +351,7 @@ func (v *Vocabulary) Fit(inputs [][]*grammar.Tree) [][]int {
 		v.Intern(f)
 	}
 	v.internValues(s.values)
+	v.internMatches(s.matches)
 	v.internThresholds(s.perInput)
 	for i, trees := range inputs {
 		rows[i] = v.Features(trees...)
@@ -337,6 +371,7 @@ type corpusSurvey struct {
 	pending  *Vocabulary          // the kinds interned after the k-paths, in order of appearance
 	values   map[valueKey]int     // terminal's text -> inputs
 	perInput map[string][]float64 // threshold key -> per-input values
+	matches  map[[2]string]int    // pair of rules seen matching -> inputs
 }
 
 // survey is Fit's first pass: it interns the corpus's k-paths and
@@ -347,10 +382,13 @@ func (v *Vocabulary) survey(inputs [][]*grammar.Tree) corpusSurvey {
 		pending:  NewVocabulary(v.g, v.opts),
 		values:   map[valueKey]int{},
 		perInput: map[string][]float64{},
+		matches:  map[[2]string]int{},
 	}
 	inputValues := map[valueKey]bool{}
+	inputMatches := map[[2]string]bool{}
 	for _, trees := range inputs {
 		clear(inputValues)
+		clear(inputMatches)
 		v.sc.numbers = nil // every symbol's numbers, to find the thresholds
 		v.sc.scanInput(v, forest{trees: trees}, func(f Feature) {
 			if f.Kind == Value {
@@ -361,12 +399,27 @@ func (v *Vocabulary) survey(inputs [][]*grammar.Tree) corpusSurvey {
 				}
 				return
 			}
+			if f.Kind == Match {
+				k := [2]string{f.Symbol, f.Text}
+				if !inputMatches[k] {
+					inputMatches[k] = true
+					s.matches[k]++
+				}
+				return
+			}
 			if _, ok := s.pending.lookup(f); !ok {
 				s.pending.Intern(f) // copies the path
 			}
 		}, func(stack []int) {
 			v.stackPaths(stack, true, func(int) {})
 		})
+		if v.kinds.Has(Clause) {
+			v.clauses(forest{trees: trees}, func(f Feature) {
+				if _, ok := s.pending.lookup(f); !ok {
+					s.pending.Intern(f)
+				}
+			})
+		}
 		for _, st := range v.sc.touched {
 			for _, k := range [...]Kind{Length, Occurrences, Number} {
 				if x, ok := st.value(k); ok && v.kinds.Has(k) {
