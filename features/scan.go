@@ -24,7 +24,7 @@ type scanner struct {
 	symbols []int
 	labels  []string
 	index   map[string]int // label -> symbol index
-	stats   []symStat // per symbol index
+	stats   []symStat      // per symbol index
 	// numbers, when not nil, tells per symbol index whether its text is
 	// read as a number (only symbols with Number features need it).
 	numbers []bool
