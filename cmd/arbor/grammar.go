@@ -30,7 +30,7 @@ func newGrammarCmd() *cobra.Command {
 		Use:   "grammar",
 		Short: "Check, measure and convert grammars",
 	}
-	cmd.AddCommand(newGrammarCheckCmd(), newGrammarStatsCmd(), newGrammarConvertCmd())
+	cmd.AddCommand(newGrammarCheckCmd(), newGrammarStatsCmd(), newGrammarConvertCmd(), newGrammarMineCmd())
 	return cmd
 }
 
