@@ -100,11 +100,10 @@ const maxConsidered = 200
 func Clauses(ctx context.Context, g *grammar.Graph, inputs []Input, opts Options) (*Report, error) {
 	opts = opts.withDefaults()
 	rep := &Report{Inputs: len(inputs)}
-	p := g.NewParser()
 	var trees []*grammar.Tree
 	var accepted []bool
 	for _, in := range inputs {
-		t, err := p.ParseContext(ctx, in.Data, grammar.ParseOptions{})
+		t, err := g.ParseContext(ctx, in.Data, grammar.ParseOptions{}) // a tree of its own: all are kept
 		if err != nil {
 			if cerr := ctx.Err(); cerr != nil {
 				return nil, cerr
