@@ -153,7 +153,7 @@ func newEvalCmd() *cobra.Command {
 		Use:   "eval",
 		Short: "Run arbor's experiments (E1-E11), the generalization suite (eval suite) and the full report (eval all)",
 	}
-	cmd.AddCommand(newE1Cmd(), newE2Cmd(), newE3Cmd(), newE4Cmd(), newE5Cmd(), newE6Cmd(), newE7Cmd(), newE8Cmd(), newE9Cmd(), newE10Cmd(), newE11Cmd(),
+	cmd.AddCommand(newEvalMineCmd(), newE1Cmd(), newE2Cmd(), newE3Cmd(), newE4Cmd(), newE5Cmd(), newE6Cmd(), newE7Cmd(), newE8Cmd(), newE9Cmd(), newE10Cmd(), newE11Cmd(),
 		newEvalAllCmd(), newEvalSuiteCmd(), newEvalLearnersCmd(), newEvalBenchCmd())
 	return cmd
 }
