@@ -241,6 +241,9 @@ type pursuer struct {
 	pool          []*tried             // every input this pursuit ran, for the fallback
 	rank          int                  // round-robin position over the constraints
 	cons          *synth.Admitter      // with PursueOptions.Constraints
+	// relational: per constraint key, the Admitter of the inputs solved
+	// for a constraint with relational literals (nil: ps.cons serves).
+	relational map[string]*synth.Admitter
 }
 
 // tried is an input the loop made, ready to run: its text, its choice
@@ -654,14 +657,21 @@ func (ps *pursuer) solve(ctx context.Context, c *liveConstraint) *tried {
 	k := c.key
 	a := ps.attempts[k]
 	ps.attempts[k]++
-	sol := synth.Solve(ctx, ps.l.g, FromModel(ps.l.p.Model, *c.Constraint), solveAgain(ps.opts.Solve, ps.opts.Seed, a, uint64(len(k))))
+	sc := FromModel(ps.l.p.Model, *c.Constraint)
+	adm := ps.admitterFor(c)
+	if adm != ps.cons {
+		// The relations are the Admitter's to satisfy: the solver cannot
+		// steer them, and would count a draw that lacks one a failure.
+		sc.Checks = slices.DeleteFunc(sc.Checks, func(l synth.FeatureLiteral) bool { return relationalKind(l.Feature.Kind) })
+	}
+	sol := synth.Solve(ctx, ps.l.g, sc, solveAgain(ps.opts.Solve, ps.opts.Seed, a, uint64(len(k))))
 	if !sol.Satisfied {
 		if a == 0 {
 			ps.dead[k] = true // no input at all: spend no more on it
 		}
 		return nil
 	}
-	t := ps.prepare(ctx, sol.Tree, sol.Text, sol.Choices, "constraint")
+	t := ps.prepareWith(ctx, adm, sol.Tree, sol.Text, sol.Choices, "constraint")
 	if t == nil || !holds(*c.Constraint, t.feats) {
 		return nil
 	}
@@ -683,13 +693,18 @@ func holds(c learn.Constraint, feats []int) bool {
 // the generator made of text, which the grammar's constraints judge
 // (and a repair changes).
 func (ps *pursuer) prepare(ctx context.Context, tree *grammar.Tree, text string, choices []int, source string) *tried {
+	return ps.prepareWith(ctx, ps.cons, tree, text, choices, source)
+}
+
+// prepareWith is prepare with the Admitter cons (nil: none).
+func (ps *pursuer) prepareWith(ctx context.Context, cons *synth.Admitter, tree *grammar.Tree, text string, choices []int, source string) *tried {
 	if ps.seen[text] {
 		return nil
 	}
 	repaired := false
-	if ps.cons != nil {
+	if cons != nil {
 		var ok bool
-		if text, choices, repaired, ok = ps.admit(ctx, tree, text, choices); !ok || ps.seen[text] {
+		if text, choices, repaired, ok = ps.admit(ctx, cons, tree, text, choices); !ok || ps.seen[text] {
 			return nil
 		}
 	}
