@@ -19,8 +19,8 @@ import (
 )
 
 // Learner is one way to learn a model: the feature kinds, how each
-// function's classes are balanced, the tree depth, and how many training
-// inputs.
+// function's classes are balanced, the tree depth, whether trees are
+// bagged, and how many training inputs.
 type Learner struct {
 	Name      string         `json:"name"`
 	Features  features.Kinds `json:"-"`
@@ -29,13 +29,19 @@ type Learner struct {
 	// (learn.TrainOptions.BalancedLeaves).
 	NoRecount bool `json:"no_recount,omitempty"`
 	MaxDepth  int  `json:"max_depth,omitempty"` // 0: the learn default
-	Train     int  `json:"train"`
+	// Bag, if above 0, makes the learner an ensemble of that many trees
+	// per function, each fitted on a bootstrap sample of the training
+	// rows, predicting by majority vote (ensemble): a measure of what a
+	// forest would buy, not a model arbor can explain or target with.
+	Bag   int `json:"bag,omitempty"`
+	Train int `json:"train"`
 }
 
 // ParseLearner reads a learner written as FEATURES[/OPTION...][@N], as in
 // "kpath", "kpath/nobalance", "all@3000" or "kpath,sibling/depth=8@10000".
 // The options are nobalance, norecount (balanced, but leaves keep the
-// balanced sample's counts) and depth=D; N (training inputs) defaults to
+// balanced sample's counts), depth=D and bag=N (a majority vote of N
+// trees fitted on bootstrap samples); N (training inputs) defaults to
 // 1000.
 func ParseLearner(s string) (Learner, error) {
 	l := Learner{Name: s, Train: 1000}
@@ -60,8 +66,14 @@ func ParseLearner(s string) (Learner, error) {
 				return l, fmt.Errorf("learner %q: %q is not a tree depth", s, opt)
 			}
 			l.MaxDepth = d
+		case strings.HasPrefix(opt, "bag="):
+			n, err := strconv.Atoi(strings.TrimPrefix(opt, "bag="))
+			if err != nil || n < 1 {
+				return l, fmt.Errorf("learner %q: %q is not a number of bags", s, opt)
+			}
+			l.Bag = n
 		default:
-			return l, fmt.Errorf("learner %q: unknown option %q (options: nobalance, norecount, depth=D)", s, opt)
+			return l, fmt.Errorf("learner %q: unknown option %q (options: nobalance, norecount, depth=D, bag=N)", s, opt)
 		}
 	}
 	k, err := features.ParseKinds(parts[0])
@@ -301,26 +313,43 @@ func runLearner(ctx context.Context, cfg LearnersConfig, l Learner, examples *le
 	start := time.Now()
 	examples = examples.Head(l.Train)
 	d := examples.Dataset(cfg.Grammar, features.Options{MaxK: cfg.K, Kinds: l.Features})
-	opts := cfg.Learn
+	opts := learn.TrainOptions{Options: cfg.Learn, Seed: cfg.Seed, NoBalance: l.NoBalance, BalancedLeaves: l.NoRecount}
 	if l.MaxDepth > 0 {
 		opts.MaxDepth = l.MaxDepth
 	}
-	model, err := learn.TrainModel(ctx, cfg.Grammar, d, learn.ModelConfig{Subject: cfg.Subject, GrammarName: cfg.GrammarName,
-		Train: learn.TrainOptions{Options: opts, Seed: cfg.Seed, NoBalance: l.NoBalance, BalancedLeaves: l.NoRecount}})
-	if err != nil {
-		return nil, err
+	var (
+		res         *E3Result
+		fns         []learn.FunctionModel
+		predictTime time.Duration
+	)
+	if l.Bag > 0 {
+		e, err := fitEnsemble(ctx, cfg.Grammar, d, ensembleConfig{Subject: cfg.Subject, GrammarName: cfg.GrammarName, Train: opts, Bags: l.Bag})
+		if err != nil {
+			return nil, err
+		}
+		trainTime := time.Since(start)
+		res = &E3Result{Subject: cfg.Subject, FunctionsObserved: e.model.Stats.Observed, FunctionsTrainable: len(e.functions),
+			TrainInputs: d.Rows, TrainSeconds: trainTime.Seconds(), DistinctLabels: distinctLabels(d, e.functions)}
+		start = time.Now()
+		res.assessEnsemble(e, ts)
+		predictTime = time.Since(start)
+	} else {
+		model, err := learn.TrainModel(ctx, cfg.Grammar, d, learn.ModelConfig{Subject: cfg.Subject, GrammarName: cfg.GrammarName, Train: opts})
+		if err != nil {
+			return nil, err
+		}
+		trainTime := time.Since(start)
+		fns = model.Functions
+		p, err := learn.NewPredictor(model, cfg.Grammar)
+		if err != nil {
+			return nil, err
+		}
+		res = &E3Result{Subject: cfg.Subject, FunctionsObserved: model.Stats.Observed, FunctionsTrainable: len(fns),
+			TrainInputs: d.Rows, TrainSeconds: trainTime.Seconds(), DistinctLabels: distinctLabels(d, fns)}
+		start = time.Now()
+		res.assess(model, p, fns, ts) // predicts every test input once
+		predictTime = time.Since(start)
 	}
-	trainTime := time.Since(start)
-	fns := model.Functions
-	p, err := learn.NewPredictor(model, cfg.Grammar)
-	if err != nil {
-		return nil, err
-	}
-	res := &E3Result{Subject: cfg.Subject, FunctionsObserved: model.Stats.Observed, FunctionsTrainable: len(fns),
-		TrainInputs: d.Rows, TrainSeconds: trainTime.Seconds(), DistinctLabels: distinctLabels(d, fns)}
-	start = time.Now()
-	res.assess(model, p, fns, ts) // predicts every test input once
-	predictTime := time.Since(start)
 	present := 0
 	for _, c := range d.Columns {
 		present += c.Count()
@@ -328,7 +357,7 @@ func runLearner(ctx context.Context, cfg LearnersConfig, l Learner, examples *le
 	out := &LearnerResult{Learner: l, Subject: cfg.Subject, Features: l.Features.String(), E3Result: res,
 		Vocabulary: d.Vocab.Len(), Candidates: len(d.Candidates()), PerInput: float64(present) / float64(max(1, d.Rows)),
 		PredictPerSecond: float64(len(ts.trees)) / max(predictTime.Seconds(), 1e-9)}
-	if last {
+	if last && fns != nil { // an ensemble has no one tree to look into
 		out.Blind = blind(d, fns, examples, res)
 	}
 	return out, nil
