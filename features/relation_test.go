@@ -1,6 +1,8 @@
 package features_test
 
 import (
+	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -119,5 +121,18 @@ func TestWhere(t *testing.T) {
 	}
 	if _, err := features.Where(g, features.Feature{Kind: features.KPath, Path: features.Path{0}}, true); err == nil {
 		t.Error("a k-path has a where clause")
+	}
+}
+
+func TestFitContextCanceled(t *testing.T) {
+	g := buildGrammar(t, declGrammar)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, kinds := range []features.Kinds{features.KPaths, features.AllKinds} {
+		v := features.NewVocabulary(g, features.Options{MaxK: 2, Kinds: kinds})
+		rows, err := v.FitContext(ctx, parseAll(t, g, "let a;print a", "5-3"))
+		if !errors.Is(err, context.Canceled) || rows != nil {
+			t.Errorf("%s: FitContext on a canceled context = %v, %v", kinds, rows, err)
+		}
 	}
 }

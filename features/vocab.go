@@ -2,6 +2,7 @@ package features
 
 import (
 	"cmp"
+	"context"
 	"maps"
 	"math/bits"
 	"slices"
@@ -339,14 +340,28 @@ func (v *Vocabulary) lookup(f Feature) (int, bool) {
 // terminal's frequent values and each symbol's thresholds, taken from
 // the quartiles (and 10th and 90th percentiles) of its per-input values.
 func (v *Vocabulary) Fit(inputs [][]*grammar.Tree) [][]int {
+	rows, _ := v.FitContext(context.Background(), inputs)
+	return rows
+}
+
+// FitContext is Fit, stopped when ctx is done (it returns ctx's error
+// and no rows): reading the relational kinds off large inputs, and
+// checking their clauses, can take minutes on a large corpus.
+func (v *Vocabulary) FitContext(ctx context.Context, inputs [][]*grammar.Tree) ([][]int, error) {
 	rows := make([][]int, len(inputs))
 	if v.kinds == KPaths {
 		for i, trees := range inputs {
+			if i%64 == 0 && ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
 			rows[i] = v.Add(trees...)
 		}
-		return rows
+		return rows, nil
 	}
-	s := v.survey(inputs)
+	s, err := v.survey(ctx, inputs)
+	if err != nil {
+		return nil, err
+	}
 	for _, f := range s.pending.feats {
 		v.Intern(f)
 	}
@@ -354,9 +369,12 @@ func (v *Vocabulary) Fit(inputs [][]*grammar.Tree) [][]int {
 	v.internMatches(s.matches)
 	v.internThresholds(s.perInput)
 	for i, trees := range inputs {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		rows[i] = v.Features(trees...)
 	}
-	return rows
+	return rows, nil
 }
 
 // valueKey is a terminal's text.
@@ -377,7 +395,7 @@ type corpusSurvey struct {
 // survey is Fit's first pass: it interns the corpus's k-paths and
 // gathers the other kinds' features, the inputs each value appears in,
 // and each threshold kind's per-input values.
-func (v *Vocabulary) survey(inputs [][]*grammar.Tree) corpusSurvey {
+func (v *Vocabulary) survey(ctx context.Context, inputs [][]*grammar.Tree) (corpusSurvey, error) {
 	s := corpusSurvey{
 		pending:  NewVocabulary(v.g, v.opts),
 		values:   map[valueKey]int{},
@@ -387,6 +405,9 @@ func (v *Vocabulary) survey(inputs [][]*grammar.Tree) corpusSurvey {
 	inputValues := map[valueKey]bool{}
 	inputMatches := map[[2]string]bool{}
 	for _, trees := range inputs {
+		if ctx.Err() != nil {
+			return s, ctx.Err()
+		}
 		clear(inputValues)
 		clear(inputMatches)
 		v.sc.numbers = nil // every symbol's numbers, to find the thresholds
@@ -429,7 +450,7 @@ func (v *Vocabulary) survey(inputs [][]*grammar.Tree) corpusSurvey {
 			}
 		}
 	}
-	return s
+	return s, nil
 }
 
 // internValues interns each terminal's most frequent texts, seen in two

@@ -115,7 +115,10 @@ func NewDataset(g *grammar.Graph, opts features.Options, cov *coverage.File, dat
 func NewDatasetContext(ctx context.Context, g *grammar.Graph, opts features.Options, cov *coverage.File, data map[string][]byte) (*Dataset, error) {
 	if opts.Kinds != 0 && opts.Kinds != features.KPaths {
 		e, err := ParseExamplesContext(ctx, g, cov, data)
-		return e.Dataset(g, opts), err
+		if err != nil {
+			return e.Dataset(g, opts), err
+		}
+		return e.DatasetContext(ctx, g, opts)
 	}
 	d := &Dataset{Vocab: features.NewVocabulary(g, opts), Functions: cov.Functions, Skipped: map[string]int{}}
 	// Columns are filled as rows come, sized for every record: a bit per
@@ -238,15 +241,26 @@ func parseRecords(ctx context.Context, g *grammar.Graph, opts features.Options, 
 // union over an ambiguous input's trees) and labels it with the functions
 // it covered.
 func (e *Examples) Dataset(g *grammar.Graph, opts features.Options) *Dataset {
+	d, _ := e.DatasetContext(context.Background(), g, opts)
+	return d
+}
+
+// DatasetContext is Dataset, stopped when ctx is done (with ctx's error
+// and a nil Dataset).
+func (e *Examples) DatasetContext(ctx context.Context, g *grammar.Graph, opts features.Options) (*Dataset, error) {
 	d := &Dataset{Vocab: features.NewVocabulary(g, opts), Functions: e.Functions, Skipped: e.Skipped, Inputs: e.Inputs}
+	rows, err := d.Vocab.FitContext(ctx, e.Trees)
+	if err != nil {
+		return nil, err
+	}
 	m := features.NewMatrix()
-	for _, ids := range d.Vocab.Fit(e.Trees) {
+	for _, ids := range rows {
 		m.AddRow(ids)
 	}
 	d.Rows = m.Rows()
 	d.Columns = m.Columns(d.Vocab.Len())
 	d.Labels = labels(len(e.Functions), d.Rows, e.Covered)
-	return d
+	return d, nil
 }
 
 // labels are the label bitsets of functions: per function, the rows

@@ -133,8 +133,8 @@ func Clauses(ctx context.Context, g *grammar.Graph, inputs []Input, opts Options
 	for i, t := range trees {
 		corpus[i] = []*grammar.Tree{t}
 	}
-	rows := v.Fit(corpus)
-	if err := ctx.Err(); err != nil {
+	rows, err := v.FitContext(ctx, corpus)
+	if err != nil {
 		return nil, err
 	}
 	type count struct{ acc, rej int }
