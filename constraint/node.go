@@ -55,6 +55,17 @@ func numeric(s string) bool {
 	if s == "" || len(s) > 64 {
 		return false
 	}
+	// Telling most texts that are no number by their first character
+	// spares the error value a failed parse allocates.
+	w := strings.TrimLeft(s, "+-")
+	if w == "" {
+		return false
+	}
+	if c := w[0]; !(c >= '0' && c <= '9' || c == '.') {
+		// Only digits, or a point before them, start a number
+		// ("e-3" or "fee" is none), but for the words Inf and NaN.
+		return strings.EqualFold(w, "inf") || strings.EqualFold(w, "infinity") || strings.EqualFold(w, "nan")
+	}
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
 		case c >= '0' && c <= '9', c == '.', c == '-', c == '+', c == '_':

@@ -117,6 +117,20 @@ func BenchmarkLargeInputMemory(b *testing.B) {
 				v.AddParsed(p)
 			})
 		})
+		// The relational kinds read off the same walk, within their
+		// bounds (features.MaxMatchOccurrences and the others); Clause
+		// is left out: checking clauses needs the tree.
+		b.Run(in.name+"/lazy-relational", func(b *testing.B) {
+			v := features.NewVocabulary(g, features.Options{MaxK: 4,
+				Kinds: features.KPaths.With(features.Relation).With(features.Match).With(features.Adjacent)})
+			measure(b, len(in.in), func() {
+				p, err := g.ParseLazy(in.in, grammar.DefaultTreeLimit)
+				if err != nil {
+					b.Fatal(err)
+				}
+				v.AddParsed(p)
+			})
+		})
 	}
 }
 
