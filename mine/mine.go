@@ -64,6 +64,21 @@ type Candidate struct {
 	broken []bool
 }
 
+// tally counts the inputs c.broken marks.
+func (c *Candidate) tally(accepted []bool, rejected int) {
+	c.Breaks, c.Support = 0, 0
+	for i, b := range c.broken {
+		if b {
+			c.Breaks++
+			if !accepted[i] {
+				c.Support++
+			}
+		}
+	}
+	c.Precision = float64(c.Support) / float64(max(c.Breaks, 1))
+	c.Recall = float64(c.Support) / float64(max(rejected, 1))
+}
+
 // Broken reports whether parsed input i (in Report order) breaks the
 // clause.
 func (c *Candidate) Broken(i int) bool { return i < len(c.broken) && c.broken[i] }
@@ -86,9 +101,8 @@ type Report struct {
 // relation can separate accepted inputs from rejected ones.
 var ErrNothingToSeparate = errors.New("nothing to separate")
 
-// maxConsidered bounds the candidates written as clauses and checked on
-// every input, the most precise first: a check per input and candidate
-// is the cost of mining.
+// maxConsidered bounds the relations written as clauses, the most
+// precise first.
 const maxConsidered = 200
 
 // Clauses mines candidate clauses from inputs: the relations that occur
@@ -177,11 +191,23 @@ func Clauses(ctx context.Context, g *grammar.Graph, inputs []Input, opts Options
 	})
 	feats = feats[:min(len(feats), maxConsidered)]
 
-	var cands []Candidate
-	for _, ft := range feats {
-		if err := ctx.Err(); err != nil {
-			return nil, err
+	// Each relation, written as the clause that forbids it: first judged
+	// by where the feature is present (which the clause breaks), to
+	// choose; then the chosen ones are checked as clauses on every
+	// input, which is what is reported. Checking every relation as a
+	// clause would cost a check per relation and input.
+	present := make([][]bool, v.Len())
+	for i, row := range rows {
+		for _, id := range row {
+			if present[id] == nil {
+				present[id] = make([]bool, len(trees))
+			}
+			present[id][i] = true
 		}
+	}
+	var cands []Candidate
+	var sets []*constraint.Set
+	for _, ft := range feats {
 		f := v.Feature(ft.id)
 		w, err := features.Where(g, f, false)
 		if err != nil {
@@ -192,28 +218,27 @@ func Clauses(ctx context.Context, g *grammar.Graph, inputs []Input, opts Options
 			continue
 		}
 		rep.Considered++
-		c := Candidate{Clause: grammar.FormatWhere(w), Relation: f.Describe(g), broken: make([]bool, len(trees))}
-		check := constraint.NewChecker(set)
-		for i, t := range trees {
-			if len(check.Check(t)) == 0 {
-				continue
-			}
-			c.broken[i] = true
-			c.Breaks++
-			if !accepted[i] {
-				c.Support++
-			}
-		}
-		if c.Support < opts.MinSupport {
-			continue
-		}
-		c.Precision = float64(c.Support) / float64(c.Breaks)
-		c.Recall = float64(c.Support) / float64(rep.Rejected)
-		if c.Precision < opts.MinPrecision {
-			continue
-		}
-		cands = append(cands, c)
+		c := Candidate{Clause: grammar.FormatWhere(w), Relation: f.Describe(g), broken: present[ft.id]}
+		c.tally(accepted, rep.Rejected)
+		cands, sets = append(cands, c), append(sets, set)
 	}
+	chosen := cover(cands, accepted, Options{MinSupport: opts.MinSupport, MinPrecision: opts.MinPrecision, Max: 2 * opts.Max})
+	var checked []Candidate
+	for _, c := range chosen {
+		check := constraint.NewChecker(sets[slices.IndexFunc(cands, func(x Candidate) bool { return x.Clause == c.Clause })])
+		c.broken = make([]bool, len(trees))
+		for i, t := range trees {
+			if i%64 == 0 && ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			c.broken[i] = len(check.Check(t)) > 0
+		}
+		c.tally(accepted, rep.Rejected)
+		if c.Support >= opts.MinSupport && c.Precision >= opts.MinPrecision {
+			checked = append(checked, c)
+		}
+	}
+	cands = checked
 	rep.Candidates = cover(cands, accepted, opts)
 	return rep, nil
 }
