@@ -131,6 +131,11 @@ type ImportOptions = load.Options
 // (load.Source).
 func ImportGrammar(arg string, opts ImportOptions) (*grammar.Grammar, []grammar.Warning, error) {
 	src, err := os.ReadFile(arg)
+	if fi, serr := os.Stat(arg); serr == nil && fi.IsDir() && !strings.ContainsAny(arg, `/\.`) {
+		// A folder named like a bundled grammar (cron/ of cron inputs)
+		// is no grammar file: the name means the bundled grammar.
+		err = fs.ErrNotExist
+	}
 	switch {
 	case err == nil:
 	case !errors.Is(err, fs.ErrNotExist):

@@ -155,6 +155,24 @@ func TestLoadGrammar(t *testing.T) {
 	}
 }
 
+// TestLoadGrammarBesideFolder: a folder named like a bundled grammar
+// (cron/, of cron inputs) in the working folder does not hide it, as
+// 'arbor generate cron --out cron/' then 'arbor record --subject cron'
+// make one; a folder named by a path is still refused.
+func TestLoadGrammarBesideFolder(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "cron"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	if g, err := datasets.LoadGrammar("cron"); err != nil || g.Start != "Spec" {
+		t.Errorf("LoadGrammar(cron) beside a folder cron: %v", err)
+	}
+	if _, err := datasets.LoadGrammar("./cron"); err == nil {
+		t.Error("LoadGrammar(./cron) read a folder as a grammar")
+	}
+}
+
 // TestImportGrammar imports a bundled grammar from another start rule,
 // and refuses a lexer grammar for it.
 func TestImportGrammar(t *testing.T) {
