@@ -47,7 +47,7 @@ func checkLearnOptions(o learn.Options) error {
 // model is trained.
 func featuresFlag(cmd *cobra.Command, s *string) {
 	cmd.Flags().StringVar(s, "features", learn.DefaultFeatures.String(),
-		"feature `KINDS` to learn from, comma-separated: kpath, sibling, value, class, length, count, number, or all (kpath is always in)")
+		"feature `KINDS` to learn from, comma-separated: kpath, sibling, value, class, length, count, number, the relational relation, match, adjacent and clause (docs/features.md), or all (kpath is always in)")
 }
 
 func parseFeatures(s string) (features.Kinds, error) {
