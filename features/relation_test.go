@@ -136,3 +136,41 @@ func TestFitContextCanceled(t *testing.T) {
 		}
 	}
 }
+
+// TestWhereHostile: features a model file may hold, with names that are
+// no rules or text that is no comparison, get no clause.
+func TestWhereHostile(t *testing.T) {
+	g := buildGrammar(t, declGrammar)
+	for _, f := range []features.Feature{
+		{Kind: features.Relation, Symbol: "Range", Text: `Start[0].num > x)||true||(y[0].num`},
+		{Kind: features.Relation, Symbol: "Range", Text: "Start[0].num >= End[0].num"},
+		{Kind: features.Relation, Symbol: "Nope", Text: "Start[0].num > End[0].num"},
+		{Kind: features.Relation, Symbol: "Range", Text: "Start[0].len > End[0].num"},
+		{Kind: features.Relation, Symbol: "Range", Text: "Start[x].num > End[0].num"},
+		{Kind: features.Match, Symbol: `VarUse", "x`, Text: "VarDecl", At: features.MatchNone},
+		{Kind: features.Match, Symbol: "VarUse", Text: "VarDecl", At: "sometimes"},
+		{Kind: features.Match, Symbol: "Doc", Text: "VarDecl", At: features.MatchSome},
+	} {
+		if w, err := features.Where(g, f, true); err == nil {
+			t.Errorf("%+v: clause %s", f, grammar.FormatWhere(w))
+		}
+	}
+}
+
+// FuzzWhere: a relational feature read from a model file, whatever its
+// fields, gets a clause that compiles or an error, never a panic.
+func FuzzWhere(f *testing.F) {
+	f.Add(uint8(features.Relation), "Range", "Start[0].num > End[0].num", "", true)
+	f.Add(uint8(features.Match), "VarUse", "VarDecl", features.MatchNoneBefore, false)
+	f.Add(uint8(features.Match), "Name", "Name", features.MatchSome, true)
+	g := buildGrammar(f, declGrammar)
+	f.Fuzz(func(t *testing.T, kind uint8, symbol, text, at string, present bool) {
+		w, err := features.Where(g, features.Feature{Kind: features.Kind(kind % 12), Symbol: symbol, Text: text, At: at}, present)
+		if err != nil {
+			return
+		}
+		if _, err := constraint.CompileClauses(g, []*grammar.Where{w}); err != nil {
+			t.Errorf("%s does not compile: %v", grammar.FormatWhere(w), err)
+		}
+	})
+}

@@ -3,6 +3,7 @@ package features
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -53,11 +54,18 @@ func Where(g *grammar.Graph, f Feature, present bool) (*grammar.Where, error) {
 }
 
 // startRule is the rule a top-level clause's scope is.
-func startRule(g *grammar.Graph) string {
-	if g.Source == nil || len(g.Source.Rules) == 0 {
-		return ""
+func startRule(g *grammar.Graph) string { return g.Start }
+
+// rules reports whether every name is a rule of g. A feature from a
+// model file names what its writer chose; only rule names go into a
+// clause's text.
+func rules(g *grammar.Graph, names ...string) bool {
+	for _, n := range names {
+		if _, ok := g.Bodies[n]; !ok {
+			return false
+		}
 	}
-	return g.Source.Rules[0].Name
+	return true
 }
 
 // nests reports whether rule can occur inside itself (some right-hand
@@ -104,7 +112,7 @@ func parseRelation(text string) (a, b relationRef, op string, err error) {
 
 func relationForms(g *grammar.Graph, f Feature, present bool) []*grammar.Where {
 	a, b, op, err := parseRelation(f.Text)
-	if err != nil || f.Symbol == startRule(g) {
+	if err != nil || f.Symbol == startRule(g) || !rules(g, f.Symbol, a.rule, b.rule) || !slices.Contains([]string{"<", "==", ">", "!="}, op) {
 		return nil
 	}
 	var forms []*grammar.Where
@@ -150,7 +158,7 @@ func relationForms(g *grammar.Graph, f Feature, present bool) []*grammar.Where {
 
 func matchForms(g *grammar.Graph, f Feature, present bool) []*grammar.Where {
 	start := startRule(g)
-	if f.Symbol == start || f.Text == start {
+	if f.Symbol == start || f.Text == start || !rules(g, f.Symbol, f.Text) {
 		return nil
 	}
 	var names [][2]string // ways to name the two rules' occurrences in the input
