@@ -58,7 +58,10 @@ const (
 	// may read as one token ("-" "-" as "--").
 	Adjacent
 	// Clause: the input breaks the grammar's where clause Text (as
-	// written) somewhere.
+	// written) somewhere; or, with At BeforeBreak, an occurrence of rule
+	// Symbol ends before the first broken instance of any clause (or
+	// anywhere, if none is broken): a program that checks as it reads
+	// stops at the first break.
 	Clause
 	numKinds
 )

@@ -315,9 +315,55 @@ func (v *Vocabulary) clauses(f forest, onFeature func(Feature)) {
 		if t == nil {
 			continue
 		}
+		first := -1
 		for _, viol := range v.checker.Check(t) {
 			onFeature(Feature{Kind: Clause, Text: v.clauseText(viol.Clause)})
+			if first < 0 || viol.At.Start < first {
+				first = viol.At.Start
+			}
 		}
+		// What comes before the first break: a program that checks as it
+		// reads stops there, and what lies after it never runs (a number
+		// after an undeclared variable is never lexed).
+		t.Visit(&beforeBreak{v: v, first: first, onFeature: onFeature})
+	}
+}
+
+// beforeBreak is a grammar.Visitor that reports, for every rule with an
+// occurrence that ends at or before offset first (anywhere, if first <
+// 0: the input breaks no clause), a Clause feature "before the first
+// break".
+type beforeBreak struct {
+	v         *Vocabulary
+	first     int
+	pos       int
+	starts    []int
+	onFeature func(Feature)
+}
+
+// BeforeBreak is the At of a Clause feature about what precedes the
+// first broken clause instance.
+const BeforeBreak = "before the first break"
+
+func (b *beforeBreak) Enter(n *grammar.Node, text string) {
+	if n == nil {
+		return
+	}
+	switch n.Kind {
+	case grammar.KindRef:
+		b.starts = append(b.starts, b.pos)
+	case grammar.KindLit, grammar.KindRegex:
+		b.pos += len(text)
+	}
+}
+
+func (b *beforeBreak) Leave(n *grammar.Node) {
+	if n == nil || n.Kind != grammar.KindRef {
+		return
+	}
+	b.starts = b.starts[:len(b.starts)-1]
+	if b.first < 0 || b.pos <= b.first {
+		b.onFeature(Feature{Kind: Clause, Symbol: n.Name, At: BeforeBreak})
 	}
 }
 
@@ -359,6 +405,9 @@ func (f Feature) describeRelational() string {
 	case Adjacent:
 		return fmt.Sprintf("a token ending in %s directly before one starting with %s", f.Text, f.At)
 	case Clause:
+		if f.At == BeforeBreak {
+			return fmt.Sprintf("some %s ends before the first broken clause (if any)", f.Symbol)
+		}
 		return "breaks " + f.Text
 	}
 	return fmt.Sprintf("%s feature %s %s %s", f.Kind, f.Symbol, f.Text, f.At)

@@ -58,8 +58,11 @@ func TestRelationalFeatures(t *testing.T) {
 			[]string{"some Range: Start[0].num > End[0].num", "breaks where Range: Start.num <= End.num ;",
 				"a token ending in digit directly before one starting with '-'"},
 			[]string{"some Range: Start[0].num < End[0].num"}},
+		{"let q;7-2",
+			[]string{"some Decl ends before the first broken clause (if any)"},
+			[]string{"some Range ends before the first broken clause (if any)", "some Start ends before the first broken clause (if any)"}},
 		{"2-7",
-			[]string{"some Range: Start[0].num < End[0].num"},
+			[]string{"some Range: Start[0].num < End[0].num", "some Range ends before the first broken clause (if any)"},
 			[]string{"some Range: Start[0].num > End[0].num", "breaks where Range: Start.num <= End.num ;"}},
 	}
 	for _, tt := range tests {

@@ -62,7 +62,7 @@ func (ps *pursuer) admitterFor(c *liveConstraint) *synth.Admitter {
 			}
 		case features.Clause:
 			relational = true
-			if l.Present {
+			if l.Present && f.At == "" {
 				drop[f.Text] = true
 			}
 		}
