@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 
 	"github.com/arbor-fuzz/arbor/constraint"
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/features"
 	"github.com/arbor-fuzz/arbor/grammar"
+	"github.com/arbor-fuzz/arbor/internal/parallel"
 )
 
 // Input is one recorded input and whether the program accepted it.
@@ -223,17 +225,28 @@ func Clauses(ctx context.Context, g *grammar.Graph, inputs []Input, opts Options
 		cands, sets = append(cands, c), append(sets, set)
 	}
 	chosen := cover(cands, accepted, Options{MinSupport: opts.MinSupport, MinPrecision: opts.MinPrecision, Max: 2 * opts.Max})
-	var checked []Candidate
-	for _, c := range chosen {
+	// One candidate per task, each with a checker of its own; the trees
+	// are only read.
+	err = parallel.ForEach(ctx, len(chosen), runtime.GOMAXPROCS(0), func(j int) {
+		c := &chosen[j]
 		check := constraint.NewChecker(sets[slices.IndexFunc(cands, func(x Candidate) bool { return x.Clause == c.Clause })])
 		c.broken = make([]bool, len(trees))
 		for i, t := range trees {
 			if i%64 == 0 && ctx.Err() != nil {
-				return nil, ctx.Err()
+				return
 			}
 			c.broken[i] = len(check.Check(t)) > 0
 		}
 		c.tally(accepted, rep.Rejected)
+	})
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		return nil, err
+	}
+	var checked []Candidate
+	for _, c := range chosen {
 		if c.Support >= opts.MinSupport && c.Precision >= opts.MinPrecision {
 			checked = append(checked, c)
 		}
