@@ -101,6 +101,20 @@ func (s Kinds) Has(k Kind) bool { return s&(1<<k) != 0 }
 // With returns the set with k added.
 func (s Kinds) With(k Kind) Kinds { return s | 1<<k }
 
+// On returns the kinds of s that g's inputs can have: without where
+// clauses, no Clause features. A vocabulary reads only these, so that
+// asking for clause features of a grammar without clauses costs
+// nothing (k-paths alone take the fastest walk).
+func (s Kinds) On(g *grammar.Graph) Kinds {
+	if s.Has(Clause) && (g.Source == nil || len(g.Source.Where) == 0) {
+		s &^= 1 << Clause
+	}
+	if s == 0 {
+		s = KPaths
+	}
+	return s
+}
+
 // String lists the kinds, comma-separated, in their fixed order.
 func (s Kinds) String() string {
 	var names []string

@@ -97,7 +97,7 @@ type threshold struct {
 // clauses do not compile (which grammar.Build's callers have refused
 // already) has none.
 func NewVocabulary(g *grammar.Graph, o Options) *Vocabulary {
-	v := &Vocabulary{g: g, opts: o, kinds: o.kinds(), ids: map[string]int{}, thresholds: map[string][]threshold{},
+	v := &Vocabulary{g: g, opts: o, kinds: o.kinds().On(g), ids: map[string]int{}, thresholds: map[string][]threshold{},
 		siblings: map[uint64]int{}, texts: map[textKey]int{}, trie: map[uint64]int32{}, pathID: []int32{-1}}
 	if v.kinds.Has(Clause) {
 		if set, err := constraint.Compile(g); err == nil && set.Len() > 0 {
