@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 
@@ -15,10 +16,12 @@ import (
 )
 
 // MineConfig configures the mining experiment on one subject: its
-// grammar's own where clauses are the answer key. The corpus is
-// grammar-random and ignores those clauses (mining needs rejected
-// inputs); E3Config's Subject, GrammarName, Grammar, Target, Seed,
-// WorkDir, CacheDir and Progress mean what they mean for E3.
+// grammar's own where clauses are the answer key. The corpus alternates
+// grammar-random inputs that ignore those clauses with inputs that keep
+// them (mining needs rejected inputs and accepted ones); the program's
+// verdicts alone say which is which. E3Config's Subject, GrammarName,
+// Grammar, Target, Seed, WorkDir, CacheDir and Progress mean what they
+// mean for E3.
 type MineConfig struct {
 	E3Config
 	// Sizes are the corpus sizes mined from (the first inputs of one
@@ -29,12 +32,19 @@ type MineConfig struct {
 // DefaultMineSizes are the corpus sizes mining is measured at.
 var DefaultMineSizes = []int{300, 1000, 3000}
 
-// RecoverJaccard is how alike, as the Jaccard index of the sets of
-// corpus inputs they break, a mined clause and a hand-written one must be
-// for the mined one to recover it; PartialJaccard for it to say part of
-// it (a range check on numbers where the hand-written one also reads
-// month names).
-const RecoverJaccard, PartialJaccard = 0.9, 0.5
+// A mined clause recovers a hand-written one H when, on the inputs that
+// break H and no other hand-written clause (H's own), it breaks at least
+// RecoverShare of them, and of the inputs that do not break H (that keep
+// every clause, or break others), at most 1-RecoverShare: it says H's
+// check, not "the input is rejected". It does so partly at PartialShare. A clause
+// with fewer than MinOwn inputs of its own cannot be judged from the
+// corpus. (Comparing the sets of all inputs each breaks would credit any
+// clause that breaks most inputs where most are rejected.)
+const (
+	RecoverShare = 0.9
+	PartialShare = 0.5
+	MinOwn       = 5
+)
 
 // MineResult is how mining did on one subject.
 type MineResult struct {
@@ -54,9 +64,9 @@ type MineAtSize struct {
 	// Per hand-written clause, the mined clause that breaks the most
 	// alike set of inputs, and how alike.
 	Matches []ClauseMatch `json:"matches"`
-	// Recovered, Partial: hand-written clauses matched at RecoverJaccard
-	// and at PartialJaccard; Unexercised: those no input of the corpus
-	// breaks, which no miner could find from it.
+	// Recovered, Partial: hand-written clauses recovered at RecoverShare
+	// and at PartialShare; Unexercised: those fewer than MinOwn inputs of
+	// the corpus break on their own, which no miner could tell from it.
 	Recovered   int `json:"recovered"`
 	Partial     int `json:"partial"`
 	Unexercised int `json:"unexercised"`
@@ -67,13 +77,18 @@ type MineAtSize struct {
 	Novel         []mine.Candidate `json:"novel"`
 }
 
-// ClauseMatch is one hand-written clause and the mined clause closest to
-// it.
+// ClauseMatch is one hand-written clause and the mined clause that says
+// it best.
 type ClauseMatch struct {
-	Clause  string  `json:"clause"`
-	Breaks  int     `json:"breaks"` // corpus inputs that break it
-	Mined   string  `json:"mined,omitempty"`
-	Jaccard float64 `json:"jaccard"`
+	Clause string `json:"clause"`
+	Breaks int    `json:"breaks"` // corpus inputs that break it
+	Own    int    `json:"own"`    // of them, those that break no other hand-written clause
+	Mined  string `json:"mined,omitempty"`
+	// Hit is the share of the clause's own inputs the mined clause
+	// breaks; Stray the share it breaks of the inputs that do not break
+	// this one.
+	Hit   float64 `json:"hit"`
+	Stray float64 `json:"stray"`
 }
 
 // Mine runs the mining experiment on one subject: it records one
@@ -84,7 +99,6 @@ func Mine(ctx context.Context, cfg MineConfig) (*MineResult, error) {
 	if len(cfg.Sizes) == 0 {
 		cfg.Sizes = DefaultMineSizes
 	}
-	cfg.NoConstraints = true
 	cfg.setDefaults()
 	set, err := constraint.Compile(cfg.Grammar)
 	if err != nil {
@@ -96,11 +110,32 @@ func Mine(ctx context.Context, cfg MineConfig) (*MineResult, error) {
 	}
 	step := progressf(cfg.Progress)
 	n := slices.Max(cfg.Sizes)
+	// Half the corpus ignores the clauses and half keeps them, every
+	// other input, so that every size has both: a program rejects most
+	// grammar-random inputs of some formats (every graphql query fails
+	// validation), and mining needs accepted ones.
 	step("generating %d inputs", n)
-	files, data, err := generate(ctx, cfg.E3Config, "mine", n, cfg.Seed)
+	random := cfg.E3Config
+	random.NoConstraints = true
+	rfiles, rdata, err := generate(ctx, random, "mine-random", (n+1)/2, cfg.Seed)
 	if err != nil {
 		return nil, err
 	}
+	keeping := cfg.E3Config
+	keeping.NoConstraints = false
+	kfiles, kdata, err := generate(ctx, keeping, "mine-keeping", n/2, cfg.Seed+1)
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for i := range rfiles {
+		files = append(files, rfiles[i])
+		if i < len(kfiles) {
+			files = append(files, kfiles[i])
+		}
+	}
+	data := rdata
+	maps.Copy(data, kdata)
 	step("building the harness for %s", cfg.Target)
 	bin, err := coverage.Build(ctx, cfg.Target, cfg.CacheDir)
 	if err != nil {
@@ -164,41 +199,57 @@ func mineAt(ctx context.Context, g *grammar.Graph, set *constraint.Set, inputs [
 	}
 	at.Candidates = len(rep.Candidates)
 	matched := make([]bool, len(rep.Candidates))
-	for i, cl := range clauses {
-		m := ClauseMatch{Clause: cl.String()}
-		for _, b := range broken[i] {
+	rows := len(broken[0])
+	others := make([]int, rows) // per input, the hand-written clauses it breaks
+	for i := range clauses {
+		for r, b := range broken[i] {
 			if b {
-				m.Breaks++
+				others[r]++
 			}
 		}
-		if m.Breaks == 0 {
+	}
+	for i, cl := range clauses {
+		m := ClauseMatch{Clause: cl.String()}
+		var other int // inputs that do not break this clause
+		for r, b := range broken[i] {
+			if !b {
+				other++
+				continue
+			}
+			m.Breaks++
+			if others[r] == 1 {
+				m.Own++
+			}
+		}
+		if m.Own < MinOwn {
 			at.Unexercised++
 			at.Matches = append(at.Matches, m)
 			continue
 		}
+		best := -1.0
 		for j := range rep.Candidates {
 			c := &rep.Candidates[j]
-			both, either := 0, 0
+			hit, stray := 0, 0
 			for r, b := range broken[i] {
-				if b && c.Broken(r) {
-					both++
-				}
-				if b || c.Broken(r) {
-					either++
+				switch {
+				case b && others[r] == 1 && c.Broken(r):
+					hit++
+				case !b && c.Broken(r):
+					stray++
 				}
 			}
-			jac := float64(both) / float64(either)
-			if jac >= PartialJaccard {
+			h, st := float64(hit)/float64(m.Own), float64(stray)/float64(max(other, 1))
+			if h >= PartialShare && st <= 1-PartialShare {
 				matched[j] = true
 			}
-			if jac > m.Jaccard {
-				m.Jaccard, m.Mined = jac, c.Clause
+			if score := h - st; score > best {
+				best, m.Hit, m.Stray, m.Mined = score, h, st, c.Clause
 			}
 		}
 		switch {
-		case m.Jaccard >= RecoverJaccard:
+		case m.Hit >= RecoverShare && m.Stray <= 1-RecoverShare:
 			at.Recovered++
-		case m.Jaccard >= PartialJaccard:
+		case m.Hit >= PartialShare && m.Stray <= 1-PartialShare:
 			at.Partial++
 		}
 		at.Matches = append(at.Matches, m)

@@ -28,13 +28,19 @@ func newEvalMineCmd() *cobra.Command {
 subject whose grammar has where clauses, which are the answer key. Per
 subject it records one grammar-random corpus that ignores the clauses
 (so that the program rejects some inputs), mines from its first N inputs
-for every N of --sizes, and compares each hand-written clause with the
-mined clause that breaks the most alike set of corpus inputs (Jaccard
-index of the two sets):
-  recovered    a mined clause breaks nearly the same inputs (Jaccard >= 0.9)
-  partly       it breaks half of them or more alike (>= 0.5)
-  unexercised  no input of the corpus breaks the hand-written clause, so
-               no miner could find it from this corpus
+for every N of --sizes, and compares each hand-written clause H with
+the mined clauses on H's own inputs (those that break H and no other
+hand-written clause) and on the inputs that do not break H:
+  recovered    a mined clause breaks at least 0.9 of H's own inputs
+               (hit) and at most 0.1 of the others (stray)
+  partly       at least 0.5 hit, at most 0.5 stray
+  unexercised  fewer than 5 inputs break H alone, so the corpus cannot
+               tell H's check from the others
+Comparing all the inputs each breaks would credit any clause that
+breaks most inputs where most are rejected. The corpus alternates
+grammar-random inputs that ignore the clauses with inputs that keep
+them, so that it has both verdicts (every random graphql query fails
+validation); the program's outcomes alone say which is which.
 It also prints the mined clauses that match no hand-written one (novel):
 a check the program makes that nobody wrote, or a coincidence of the
 corpus, to be told apart by reading them.`,
@@ -111,12 +117,12 @@ func printMine(w io.Writer, res []eval.MineResult, errs map[string]string) error
 		fmt.Fprintf(w, "\n%s, from %d inputs:\n", r.Subject, at.Inputs)
 		for _, m := range at.Matches {
 			switch {
-			case m.Breaks == 0:
-				fmt.Fprintf(w, "  unexercised: %s\n", oneLine(m.Clause))
-			case m.Jaccard >= eval.PartialJaccard:
-				fmt.Fprintf(w, "  %.2f %s\n       mined: %s\n", m.Jaccard, oneLine(m.Clause), m.Mined)
+			case m.Own < eval.MinOwn:
+				fmt.Fprintf(w, "  unexercised (%d inputs break it alone): %s\n", m.Own, oneLine(m.Clause))
+			case m.Hit >= eval.PartialShare && m.Stray <= 1-eval.PartialShare:
+				fmt.Fprintf(w, "  hit %.2f, stray %.2f: %s\n       mined: %s\n", m.Hit, m.Stray, oneLine(m.Clause), m.Mined)
 			default:
-				fmt.Fprintf(w, "  %.2f %s (breaks %d; nothing mined alike)\n", m.Jaccard, oneLine(m.Clause), m.Breaks)
+				fmt.Fprintf(w, "  not recovered (best: hit %.2f, stray %.2f): %s\n", m.Hit, m.Stray, oneLine(m.Clause))
 			}
 		}
 		for _, c := range at.Novel {
