@@ -32,18 +32,18 @@ type MineConfig struct {
 // DefaultMineSizes are the corpus sizes mining is measured at.
 var DefaultMineSizes = []int{300, 1000, 3000}
 
-// A mined clause recovers a hand-written one H when, on the inputs that
-// break H and no other hand-written clause (H's own), it breaks at least
-// RecoverShare of them, and of the inputs that do not break H (that keep
-// every clause, or break others), at most 1-RecoverShare: it says H's
-// check, not "the input is rejected". It does so partly at PartialShare. A clause
-// with fewer than MinOwn inputs of its own cannot be judged from the
-// corpus. (Comparing the sets of all inputs each breaks would credit any
-// clause that breaks most inputs where most are rejected.)
+// A mined clause recovers a hand-written one H when it breaks at least
+// RecoverShare of the inputs that break H (hit), and at most MaxStray of
+// the inputs that do not (stray: those that keep every clause, and those
+// that break only others): it says H's check, not "the input is
+// rejected", which breaks most inputs that break any clause. It says H
+// partly with a hit of PartialShare and the same stray. A clause fewer
+// than MinBreaks inputs break cannot be judged from the corpus.
 const (
 	RecoverShare = 0.9
 	PartialShare = 0.5
-	MinOwn       = 5
+	MaxStray     = 0.1
+	MinBreaks    = 5
 )
 
 // MineResult is how mining did on one subject.
@@ -65,8 +65,8 @@ type MineAtSize struct {
 	// alike set of inputs, and how alike.
 	Matches []ClauseMatch `json:"matches"`
 	// Recovered, Partial: hand-written clauses recovered at RecoverShare
-	// and at PartialShare; Unexercised: those fewer than MinOwn inputs of
-	// the corpus break on their own, which no miner could tell from it.
+	// and at PartialShare; Unexercised: those fewer than MinBreaks
+	// inputs of the corpus break, which no miner could find from it.
 	Recovered   int `json:"recovered"`
 	Partial     int `json:"partial"`
 	Unexercised int `json:"unexercised"`
@@ -84,9 +84,9 @@ type ClauseMatch struct {
 	Breaks int    `json:"breaks"` // corpus inputs that break it
 	Own    int    `json:"own"`    // of them, those that break no other hand-written clause
 	Mined  string `json:"mined,omitempty"`
-	// Hit is the share of the clause's own inputs the mined clause
-	// breaks; Stray the share it breaks of the inputs that do not break
-	// this one.
+	// Hit is the share of the inputs that break the clause that the
+	// mined clause breaks; Stray the share it breaks of the inputs that
+	// do not break this one.
 	Hit   float64 `json:"hit"`
 	Stray float64 `json:"stray"`
 }
@@ -221,7 +221,7 @@ func mineAt(ctx context.Context, g *grammar.Graph, set *constraint.Set, inputs [
 				m.Own++
 			}
 		}
-		if m.Own < MinOwn {
+		if m.Breaks < MinBreaks {
 			at.Unexercised++
 			at.Matches = append(at.Matches, m)
 			continue
@@ -232,14 +232,14 @@ func mineAt(ctx context.Context, g *grammar.Graph, set *constraint.Set, inputs [
 			hit, stray := 0, 0
 			for r, b := range broken[i] {
 				switch {
-				case b && others[r] == 1 && c.Broken(r):
+				case b && c.Broken(r):
 					hit++
 				case !b && c.Broken(r):
 					stray++
 				}
 			}
-			h, st := float64(hit)/float64(m.Own), float64(stray)/float64(max(other, 1))
-			if h >= PartialShare && st <= 1-PartialShare {
+			h, st := float64(hit)/float64(m.Breaks), float64(stray)/float64(max(other, 1))
+			if h >= PartialShare && st <= MaxStray {
 				matched[j] = true
 			}
 			if score := h - st; score > best {
@@ -247,9 +247,9 @@ func mineAt(ctx context.Context, g *grammar.Graph, set *constraint.Set, inputs [
 			}
 		}
 		switch {
-		case m.Hit >= RecoverShare && m.Stray <= 1-RecoverShare:
+		case m.Hit >= RecoverShare && m.Stray <= MaxStray:
 			at.Recovered++
-		case m.Hit >= PartialShare && m.Stray <= 1-PartialShare:
+		case m.Hit >= PartialShare && m.Stray <= MaxStray:
 			at.Partial++
 		}
 		at.Matches = append(at.Matches, m)
