@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -44,6 +45,40 @@ func TestParseLearner(t *testing.T) {
 	for _, l := range DefaultLearners() {
 		if _, err := ParseLearner(l.Name); err != nil {
 			t.Errorf("default learner %s: %v", l.Name, err)
+		}
+	}
+}
+
+// TestLearnersShareData: training does not change a dataset, so learners
+// run one after another on one dataset score as each would on its own.
+func TestLearnersShareData(t *testing.T) {
+	g, examples := ensembleCorpus(t)
+	ts := &testSet{functions: examples.Functions, trees: examples.Trees, covered: examples.Covered}
+	cfg := LearnersConfig{E3Config: E3Config{Subject: "e", GrammarName: "e", Grammar: g, Seed: 2}}
+	cfg.setDefaults()
+	var ls []Learner
+	for _, s := range []string{"kpath@500", "kpath/depth=2@500", "kpath/bag=3@500", "kpath/nobalance@500", "kpath@500"} {
+		l, err := ParseLearner(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ls = append(ls, l)
+	}
+	shared := newLearnerData(cfg, ls[0], examples)
+	for i, l := range ls {
+		a, err := runLearner(t.Context(), cfg, l, shared, ts, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := runLearner(t.Context(), cfg, l, newLearnerData(cfg, l, examples), ts, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.TrainInputs != 500 || !reflect.DeepEqual(a.PerFunction, b.PerFunction) || !reflect.DeepEqual(a.Blind, b.Blind) {
+			t.Errorf("learner %d, %s: on a shared dataset %+v\non its own %+v", i, l.Name, a.PerFunction, b.PerFunction)
+		}
+		if (l.Bag > 0) != (a.Blind == nil) {
+			t.Errorf("learner %s: blind %+v", l.Name, a.Blind)
 		}
 	}
 }
