@@ -34,11 +34,13 @@ var DefaultMineSizes = []int{300, 1000, 3000}
 
 // A mined clause recovers a hand-written one H when it breaks at least
 // RecoverShare of the inputs that break H (hit), and at most MaxStray of
-// the inputs that do not (stray: those that keep every clause, and those
-// that break only others): it says H's check, not "the input is
-// rejected", which breaks most inputs that break any clause. It says H
-// partly with a hit of PartialShare and the same stray. A clause fewer
-// than MinBreaks inputs break cannot be judged from the corpus.
+// the inputs that break other clauses but not H and at most MaxStray of
+// those that break none (stray, the larger of the two): it says H's
+// check, not "the input breaks something". It says H partly with a hit
+// of PartialShare and the same stray. H cannot be judged from a corpus
+// with fewer than MinBreaks inputs in any of the three groups: a clause
+// that nearly every grammar-random input breaks cannot be told from
+// "the input is grammar-random".
 const (
 	RecoverShare = 0.9
 	PartialShare = 0.5
@@ -65,8 +67,9 @@ type MineAtSize struct {
 	// alike set of inputs, and how alike.
 	Matches []ClauseMatch `json:"matches"`
 	// Recovered, Partial: hand-written clauses recovered at RecoverShare
-	// and at PartialShare; Unexercised: those fewer than MinBreaks
-	// inputs of the corpus break, which no miner could find from it.
+	// and at PartialShare; Unexercised: those the corpus cannot judge
+	// (fewer than MinBreaks inputs break them, or break only others, or
+	// break none).
 	Recovered   int `json:"recovered"`
 	Partial     int `json:"partial"`
 	Unexercised int `json:"unexercised"`
@@ -85,8 +88,9 @@ type ClauseMatch struct {
 	Own    int    `json:"own"`    // of them, those that break no other hand-written clause
 	Mined  string `json:"mined,omitempty"`
 	// Hit is the share of the inputs that break the clause that the
-	// mined clause breaks; Stray the share it breaks of the inputs that
-	// do not break this one.
+	// mined clause breaks; Stray the larger of the shares it breaks of
+	// the inputs that break only other clauses and of those that break
+	// none.
 	Hit   float64 `json:"hit"`
 	Stray float64 `json:"stray"`
 }
@@ -210,18 +214,18 @@ func mineAt(ctx context.Context, g *grammar.Graph, set *constraint.Set, inputs [
 	}
 	for i, cl := range clauses {
 		m := ClauseMatch{Clause: cl.String()}
-		var other int // inputs that do not break this clause
+		var other, clean int // inputs that break other clauses but not this one; that break none
 		for r, b := range broken[i] {
-			if !b {
+			switch {
+			case b:
+				m.Breaks++
+			case others[r] > 0:
 				other++
-				continue
-			}
-			m.Breaks++
-			if others[r] == 1 {
-				m.Own++
+			default:
+				clean++
 			}
 		}
-		if m.Breaks < MinBreaks {
+		if m.Breaks < MinBreaks || other < MinBreaks || clean < MinBreaks {
 			at.Unexercised++
 			at.Matches = append(at.Matches, m)
 			continue
@@ -229,16 +233,20 @@ func mineAt(ctx context.Context, g *grammar.Graph, set *constraint.Set, inputs [
 		best := -1.0
 		for j := range rep.Candidates {
 			c := &rep.Candidates[j]
-			hit, stray := 0, 0
+			hit, stray, alarm := 0, 0, 0
 			for r, b := range broken[i] {
 				switch {
-				case b && c.Broken(r):
+				case !c.Broken(r):
+				case b:
 					hit++
-				case !b && c.Broken(r):
+				case others[r] > 0:
 					stray++
+				default:
+					alarm++
 				}
 			}
-			h, st := float64(hit)/float64(m.Breaks), float64(stray)/float64(max(other, 1))
+			h := float64(hit) / float64(m.Breaks)
+			st := max(float64(stray)/float64(other), float64(alarm)/float64(clean))
 			if h >= PartialShare && st <= MaxStray {
 				matched[j] = true
 			}

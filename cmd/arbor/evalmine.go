@@ -29,13 +29,15 @@ subject whose grammar has where clauses, which are the answer key. Per
 subject it records one grammar-random corpus that ignores the clauses
 (so that the program rejects some inputs), mines from its first N inputs
 for every N of --sizes, and compares each hand-written clause H with
-the mined clauses on the inputs that break H and on those that do not:
+the mined clauses on the inputs that break H, those that break other
+clauses only, and those that break none:
   recovered    a mined clause breaks at least 0.9 of the inputs that
-               break H (hit) and at most 0.1 of those that do not (stray)
+               break H (hit), and at most 0.1 of each other group (stray)
   partly       at least 0.5 hit, at most 0.1 stray
-  unexercised  fewer than 5 inputs break H, so the corpus cannot show it
-The stray share keeps "the input is rejected", which breaks most inputs
-that break any clause, from counting as H. The corpus alternates
+  unexercised  fewer than 5 inputs in one of the groups: the corpus cannot
+               judge H (a clause nearly every grammar-random input breaks
+               cannot be told from "the input is grammar-random")
+The stray share keeps "the input breaks something" from counting as H. The corpus alternates
 grammar-random inputs that ignore the clauses with inputs that keep
 them, so that it has both verdicts (every random graphql query fails
 validation); the program's outcomes alone say which is which.
@@ -115,8 +117,8 @@ func printMine(w io.Writer, res []eval.MineResult, errs map[string]string) error
 		fmt.Fprintf(w, "\n%s, from %d inputs:\n", r.Subject, at.Inputs)
 		for _, m := range at.Matches {
 			switch {
-			case m.Breaks < eval.MinBreaks:
-				fmt.Fprintf(w, "  unexercised (%d inputs break it): %s\n", m.Breaks, oneLine(m.Clause))
+			case m.Hit == 0 && m.Mined == "":
+				fmt.Fprintf(w, "  cannot be judged from this corpus (%d inputs break it): %s\n", m.Breaks, oneLine(m.Clause))
 			case m.Hit >= eval.PartialShare && m.Stray <= eval.MaxStray:
 				fmt.Fprintf(w, "  hit %.2f, stray %.2f: %s\n       mined: %s\n", m.Hit, m.Stray, oneLine(m.Clause), m.Mined)
 			default:
