@@ -85,6 +85,8 @@ type MineAtSize struct {
 type ClauseMatch struct {
 	Clause string `json:"clause"`
 	Breaks int    `json:"breaks"` // corpus inputs that break it
+	// Judged is false for a clause the corpus cannot judge (Unexercised).
+	Judged bool `json:"judged"`
 	Own    int    `json:"own"`    // of them, those that break no other hand-written clause
 	Mined  string `json:"mined,omitempty"`
 	// Hit is the share of the inputs that break the clause that the
@@ -230,6 +232,7 @@ func mineAt(ctx context.Context, g *grammar.Graph, set *constraint.Set, inputs [
 			at.Matches = append(at.Matches, m)
 			continue
 		}
+		m.Judged = true
 		best := -1.0
 		for j := range rep.Candidates {
 			c := &rep.Candidates[j]

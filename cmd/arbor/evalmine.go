@@ -117,7 +117,7 @@ func printMine(w io.Writer, res []eval.MineResult, errs map[string]string) error
 		fmt.Fprintf(w, "\n%s, from %d inputs:\n", r.Subject, at.Inputs)
 		for _, m := range at.Matches {
 			switch {
-			case m.Hit == 0 && m.Mined == "":
+			case !m.Judged:
 				fmt.Fprintf(w, "  cannot be judged from this corpus (%d inputs break it): %s\n", m.Breaks, oneLine(m.Clause))
 			case m.Hit >= eval.PartialShare && m.Stray <= eval.MaxStray:
 				fmt.Fprintf(w, "  hit %.2f, stray %.2f: %s\n       mined: %s\n", m.Hit, m.Stray, oneLine(m.Clause), m.Mined)
