@@ -86,8 +86,7 @@ type ClauseMatch struct {
 	Clause string `json:"clause"`
 	Breaks int    `json:"breaks"` // corpus inputs that break it
 	// Judged is false for a clause the corpus cannot judge (Unexercised).
-	Judged bool `json:"judged"`
-	Own    int    `json:"own"`    // of them, those that break no other hand-written clause
+	Judged bool   `json:"judged"`
 	Mined  string `json:"mined,omitempty"`
 	// Hit is the share of the inputs that break the clause that the
 	// mined clause breaks; Stray the larger of the shares it breaks of
