@@ -9,6 +9,7 @@ import (
 
 	"github.com/arbor-fuzz/arbor/constraint"
 	"github.com/arbor-fuzz/arbor/grammar"
+	"github.com/arbor-fuzz/arbor/internal/fixture"
 	"github.com/arbor-fuzz/arbor/mine"
 	"github.com/arbor-fuzz/arbor/synth"
 )
@@ -32,15 +33,7 @@ Name    := /[a-c]/ ;
 
 func build(t testing.TB, src string) *grammar.Graph {
 	t.Helper()
-	ast, err := grammar.Parse("prog.grammar", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := grammar.Build(ast)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
+	return fixture.Build(t, "prog.grammar", src)
 }
 
 // accepts is the program: every used name is declared before its use,

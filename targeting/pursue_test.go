@@ -64,35 +64,45 @@ func listModel(t testing.TB, n int) (*learn.Predictor, int) {
 // listModelOf is listModel of another grammar of the same language.
 func listModelOf(t testing.TB, src string, n int) (*learn.Predictor, int) {
 	t.Helper()
-	g := fixture.Build(t, "list.grammar", src)
-	gen := synth.NewGenerator(g, synth.NewRandom(3), synth.RandomPolicy)
-	e := &learn.Examples{Functions: listFunctions, Skipped: map[string]int{}}
 	rare := 0
+	p := modelOf(t, "list", src, listFunctions, func(text string) []int {
+		cov := listCovers(text)
+		if len(cov) == 4 {
+			rare++
+		}
+		return cov
+	}, n, 3, features.KPaths)
+	return p, rare
+}
+
+// modelOf trains a model of a fixture program on n random inputs of
+// grammar src (seed seed), covers saying what each input runs.
+func modelOf(t testing.TB, name, src string, functions []string, covers func(string) []int, n int, seed uint64, kinds features.Kinds) *learn.Predictor {
+	t.Helper()
+	g := fixture.Build(t, name+".grammar", src)
+	gen := synth.NewGenerator(g, synth.NewRandom(seed), synth.RandomPolicy)
+	e := &learn.Examples{Functions: functions, Skipped: map[string]int{}}
 	for range n {
 		text := gen.Generate().String()
 		trees, err := g.ParseAll([]byte(text), grammar.DefaultTreeLimit)
 		if err != nil {
 			t.Fatalf("%q: %v", text, err)
 		}
-		cov := listCovers(text)
-		if len(cov) == 4 {
-			rare++
-		}
 		e.Trees = append(e.Trees, trees)
-		e.Covered = append(e.Covered, cov)
+		e.Covered = append(e.Covered, covers(text))
 		e.Inputs = append(e.Inputs, text)
 	}
-	d := e.Dataset(g, features.Options{MaxK: 3})
+	d := e.Dataset(g, features.Options{MaxK: 3, Kinds: kinds})
 	opts := learn.TrainOptions{Seed: 1}
 	fns, err := learn.Train(context.Background(), d, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := learn.NewPredictor(learn.NewModel("list", "list", g, d, fns, opts), g)
+	p, err := learn.NewPredictor(learn.NewModel(name, name, g, d, fns, opts), g)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return p, rare
+	return p
 }
 
 // TestPursueRare: the loop reaches a rare function the first model

@@ -7,10 +7,7 @@ import (
 
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/features"
-	"github.com/arbor-fuzz/arbor/grammar"
-	"github.com/arbor-fuzz/arbor/internal/fixture"
 	"github.com/arbor-fuzz/arbor/learn"
-	"github.com/arbor-fuzz/arbor/synth"
 	"github.com/arbor-fuzz/arbor/targeting"
 )
 
@@ -51,30 +48,7 @@ func declCovers(s string) []int {
 
 func declModel(t testing.TB, kinds features.Kinds) *learn.Predictor {
 	t.Helper()
-	g := fixture.Build(t, "decl.grammar", declGrammar)
-	gen := synth.NewGenerator(g, synth.NewRandom(5), synth.RandomPolicy)
-	e := &learn.Examples{Functions: declFunctions, Skipped: map[string]int{}}
-	for range 3000 {
-		text := gen.Generate().String()
-		trees, err := g.ParseAll([]byte(text), grammar.DefaultTreeLimit)
-		if err != nil {
-			t.Fatalf("%q: %v", text, err)
-		}
-		e.Trees = append(e.Trees, trees)
-		e.Covered = append(e.Covered, declCovers(text))
-		e.Inputs = append(e.Inputs, text)
-	}
-	d := e.Dataset(g, features.Options{MaxK: 3, Kinds: kinds})
-	opts := learn.TrainOptions{Seed: 1}
-	fns, err := learn.Train(context.Background(), d, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := learn.NewPredictor(learn.NewModel("decl", "decl", g, d, fns, opts), g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return modelOf(t, "decl", declGrammar, declFunctions, declCovers, 3000, 5, kinds)
 }
 
 // TestPursueRelation (issue 27): a model with Match features names the
