@@ -298,8 +298,11 @@ func (v *Vocabulary) addMatchPair(a, b string) {
 	}
 }
 
-// clauses reports the Clause features of one input's trees: each where
-// clause some tree breaks.
+// clauses reports the Clause features of one input: each where clause
+// its first tree breaks, and the rules before the first break. An
+// ambiguous input is judged by its first tree, as 'arbor grammar check'
+// judges a sample: checking clauses costs milliseconds a tree, and the
+// general parser may give an input dozens.
 func (v *Vocabulary) clauses(f forest, onFeature func(Feature)) {
 	if v.checker == nil {
 		return
@@ -326,6 +329,7 @@ func (v *Vocabulary) clauses(f forest, onFeature func(Feature)) {
 		// reads stops there, and what lies after it never runs (a number
 		// after an undeclared variable is never lexed).
 		t.Visit(&beforeBreak{v: v, first: first, onFeature: onFeature})
+		return // the first tree only: see above
 	}
 }
 
