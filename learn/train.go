@@ -116,7 +116,11 @@ func NewDatasetContext(ctx context.Context, g *grammar.Graph, opts features.Opti
 	if k := opts.Kinds.On(g); k != 0 && k != features.KPaths {
 		e, err := ParseExamplesContext(ctx, g, cov, data)
 		if err != nil {
-			return e.Dataset(g, opts), err
+			// The rows read so far, counted, without reading their
+			// features: that can take as long again as the parse did
+			// (checking clauses), after the user asked to stop.
+			return &Dataset{Vocab: features.NewVocabulary(g, opts), Functions: e.Functions, Skipped: e.Skipped,
+				Inputs: e.Inputs, Rows: len(e.Trees)}, err
 		}
 		return e.DatasetContext(ctx, g, opts)
 	}
