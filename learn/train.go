@@ -292,8 +292,8 @@ func labels(functions, rows int, covered [][]int) []features.Bitset {
 // make no subject more than 0.01 worse than the earlier default (k-paths
 // alone), in prediction or in targeting. Clause features raise the mean
 // from 0.881 / 0.891 to 0.897 / 0.904 (cron 0.906 / 0.863 to 1.000 /
-// 1.000, template precision 0.770 to 0.831) and cost no subject more
-// than 0.002; on a grammar without clauses they are k-paths alone, and
+// 1.000, template precision 0.770 to 0.830) and cost no subject more
+// than 0.001; on a grammar without clauses they are k-paths alone, and
 // where every training input keeps the clauses (arbor's own corpora,
 // with constraints on) they say only which rules occur (E4 with them is
 // in docs/features.md). All
