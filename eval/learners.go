@@ -195,7 +195,10 @@ func Learners(ctx context.Context, cfg LearnersConfig) ([]LearnerResult, error) 
 		// bags) share the dataset of the one before: reading relational
 		// features off 3,000 inputs can take minutes.
 		if prev == nil || prev.kinds != l.Features || prev.train != l.Train {
-			prev = newLearnerData(cfg, l, examples)
+			var err error
+			if prev, err = newLearnerData(ctx, cfg, l, examples); err != nil {
+				return out, err
+			}
 		}
 		r, err := runLearner(ctx, cfg, l, prev, ts, i == len(cfg.Learners)-1)
 		if err != nil {
@@ -326,11 +329,14 @@ type learnerData struct {
 	took     time.Duration
 }
 
-func newLearnerData(cfg LearnersConfig, l Learner, examples *learn.Examples) *learnerData {
+func newLearnerData(ctx context.Context, cfg LearnersConfig, l Learner, examples *learn.Examples) (*learnerData, error) {
 	start := time.Now()
 	examples = examples.Head(l.Train)
-	d := examples.Dataset(cfg.Grammar, features.Options{MaxK: cfg.K, Kinds: l.Features})
-	return &learnerData{kinds: l.Features, train: l.Train, examples: examples, d: d, took: time.Since(start)}
+	d, err := examples.DatasetContext(ctx, cfg.Grammar, features.Options{MaxK: cfg.K, Kinds: l.Features})
+	if err != nil {
+		return nil, err
+	}
+	return &learnerData{kinds: l.Features, train: l.Train, examples: examples, d: d, took: time.Since(start)}, nil
 }
 
 // runLearner trains and scores one learner on its dataset, which

@@ -64,13 +64,20 @@ func TestLearnersShareData(t *testing.T) {
 		}
 		ls = append(ls, l)
 	}
-	shared := newLearnerData(cfg, ls[0], examples)
+	shared, err := newLearnerData(t.Context(), cfg, ls[0], examples)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i, l := range ls {
 		a, err := runLearner(t.Context(), cfg, l, shared, ts, true)
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := runLearner(t.Context(), cfg, l, newLearnerData(cfg, l, examples), ts, true)
+		fresh, err := newLearnerData(t.Context(), cfg, l, examples)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := runLearner(t.Context(), cfg, l, fresh, ts, true)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -37,8 +37,9 @@ corpus are left out, so every learner is scored on the same inputs.
 
 A learner is FEATURES[/OPTION...][@N]: feature kinds as --features takes
 them; options 'nobalance' (fit on all rows), 'norecount' (balanced, and
-leaves keep the balanced sample's counts) and 'depth=D' (tree depth,
-default 5); and N training inputs (default 1000; the first N of the
+leaves keep the balanced sample's counts), 'depth=D' (tree depth,
+default 5) and 'bag=N' (N trees per function on bootstrap samples, voting:
+an ensemble, to measure what one would buy; explanations stay one tree's); and N training inputs (default 1000; the first N of the
 training corpus, which are the inputs E3 uses with the same seed). The default list compares arbor's original default
 (kpath), kpath unbalanced, each family added to k-paths, all families,
 and all at 3000 and 10000 inputs.
