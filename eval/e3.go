@@ -150,7 +150,7 @@ func E3(ctx context.Context, cfg E3Config) (*E3Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res.assess(model, p, fns, ts)
+	res.assess(model, p.PredictTrees, fns, ts)
 	return res, nil
 }
 
@@ -240,8 +240,10 @@ func newTestSet(ctx context.Context, g *grammar.Graph, cov *coverage.File, data,
 	return ts, nil
 }
 
-// assess predicts the test set and scores every trained function.
-func (res *E3Result) assess(model *learn.Model, p *learn.Predictor, fns []learn.FunctionModel, ts *testSet) {
+// assess predicts the test set with predict (one prediction per function
+// of fns, in order: a Predictor's PredictTrees, or an ensemble's vote)
+// and scores every trained function.
+func (res *E3Result) assess(model *learn.Model, predict func(...*grammar.Tree) []learn.Prediction, fns []learn.FunctionModel, ts *testSet) {
 	index := map[string]int{}
 	for i, name := range ts.functions {
 		index[name] = i
@@ -259,7 +261,7 @@ func (res *E3Result) assess(model *learn.Model, p *learn.Predictor, fns []learn.
 	unseen := map[string]bool{}
 	covered := make([]bool, len(ts.functions))
 	for i, trees := range ts.trees {
-		preds := p.PredictTrees(trees...)
+		preds := predict(trees...)
 		res.TestInputs++
 		clear(covered)
 		for _, id := range ts.covered[i] {

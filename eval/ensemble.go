@@ -166,56 +166,6 @@ func (e *ensemble) PredictTrees(trees ...*grammar.Tree) []learn.Prediction {
 
 // assessEnsemble is assess for an ensemble: it predicts the test set and
 // scores every function the ensemble predicts.
-//
-// It repeats assess's bookkeeping with the ensemble's predictions in
-// place of a learn.Predictor's.
 func (res *E3Result) assessEnsemble(e *ensemble, ts *testSet) {
-	index := map[string]int{}
-	for i, name := range ts.functions {
-		index[name] = i
-	}
-	res.TestDuplicates = ts.duplicates
-	res.PerFunction = make([]FunctionMetrics, len(e.functions))
-	inModel := map[string]bool{}
-	for i, fn := range e.functions {
-		res.PerFunction[i] = FunctionMetrics{Function: fn.Name, TrainPositives: fn.Positives, TrainRows: e.model.Stats.Rows, TreeDepth: fn.Depth}
-		inModel[fn.Name] = true
-	}
-	for _, name := range e.model.Stats.AlwaysCovered {
-		inModel[name] = true
-	}
-	unseen := map[string]bool{}
-	covered := make([]bool, len(ts.functions))
-	for i, trees := range ts.trees {
-		preds := e.PredictTrees(trees...)
-		res.TestInputs++
-		clear(covered)
-		for _, id := range ts.covered[i] {
-			covered[id] = true
-			if name := ts.functions[id]; !inModel[name] {
-				unseen[name] = true
-			}
-		}
-		for i, pr := range preds {
-			m := &res.PerFunction[i]
-			j, ok := index[pr.Function]
-			actual := ok && covered[j]
-			switch {
-			case pr.Covered && actual:
-				m.TP++
-			case pr.Covered:
-				m.FP++
-			case actual:
-				m.FN++
-			default:
-				m.TN++
-			}
-		}
-	}
-	res.Unseen = []string{}
-	for name := range unseen {
-		res.Unseen = append(res.Unseen, name)
-	}
-	slices.Sort(res.Unseen)
-	res.summarize()
+	res.assess(e.model, e.PredictTrees, e.functions, ts)
 }

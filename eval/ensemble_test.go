@@ -106,7 +106,7 @@ func TestEnsembleOfOne(t *testing.T) {
 			}
 		}
 		single, ens := &E3Result{}, &E3Result{}
-		single.assess(model, p, model.Functions, ts)
+		single.assess(model, p.PredictTrees, model.Functions, ts)
 		ens.assessEnsemble(e, ts)
 		if !reflect.DeepEqual(single.PerFunction, ens.PerFunction) || single.MidRate != ens.MidRate {
 			t.Errorf("%s: scores differ:\nsingle   %+v\nensemble %+v", name, single.PerFunction, ens.PerFunction)

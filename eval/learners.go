@@ -379,7 +379,7 @@ func runLearner(ctx context.Context, cfg LearnersConfig, l Learner, data *learne
 		res = &E3Result{Subject: cfg.Subject, FunctionsObserved: model.Stats.Observed, FunctionsTrainable: len(fns),
 			TrainInputs: d.Rows, TrainSeconds: trainTime.Seconds(), DistinctLabels: distinctLabels(d, fns)}
 		start = time.Now()
-		res.assess(model, p, fns, ts) // predicts every test input once
+		res.assess(model, p.PredictTrees, fns, ts) // predicts every test input once
 		predictTime = time.Since(start)
 	}
 	present := 0
