@@ -64,6 +64,7 @@ type Candidate struct {
 	NewPrecision float64 `json:"new_precision"`
 	// broken marks the inputs (parsed, in order) that break the clause.
 	broken []bool
+	set    *constraint.Set // the compiled clause
 }
 
 // tally counts the inputs c.broken marks.
@@ -208,7 +209,6 @@ func Clauses(ctx context.Context, g *grammar.Graph, inputs []Input, opts Options
 		}
 	}
 	var cands []Candidate
-	var sets []*constraint.Set
 	for _, ft := range feats {
 		f := v.Feature(ft.id)
 		w, err := features.Where(g, f, false)
@@ -222,14 +222,15 @@ func Clauses(ctx context.Context, g *grammar.Graph, inputs []Input, opts Options
 		rep.Considered++
 		c := Candidate{Clause: grammar.FormatWhere(w), Relation: f.Describe(g), broken: present[ft.id]}
 		c.tally(accepted, rep.Rejected)
-		cands, sets = append(cands, c), append(sets, set)
+		c.set = set
+		cands = append(cands, c)
 	}
 	chosen := cover(cands, accepted, Options{MinSupport: opts.MinSupport, MinPrecision: opts.MinPrecision, Max: 2 * opts.Max})
 	// One candidate per task, each with a checker of its own; the trees
 	// are only read.
 	err = parallel.ForEach(ctx, len(chosen), runtime.GOMAXPROCS(0), func(j int) {
 		c := &chosen[j]
-		check := constraint.NewChecker(sets[slices.IndexFunc(cands, func(x Candidate) bool { return x.Clause == c.Clause })])
+		check := constraint.NewChecker(c.set)
 		c.broken = make([]bool, len(trees))
 		for i, t := range trees {
 			if i%64 == 0 && ctx.Err() != nil {
