@@ -397,7 +397,9 @@ type corpusSurvey struct {
 // and each threshold kind's per-input values.
 func (v *Vocabulary) survey(ctx context.Context, inputs [][]*grammar.Tree) (corpusSurvey, error) {
 	s := corpusSurvey{
-		pending:  NewVocabulary(v.g, v.opts),
+		// pending only interns and looks up: it needs no clause checker
+		// of its own (compiling the grammar's clauses again).
+		pending:  NewVocabulary(v.g, Options{MaxK: v.opts.MaxK, Kinds: v.kinds &^ (1 << Clause), MaxValues: v.opts.MaxValues}),
 		values:   map[valueKey]int{},
 		perInput: map[string][]float64{},
 		matches:  map[[2]string]int{},
