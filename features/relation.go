@@ -377,12 +377,18 @@ func (v *Vocabulary) clauseText(c *constraint.Clause) string {
 	if s, ok := v.clauseTexts[c]; ok {
 		return s
 	}
-	s := strings.Join(strings.Fields(c.String()), " ")
+	s := ClauseText(c.Where)
 	if v.clauseTexts == nil {
 		v.clauseTexts = map[*constraint.Clause]string{}
 	}
 	v.clauseTexts[c] = s
 	return s
+}
+
+// ClauseText is how a Clause feature names where clause w (its Text):
+// as written, on one line.
+func ClauseText(w *grammar.Where) string {
+	return strings.Join(strings.Fields(grammar.FormatWhere(w)), " ")
 }
 
 // describeRelational renders a relational feature in the notation of

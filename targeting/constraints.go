@@ -2,7 +2,6 @@ package targeting
 
 import (
 	"context"
-	"strings"
 
 	"github.com/arbor-fuzz/arbor/constraint"
 	"github.com/arbor-fuzz/arbor/features"
@@ -72,7 +71,7 @@ func (ps *pursuer) admitterFor(c *liveConstraint) *synth.Admitter {
 		var clauses []*grammar.Where
 		if ps.opts.Constraints.Len() > 0 && g.Source != nil {
 			for _, w := range g.Source.Where {
-				if !drop[strings.Join(strings.Fields(grammar.FormatWhere(w)), " ")] {
+				if !drop[features.ClauseText(w)] {
 					clauses = append(clauses, w)
 				}
 			}
