@@ -7,8 +7,8 @@
 //	g, err := datasets.LoadGrammar("json")          // bundled
 //	g, err := datasets.LoadGrammar("my/format.grammar") // a file
 //
-// Bundled grammars (Grammars lists them): cron, css, csv, expr, exprlang,
-// gotemplate, govaluate, graphql, html, ini, json, markdown, regexp,
-// toml, url, xml, yaml. Loading a grammar file without the subjects'
+// Bundled grammars (Grammars lists them): cel, cron, css, csv, expr,
+// exprlang, gotemplate, govaluate, graphql, html, ini, javascript, json,
+// markdown, regexp, starlark, toml, url, xml, yaml. Loading a grammar file without the subjects'
 // harness builders is package grammar/load.
 package datasets

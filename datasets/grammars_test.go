@@ -10,7 +10,7 @@ import (
 )
 
 func TestBundledGrammars(t *testing.T) {
-	want := []string{"cron", "css", "csv", "expr", "exprlang", "gotemplate", "govaluate", "graphql", "html", "ini", "json", "markdown", "regexp", "toml", "url", "xml", "yaml"}
+	want := []string{"cel", "cron", "css", "csv", "expr", "exprlang", "gotemplate", "govaluate", "graphql", "html", "ini", "javascript", "json", "markdown", "regexp", "starlark", "toml", "url", "xml", "yaml"}
 	infos := datasets.Grammars()
 	var names []string
 	for _, info := range infos {
@@ -142,7 +142,7 @@ func TestLoadGrammar(t *testing.T) {
 	bad := filepath.Join(dir, "bad.grammar")
 	os.WriteFile(bad, []byte("S := T ;"), 0o644)
 	tests := []struct{ arg, want string }{
-		{"nosuch", `no bundled grammar named "nosuch" (bundled: cron, css, csv, expr, exprlang, gotemplate, govaluate, graphql, html, ini, json, markdown, regexp, toml, url, xml, yaml)`},
+		{"nosuch", `no bundled grammar named "nosuch" (bundled: cel, cron, css, csv, expr, exprlang, gotemplate, govaluate, graphql, html, ini, javascript, json, markdown, regexp, starlark, toml, url, xml, yaml)`},
 		{filepath.Join(dir, "missing.grammar"), "does not exist"},
 		{filepath.Join(dir, "none.g4"), "does not exist"},
 		{bad, "bad.grammar:1:6: undefined symbol T"},

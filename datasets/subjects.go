@@ -61,6 +61,11 @@ func Subjects() []Subject {
 		goSubject("cron", "github.com/robfig/cron/v3", "cron", []string{"github.com/robfig/cron/v3"}, "parse a schedule (optional seconds, descriptors, @every), next five activations, parse as standard"),
 		goSubject("template", "text/template", "gotemplate", []string{"text/template", "text/template/parse"}, "parse, walk the parse tree, execute against fixed data"),
 		goSubject("regexp", "regexp", "regexp", []string{"regexp", "regexp/syntax"}, "parse, simplify, compile and print the syntax tree; compile (Perl, POSIX), match, find, replace"),
+		// Deep subjects: interpreters that parse, check names and types,
+		// and run, where fuzzing feedback has more to find than the parse.
+		goSubject("goja", "github.com/dop251/goja", "javascript", []string{"github.com/dop251/goja/..."}, "compile and run a script with a step budget, no I/O"),
+		goSubject("starlark", "go.starlark.net", "starlark", []string{"go.starlark.net/..."}, "parse, resolve and execute a program with a step budget, no I/O"),
+		goSubject("cel", "github.com/google/cel-go", "cel", []string{"github.com/google/cel-go/..."}, "parse, type-check against a fixed environment, evaluate with a cost limit"),
 	}
 	s = append(s, nativeSubjects()...)
 	sort.Slice(s, func(i, j int) bool { return s[i].Name < s[j].Name })

@@ -67,7 +67,7 @@ func TestSubjects(t *testing.T) {
 			t.Errorf("subject %s: no version", s.Name)
 		}
 	}
-	for _, n := range []string{"json", "url", "csv", "gjson", "fastjson", "govaluate", "exprlang", "toml", "ini", "goldmark", "xml", "html", "css", "gotoml", "cron", "regexp", "template", "yaml", "graphql"} {
+	for _, n := range []string{"json", "url", "csv", "gjson", "fastjson", "govaluate", "exprlang", "toml", "ini", "goldmark", "xml", "html", "css", "gotoml", "cron", "regexp", "template", "yaml", "graphql", "goja", "starlark", "cel"} {
 		if !names[n] {
 			t.Errorf("no subject %s", n)
 		}
@@ -77,7 +77,7 @@ func TestSubjects(t *testing.T) {
 			t.Errorf("%s version %q, want %s", name, s.Version(), want)
 		}
 	}
-	if _, err := LookupSubject("nosuch"); err == nil || !strings.Contains(err.Error(), "bundled: cjson, cron, css, csv") {
+	if _, err := LookupSubject("nosuch"); err == nil || !strings.Contains(err.Error(), "bundled: cel, cjson, cron, css, csv") {
 		t.Errorf("unknown subject: %v", err)
 	}
 	dir, err := SubjectsModule()
