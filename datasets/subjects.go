@@ -31,7 +31,12 @@ type Subject struct {
 	CoverPkgs   []string // packages whose functions are recorded
 	Description string
 	// Lang is the subject's language: "go", "c", "java" or "python".
-	Lang   string
+	Lang string
+	// Deep marks an interpreter or compiler (it parses, then resolves
+	// names, checks types and runs): the subjects where fuzzing feedback
+	// has more to find than the parse, and the slowest to build and run,
+	// which quick presets leave out.
+	Deep   bool
 	native *nativeSubject
 }
 
@@ -63,9 +68,9 @@ func Subjects() []Subject {
 		goSubject("regexp", "regexp", "regexp", []string{"regexp", "regexp/syntax"}, "parse, simplify, compile and print the syntax tree; compile (Perl, POSIX), match, find, replace"),
 		// Deep subjects: interpreters that parse, check names and types,
 		// and run, where fuzzing feedback has more to find than the parse.
-		goSubject("goja", "github.com/dop251/goja", "javascript", []string{"github.com/dop251/goja/..."}, "compile and run a script with a step budget, no I/O"),
-		goSubject("starlark", "go.starlark.net", "starlark", []string{"go.starlark.net/..."}, "parse, resolve and execute a program with a step budget, no I/O"),
-		goSubject("cel", "github.com/google/cel-go", "cel", []string{"github.com/google/cel-go/..."}, "parse, type-check against a fixed environment, evaluate with a cost limit"),
+		deep(goSubject("goja", "github.com/dop251/goja", "javascript", []string{"github.com/dop251/goja/..."}, "compile and run a script with a time budget, no I/O")),
+		deep(goSubject("starlark", "go.starlark.net", "starlark", []string{"go.starlark.net/..."}, "parse, resolve and execute a program with a step budget, no I/O")),
+		deep(goSubject("cel", "github.com/google/cel-go", "cel", []string{"github.com/google/cel-go/..."}, "parse, type-check against a fixed environment, evaluate with a cost limit")),
 	}
 	s = append(s, nativeSubjects()...)
 	sort.Slice(s, func(i, j int) bool { return s[i].Name < s[j].Name })
@@ -77,6 +82,11 @@ func Subjects() []Subject {
 func goSubject(name, library, grammar string, coverPkgs []string, desc string) Subject {
 	return Subject{Name: name, Library: library, Grammar: grammar, Package: subjectsModule + "/" + name, Func: "Run",
 		CoverPkgs: coverPkgs, Description: desc, Lang: "go"}
+}
+
+func deep(s Subject) Subject {
+	s.Deep = true
+	return s
 }
 
 // LookupSubject returns the bundled subject with the given name.

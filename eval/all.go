@@ -81,7 +81,7 @@ func All(ctx context.Context, cfg AllConfig) (path string, err error) {
 		return "", err
 	}
 	a := &allRun{cfg: cfg, budgets: fullBudgets, path: filepath.Join(cfg.Out, "report.md"), start: time.Now(),
-		total: 2*len(kpathSubjects) + len(datasets.Subjects()) + 1 + 4}
+		total: 2*len(kpathSubjects) + len(allSubjects(cfg.Quick)) + 1 + 4}
 	if cfg.Quick {
 		a.budgets = quickBudgets
 	}
@@ -202,7 +202,7 @@ func (a *allRun) suite(ctx context.Context) error {
 	b := &a.report
 	suiteIntro(b, a.budgets.suite)
 	var e5 [][]string
-	for _, bs := range datasets.Subjects() {
+	for _, bs := range allSubjects(a.cfg.Quick) {
 		name := bs.Name
 		a.say("E3/E4 %s", name)
 		r, err := Suite(ctx, SuiteConfig{Subjects: []string{name}, Quick: a.cfg.Quick, Seed: a.cfg.Seed, Out: filepath.Join(a.cfg.Out, "suite", name),
@@ -340,13 +340,26 @@ func loadSubjects(ctx context.Context, names ...string) ([]subject.Setup, error)
 	return out, nil
 }
 
+// allSubjects are All's subjects: every bundled subject; the quick
+// preset leaves out the deep ones (datasets.Subject.Deep), whose builds
+// and runs would take most of its time.
+func allSubjects(quick bool) []datasets.Subject {
+	var out []datasets.Subject
+	for _, s := range datasets.Subjects() {
+		if !quick || !s.Deep {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // fuzzingSubjects are E7's and E8's subjects in All: every bundled
-// subject; the quick preset takes the first six Go subjects by name
-// (cron, css, csv, exprlang, fastjson, gjson: chosen by name, not by any
-// result).
+// subject; the quick preset takes the first six Go subjects by name that
+// are not deep (cron, css, csv, exprlang, fastjson, gjson: chosen by
+// name, not by any result).
 func fuzzingSubjects(ctx context.Context, quick bool) ([]subject.Setup, error) {
 	var setups []subject.Setup
-	for _, bs := range datasets.Subjects() {
+	for _, bs := range allSubjects(quick) {
 		if quick && (bs.Lang != "go" || len(setups) == 6) {
 			continue
 		}

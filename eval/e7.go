@@ -69,6 +69,10 @@ type E7Config struct {
 	ArborDir string
 	CacheDir string
 	Progress func(string)
+	// Checkpoint, if set, is called after every run with the results so
+	// far (subjects done, and the current one's runs), so that a long
+	// campaign's results can be written as they come; an error stops E7.
+	Checkpoint func(*E7Result) error
 }
 
 // setDefaults fills in the fields that have defaults.
@@ -126,21 +130,38 @@ type E7Run struct {
 	// Note says what went unusually (gofuzz: Go's fuzzer stopped early at
 	// a failure).
 	Note string `json:"note,omitempty"`
+	// Failure is, for a gofuzz run that Go's fuzzer stopped early, what
+	// it stopped at. Such a run is not whole: E7Row leaves it out.
+	Failure *E7Failure `json:"failure,omitempty"`
 	// With the grammar's constraints, zest's inputs repaired before they
 	// ran and dropped unrun (fuzz.Stats.Repaired, Dropped).
 	Repaired int `json:"repaired,omitempty"`
 	Dropped  int `json:"dropped,omitempty"`
 }
 
-// E7Row summarizes a method on a subject: medians over repetitions, and
-// the two-sided Mann–Whitney U test of its final valid coverage against
-// Zest's (nil for Zest itself, and when zest did not run).
+// E7Failure is where Go's fuzzer stopped a gofuzz run: the failing
+// input, realized from its bytes as the fuzz target does, and what the
+// fuzzer printed about it.
+type E7Failure struct {
+	Seconds float64 `json:"seconds"`
+	Input   string  `json:"input"`
+	Message string  `json:"message"`
+}
+
+// E7Row summarizes a method on a subject: medians over its whole runs
+// (a run Go's fuzzer stopped early at a failure is left out, unless no
+// run is whole), and the two-sided Mann–Whitney U tests of its final
+// valid coverage against Zest's and against random generation's (nil for
+// the method itself, and when that method did not run).
 type E7Row struct {
 	Method       string   `json:"method"`
+	Runs         int      `json:"runs"`              // the runs the medians are over
+	Stopped      int      `json:"stopped,omitempty"` // runs stopped early at a failure (left out if any run is whole)
 	Execs        float64  `json:"executions"`
 	Covered      float64  `json:"covered"`
 	ValidCovered float64  `json:"valid_covered"`
 	PvsZest      *float64 `json:"p_vs_zest,omitempty"`
+	PvsRandom    *float64 `json:"p_vs_random,omitempty"`
 }
 
 // E7Subject is E7 on one subject.
@@ -191,17 +212,43 @@ func E7(ctx context.Context, cfg E7Config) (*E7Result, error) {
 		return nil, err
 	}
 	cfg.Methods = methods
-	part := func(s subject.Setup, sess *fuzzSession) (E7Subject, error) { return e7Subject(ctx, cfg, s, sess) }
-	failed := func(name string, err error) E7Subject { return E7Subject{Subject: name, Error: err.Error()} }
-	subjects, err := eachSubject(ctx, cfg.Subjects, cfg.CacheDir, part, failed)
-	res := &E7Result{Seconds: cfg.Time.Seconds(), Reps: cfg.Reps, Methods: methods, Subjects: subjects}
+	res := &E7Result{Seconds: cfg.Time.Seconds(), Reps: cfg.Reps, Methods: methods}
 	if slices.Contains(methods, E7ZestFresh) {
 		res.Fresh = cfg.Fresh
+	}
+	// checkpoint hands cfg.Checkpoint the subjects done and cur.
+	checkpoint := func(cur *E7Subject) error {
+		if cfg.Checkpoint == nil {
+			return nil
+		}
+		partial := *res
+		partial.Subjects = slices.Clone(res.Subjects)
+		if cur != nil {
+			partial.Subjects = append(partial.Subjects, *cur)
+		}
+		return cfg.Checkpoint(&partial)
+	}
+	part := func(s subject.Setup, sess *fuzzSession) (E7Subject, error) {
+		es, err := e7Subject(ctx, cfg, s, sess, checkpoint)
+		if err == nil {
+			res.Subjects = append(res.Subjects, es)
+		}
+		return es, err
+	}
+	failed := func(name string, err error) E7Subject {
+		es := E7Subject{Subject: name, Error: err.Error()}
+		res.Subjects = append(res.Subjects, es)
+		return es
+	}
+	subjects, err := eachSubject(ctx, cfg.Subjects, cfg.CacheDir, part, failed)
+	res.Subjects = subjects
+	if err == nil {
+		err = checkpoint(nil)
 	}
 	return res, err
 }
 
-func e7Subject(ctx context.Context, cfg E7Config, s subject.Setup, sess *fuzzSession) (E7Subject, error) {
+func e7Subject(ctx context.Context, cfg E7Config, s subject.Setup, sess *fuzzSession, checkpoint func(*E7Subject) error) (E7Subject, error) {
 	es := E7Subject{Subject: s.Name, Unit: sess.unit, Units: sess.units}
 	set, err := constraintsOf(s.Grammar, cfg.NoConstraints)
 	if err != nil {
@@ -231,6 +278,11 @@ func e7Subject(ctx context.Context, cfg E7Config, s subject.Setup, sess *fuzzSes
 			if cfg.Progress != nil {
 				cfg.Progress(fmt.Sprintf("E7 %s: %s, repetition %d of %d", s.Name, method, rep+1, cfg.Reps))
 			}
+			// Every run starts in a fresh process of the subject, so
+			// that each is credited alike with the work a process does
+			// only once (type caches, lazy tables): sharing one warm
+			// process would credit it to whichever run came first.
+			sess.Close()
 			var run E7Run
 			var err error
 			switch method {
@@ -252,9 +304,12 @@ func e7Subject(ctx context.Context, cfg E7Config, s subject.Setup, sess *fuzzSes
 			}
 			run.Method, run.Rep = method, rep
 			es.Runs = append(es.Runs, run)
+			es.Rows = e7Rows(es.Runs)
+			if err := checkpoint(&es); err != nil {
+				return E7Subject{}, err
+			}
 		}
 	}
-	es.Rows = e7Rows(es.Runs)
 	return es, nil
 }
 
@@ -352,7 +407,15 @@ func (r *observingRunner) Run(ctx context.Context, input []byte) (*coverage.Resu
 }
 
 func e7Rows(runs []E7Run) []E7Row {
-	by := groupBy(runs, func(r E7Run) string { return r.Method })
+	all := groupBy(runs, func(r E7Run) string { return r.Method })
+	by := map[string][]E7Run{}
+	for m, rs := range all {
+		whole := slices.DeleteFunc(slices.Clone(rs), func(r E7Run) bool { return r.Failure != nil })
+		if len(whole) == 0 {
+			whole = rs
+		}
+		by[m] = whole
+	}
 	final := func(rs []E7Run, f func(E7Point) int) []float64 {
 		xs := make([]float64, len(rs))
 		for i, r := range rs {
@@ -361,14 +424,20 @@ func e7Rows(runs []E7Run) []E7Row {
 		return xs
 	}
 	valid := func(p E7Point) int { return p.ValidCovered }
-	zest := final(by[E7Zest], valid)
+	zest, random := final(by[E7Zest], valid), final(by[E7Random], valid)
 	var rows []E7Row
 	for _, m := range E7Methods {
 		rs := by[m]
 		if len(rs) == 0 {
 			continue
 		}
-		row := E7Row{Method: m,
+		stopped := 0
+		for _, r := range all[m] {
+			if r.Failure != nil {
+				stopped++
+			}
+		}
+		row := E7Row{Method: m, Runs: len(rs), Stopped: stopped,
 			Execs:        Median(final(rs, func(p E7Point) int { return p.Execs })),
 			Covered:      Median(final(rs, func(p E7Point) int { return p.Covered })),
 			ValidCovered: Median(final(rs, valid)),
@@ -376,6 +445,10 @@ func e7Rows(runs []E7Run) []E7Row {
 		if m != E7Zest && len(zest) > 0 {
 			_, p := MannWhitney(final(rs, valid), zest)
 			row.PvsZest = &p
+		}
+		if m != E7Random && len(random) > 0 {
+			_, p := MannWhitney(final(rs, valid), random)
+			row.PvsRandom = &p
 		}
 		rows = append(rows, row)
 	}

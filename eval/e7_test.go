@@ -27,10 +27,23 @@ func TestE7(t *testing.T) {
 	}
 	cfg := eval.E7Config{Subjects: []subject.Setup{setup(t, "csv")}, Time: 300 * time.Millisecond, Reps: 3, Seed: 1,
 		Methods: []string{eval.E7Random, eval.E7RL, eval.E7Zest, eval.E7ZestFresh}, CacheDir: coverage.DefaultCacheDir()}
+	// The checkpoint sees every run as it finishes, then the whole.
+	var seen []int
+	cfg.Checkpoint = func(r *eval.E7Result) error {
+		n := 0
+		for _, s := range r.Subjects {
+			n += len(s.Runs)
+		}
+		seen = append(seen, n)
+		return nil
+	}
 	start := time.Now()
 	res, err := eval.E7(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if want := []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 12}; !slices.Equal(seen, want) {
+		t.Errorf("checkpoints saw %v runs, want %v", seen, want)
 	}
 	if took := time.Since(start); took < 12*cfg.Time {
 		t.Errorf("12 runs of %v took %v", cfg.Time, took)
@@ -58,6 +71,17 @@ func TestE7(t *testing.T) {
 			if _, p := eval.MannWhitney(finals[row.Method], finals[eval.E7Zest]); p != *row.PvsZest {
 				t.Errorf("%s: p %v, the runs give %v", row.Method, *row.PvsZest, p)
 			}
+		}
+		if (row.Method == eval.E7Random) != (row.PvsRandom == nil) {
+			t.Errorf("%s: p vs random %v", row.Method, row.PvsRandom)
+		}
+		if row.PvsRandom != nil {
+			if _, p := eval.MannWhitney(finals[row.Method], finals[eval.E7Random]); p != *row.PvsRandom {
+				t.Errorf("%s: p vs random %v, the runs give %v", row.Method, *row.PvsRandom, p)
+			}
+		}
+		if row.Runs != 3 || row.Stopped != 0 {
+			t.Errorf("%s: %d runs, %d stopped; want 3 whole", row.Method, row.Runs, row.Stopped)
 		}
 	}
 	dir := t.TempDir()
@@ -213,6 +237,118 @@ func TestE7GoFuzz(t *testing.T) {
 	for _, p := range r.Curve[1 : len(r.Curve)-1] {
 		if p.Seconds <= 0 || p.Seconds > r.Final.Seconds || p.Execs > r.Final.Execs {
 			t.Errorf("point %+v outside the run (final %+v)", p, r.Final)
+		}
+	}
+}
+
+// TestE7GoFuzzFailure: a run Go's fuzzer stops at a failure keeps the
+// failing input and the fuzzer's message, and the row says it stopped.
+func TestE7GoFuzzFailure(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a fuzz test and runs go test -fuzz")
+	}
+	testenv.NeedTool(t, "go", "Go 1.24 or newer, https://go.dev/doc/install")
+	s := setup(t, "csv")
+	s.Name = "exits"
+	// A subject that ends its process on its 40th input: a crash Go's
+	// fuzzer cannot recover from, after its seed has run.
+	s.Target = coverage.Target{ImportPath: "example.com/exits/lib", Func: "Run", CoverPkgs: []string{"example.com/exits/lib"},
+		Dir: writeModule(t, "example.com/exits", `package lib
+
+import "os"
+
+var calls int
+
+func Run(in []byte) error {
+	if calls++; calls == 40 {
+		os.Exit(7)
+	}
+	return nil
+}
+`)}
+	res, err := eval.E7(context.Background(), eval.E7Config{Subjects: []subject.Setup{s}, Time: 3 * time.Second, Reps: 1, Seed: 1,
+		Methods: []string{eval.E7GoFuzz}, CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	es := res.Subjects[0]
+	if es.Error != "" || len(es.Runs) != 1 || len(es.Rows) != 1 {
+		t.Fatalf("subject %+v", es)
+	}
+	r, row := es.Runs[0], es.Rows[0]
+	if r.Failure == nil || !strings.Contains(r.Note, "stopped at a failure") {
+		t.Fatalf("run note %q, failure %+v", r.Note, r.Failure)
+	}
+	if !strings.Contains(r.Failure.Message, "FAIL") || r.Failure.Seconds < 0 || r.Failure.Seconds > r.Final.Seconds+1 {
+		t.Errorf("failure %+v", r.Failure)
+	}
+	t.Logf("failure %+v", r.Failure)
+	if row.Runs != 1 || row.Stopped != 1 {
+		t.Errorf("row %+v: want its one run, stopped", row)
+	}
+	if _, rows := res.Table(); !strings.Contains(rows[0][2], "every run stopped at a failure") {
+		t.Errorf("table row %q", rows[0])
+	}
+}
+
+// writeModule writes a module of one package, lib, with the source given.
+func writeModule(t *testing.T, path, lib string) string {
+	t.Helper()
+	mod := t.TempDir()
+	for name, text := range map[string]string{"go.mod": "module " + path + "\n\ngo 1.24\n", "lib/lib.go": lib} {
+		file := filepath.Join(mod, name)
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return mod
+}
+
+// TestE7FreshProcess: every run starts in a fresh process, so code a
+// process runs only once is credited to every run, not only to the
+// first (a shared warm process credited encoding/json's type-encoder
+// constructors to whichever run came first).
+func TestE7FreshProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a subject")
+	}
+	mod := writeModule(t, "example.com/once", `package lib
+
+var started bool
+
+// Run does its one-time work on its first call only, as a type cache does.
+func Run(in []byte) error {
+	if !started {
+		started = true
+		setUp()
+	}
+	return nil
+}
+
+func setUp() {
+	for i := 0; i < 3; i++ {
+		_ = i
+	}
+}
+`)
+	s := setup(t, "csv")
+	s.Name = "once"
+	s.Target = coverage.Target{ImportPath: "example.com/once/lib", Func: "Run", Dir: mod, CoverPkgs: []string{"example.com/once/lib"}}
+	res, err := eval.E7(context.Background(), eval.E7Config{Subjects: []subject.Setup{s}, Time: 100 * time.Millisecond, Reps: 2,
+		Methods: []string{eval.E7Random, eval.E7Zest}, CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := res.Subjects[0].Runs
+	if len(runs) != 4 {
+		t.Fatalf("result %+v", res.Subjects[0])
+	}
+	for _, r := range runs {
+		if r.Final.Covered != runs[0].Final.Covered || r.Final.Covered < 3 {
+			t.Errorf("%s run %d covered %d blocks, run 0 %d: every run should cover the one-time blocks", r.Method, r.Rep, r.Final.Covered, runs[0].Final.Covered)
 		}
 	}
 }

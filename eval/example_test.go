@@ -15,5 +15,5 @@ func ExampleSpearman() {
 	fmt.Printf("U = %.0f, p = %.4f\n", u, p)
 	// Output:
 	// 1.00
-	// U = 0, p = 0.0122
+	// U = 0, p = 0.0079
 }

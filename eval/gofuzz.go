@@ -419,7 +419,43 @@ func (g *goFuzzTarget) run(ctx context.Context, cfg E7Config, sess *fuzzSession)
 	if err != nil {
 		return E7Run{}, err
 	}
-	return r.replay(ctx, cfg, sess, g.gen, note)
+	run, err := r.replay(ctx, cfg, sess, g.gen, note)
+	if err != nil {
+		return E7Run{}, err
+	}
+	run.Failure, err = r.failure(g.gen)
+	return run, err
+}
+
+// failure is what Go's fuzzer stopped the run at, if it stopped at a
+// failing input: the first it wrote, realized as the fuzz target does,
+// and its output from the failure on.
+func (r *goFuzzRun) failure(gen *synth.ByteGenerator) (*E7Failure, error) {
+	var path string
+	for p := range r.seen {
+		if filepath.Dir(p) == r.folders[1] && (path == "" || r.seen[p] < r.seen[path] || r.seen[p] == r.seen[path] && p < path) {
+			path = p
+		}
+	}
+	if path == "" {
+		return nil, nil
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	data, err := corpus.Decode(filepath.Base(path), raw)
+	if err != nil {
+		return nil, fmt.Errorf("go test -fuzz's failing input %s: %w", filepath.Base(path), err)
+	}
+	tail := r.tail
+	for i, l := range tail {
+		if strings.HasPrefix(strings.TrimSpace(l), "--- FAIL") {
+			tail = tail[i:]
+			break
+		}
+	}
+	return &E7Failure{Seconds: r.seen[path], Input: string(gen.FromBytes(data)), Message: strings.Join(tail, "\n")}, nil
 }
 
 // goFuzzRun is a run of Go's fuzzer as it is watched: its progress lines

@@ -158,9 +158,15 @@ func Spearman(x, y []float64) float64 {
 }
 
 // MannWhitney is the two-sided Mann–Whitney U test of two independent
-// samples: U of the first sample, and the p-value from the normal
+// samples: U of the first sample, and its p-value. The p-value is exact
+// (the share of all splits of the pooled ranks, mid-ranks for ties, whose
+// U lies as far from its mean) when the samples have at most
+// exactMannWhitney values together; beyond, it comes from the normal
 // approximation with the variance corrected for ties and a continuity
-// correction.
+// correction. The approximation is far off for small samples (five
+// against five completely separated: 0.0122 against the exact 0.0079;
+// three against three cannot go below 0.10), which are what long
+// fuzzing campaigns afford.
 func MannWhitney(a, b []float64) (u, p float64) {
 	n1, n2 := float64(len(a)), float64(len(b))
 	if n1 == 0 || n2 == 0 {
@@ -173,6 +179,9 @@ func MannWhitney(a, b []float64) (u, p float64) {
 		sum += r[i]
 	}
 	u = sum - n1*(n1+1)/2
+	if len(all) <= exactMannWhitney {
+		return u, exactMannWhitneyP(r, len(a), sum)
+	}
 	n := n1 + n2
 	// Tie correction: sum of t^3 - t over groups of tied values.
 	sorted := append([]float64(nil), all...)
@@ -196,6 +205,54 @@ func MannWhitney(a, b []float64) (u, p float64) {
 		z = 0
 	}
 	return u, math.Min(1, math.Erfc(z/math.Sqrt2))
+}
+
+// exactMannWhitney is the most values MannWhitney's exact p-value is
+// computed for: the number of splits, C(50, 25) ≈ 1.3e14 at most, stays
+// exact in a float64's 53 bits.
+const exactMannWhitney = 50
+
+// exactMannWhitneyP is the exact two-sided p-value of a rank sum: the
+// share of the C(n, n1) ways to choose n1 of the pooled ranks whose sum
+// is at least as far from its mean as sum. Ranks are multiples of one
+// half, so doubled sums are integers, counted by dynamic programming.
+func exactMannWhitneyP(ranks []float64, n1 int, sum float64) float64 {
+	total := 0
+	for _, r := range ranks {
+		total += int(math.Round(2 * r))
+	}
+	// ways[k][s]: subsets of k ranks with doubled sum s.
+	ways := make([][]float64, n1+1)
+	for k := range ways {
+		ways[k] = make([]float64, total+1)
+	}
+	ways[0][0] = 1
+	for i, r := range ranks {
+		v := int(math.Round(2 * r))
+		for k := min(i+1, n1); k >= 1; k-- {
+			for s := total - v; s >= 0; s-- {
+				ways[k][s+v] += ways[k-1][s]
+			}
+		}
+	}
+	// The mean of a rank sum of n1 values is n1(n+1)/2; doubled, n1(n+1).
+	mean := n1 * (len(ranks) + 1)
+	far := absInt(int(math.Round(2*sum)) - mean)
+	var hit, all float64
+	for s, w := range ways[n1] {
+		all += w
+		if absInt(s-mean) >= far {
+			hit += w
+		}
+	}
+	return math.Min(1, hit/all)
+}
+
+func absInt(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 // column is f of each run: one measure across runs, for Median and

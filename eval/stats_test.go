@@ -2,6 +2,7 @@ package eval
 
 import (
 	"math"
+	"math/bits"
 	"testing"
 )
 
@@ -51,10 +52,13 @@ func TestStatistics(t *testing.T) {
 		t.Errorf("Spearman with ties %v", rho) // ranks 2.5/2.5: Pearson of the ranks
 	}
 	// Mann–Whitney: complete separation of two samples of five gives
-	// U = 0 and, by the normal approximation with continuity correction,
-	// p = 0.0122 (the exact p is 0.0079).
-	if u, p := MannWhitney([]float64{1, 2, 3, 4, 5}, []float64{6, 7, 8, 9, 10}); u != 0 || !near(p, 0.0122, 0.0005) {
+	// U = 0 and the exact p = 2/252 = 0.0079 (the normal approximation
+	// with continuity correction said 0.0122); of three, 2/20 = 0.10.
+	if u, p := MannWhitney([]float64{1, 2, 3, 4, 5}, []float64{6, 7, 8, 9, 10}); u != 0 || !near(p, 2.0/252, 1e-12) {
 		t.Errorf("Mann-Whitney U %v p %.4f", u, p)
+	}
+	if _, p := MannWhitney([]float64{9, 8, 7}, []float64{1, 2, 3}); !near(p, 0.1, 1e-12) {
+		t.Errorf("three against three separated: p %v, want 0.1", p)
 	}
 	// Ties: U counts half for each tie.
 	if u, _ := MannWhitney([]float64{1, 2, 2}, []float64{2, 3}); u != 1 { // pairs won: 0 + 0.5 + 0.5
@@ -73,4 +77,64 @@ func TestSpearmanUndefined(t *testing.T) {
 	if rho := Spearman([]float64{1, 2, 3}, []float64{5, 5, 5}); !math.IsNaN(rho) {
 		t.Errorf("ρ against a constant = %v, want NaN", rho)
 	}
+}
+
+// TestMannWhitneyExact checks the exact p-value against enumerating
+// every split of the pooled values, ties included, and that large
+// samples still get the normal approximation.
+func TestMannWhitneyExact(t *testing.T) {
+	tests := []struct{ a, b []float64 }{
+		{[]float64{1, 2, 3}, []float64{4, 5, 6, 7}},
+		{[]float64{790, 807, 782}, []float64{1626, 1628, 1632}},
+		{[]float64{1, 2, 2, 3}, []float64{2, 3, 3, 4, 5}},
+		{[]float64{5, 5, 5, 6}, []float64{5, 6, 6}},
+		{[]float64{10, 20, 30, 40, 50, 60}, []float64{15, 25, 35, 45, 55, 65}},
+		{[]float64{1}, []float64{2}},
+	}
+	for _, tt := range tests {
+		_, got := MannWhitney(tt.a, tt.b)
+		if want := bruteMannWhitney(tt.a, tt.b); !near(got, want, 1e-12) {
+			t.Errorf("MannWhitney(%v, %v) p = %v, enumeration %v", tt.a, tt.b, got, want)
+		}
+	}
+	// 26 against 26, completely separated: beyond the exact limit, the
+	// approximation's p (tiny, and not the exact 2/C(52,26)).
+	var a, b []float64
+	for i := range 26 {
+		a, b = append(a, float64(i)), append(b, float64(100+i))
+	}
+	if _, p := MannWhitney(a, b); p <= 0 || p > 1e-6 || near(p, 2/4.9595669e14, 1e-20) {
+		t.Errorf("large samples: p %v", p)
+	}
+}
+
+// bruteMannWhitney is the two-sided exact p by enumerating which of the
+// pooled values form the first sample.
+func bruteMannWhitney(a, b []float64) float64 {
+	all := append(append([]float64(nil), a...), b...)
+	r := Ranks(all)
+	n, n1 := len(all), len(a)
+	mean := float64(n1*(n+1)) / 2
+	obs := 0.0
+	for i := range a {
+		obs += r[i]
+	}
+	far := math.Abs(obs - mean)
+	hit, total := 0, 0
+	for mask := 0; mask < 1<<n; mask++ {
+		if bits.OnesCount(uint(mask)) != n1 {
+			continue
+		}
+		sum := 0.0
+		for i := range n {
+			if mask&(1<<i) != 0 {
+				sum += r[i]
+			}
+		}
+		total++
+		if math.Abs(sum-mean) >= far-1e-9 {
+			hit++
+		}
+	}
+	return float64(hit) / float64(total)
 }

@@ -24,8 +24,9 @@ func newE7Cmd() *cobra.Command {
 		Use:   "E7 [--subjects a,b] [--time D] [--reps N] [--methods m,n]",
 		Short: "Coverage over time: random generation, the bandit generator, Zest-style fuzzing and Go's fuzzer at equal wall time",
 		Long: `E7 runs ways of making inputs on each subject, each for --time of wall
-time, --reps times, on one recording session per subject, which measures
-them all alike. --methods picks some (default random,rl,zest,zest-fresh,gofuzz):
+time, --reps times, each run in a fresh process of the subject (so that
+every run is credited alike with the work a process does only once),
+measured alike. --methods picks some (default random,rl,zest,zest-fresh,gofuzz):
   random      grammar-random inputs (no feedback)
   rl          the bandit generator, rewarded by the subject's validity
   zest        arbor fuzz: coverage- and validity-guided mutation of choice
@@ -42,8 +43,10 @@ one, counted in --json) unless --constraints off; gofuzz's do not: Go's
 fuzzer drives synth.ByteGenerator, which cannot repair a tree.
 It reports, per subject and method, medians over repetitions of the
 executions made, the units any input ran and the units accepted inputs
-ran (Zest's semantic coverage), with the two-sided Mann–Whitney U test
-of the latter against zest (when zest runs). Units are basic blocks
+ran (Zest's semantic coverage), with the two-sided Mann–Whitney U tests
+of the latter against zest and against random (when they run; the
+p-value is exact for up to 50 runs together: 3 runs against 3 cannot go
+below 0.10, 5 against 5 below 0.008). Units are basic blocks
 where the subject's coverage has them (Go programs; zest then fuzzes with
 block domains, as Zest measures branches), functions elsewhere. Runs are
 timed, so executions (and with them coverage) vary with the machine's
@@ -53,11 +56,16 @@ gofuzz builds its fuzz test once per subject, before its runs, and its
 clock starts when Go's fuzzer starts, so compiling is not in its time;
 its executions are Go's count. It needs the go command and arbor's source
 (the checkout this arbor was built from), and applies to Go subjects
-only: otherwise it is skipped, and the table says why.
+only: otherwise it is skipped, and the table says why. A run that Go's
+fuzzer stops at a failure (a crash it cannot recover from) keeps the
+failing input and the fuzzer's message in e7.json, and is left out of
+the medians (the table says how many).
 
 --out DIR gets e7.json, e7.csv (every run's final state), e7-curves.csv
 (coverage whenever it grew) and e7-SUBJECT.svg (median valid coverage
-over time). --json prints the result.`,
+over time), rewritten after every run, so that an interrupted campaign
+keeps the runs it finished. Progress goes to standard error: one line
+per run when it is not a terminal. --json prints the result.`,
 		Example: "  arbor eval E7 --subjects json,xml,url --time 10s --reps 5 --out e7/\n" +
 			"  arbor eval E7 --subjects csv,cron --methods zest,zest-fresh --fresh 0.25 --time 10s",
 		Args: exactArgs(0),
@@ -74,8 +82,12 @@ over time). --json prints the result.`,
 				return err
 			}
 			return runFuzzExperiment(cmd, &f, func(ctx context.Context, subjects []subject.Setup, progress func(string)) (*eval.E7Result, error) {
+				var checkpoint func(*eval.E7Result) error
+				if f.out != "" {
+					checkpoint = func(r *eval.E7Result) error { _, err := eval.WriteE7(f.out, r); return err }
+				}
 				return eval.E7(ctx, eval.E7Config{Subjects: subjects, Time: per, Reps: f.reps, Seed: f.seed, MaxDepth: f.maxDepth, Timeout: f.timeout,
-					Methods: methods, Fresh: fresh, NoConstraints: cons.off(), CacheDir: coverage.DefaultCacheDir(), Progress: progress})
+					Methods: methods, Fresh: fresh, NoConstraints: cons.off(), CacheDir: coverage.DefaultCacheDir(), Progress: progress, Checkpoint: checkpoint})
 			}, eval.WriteE7)
 		},
 	}

@@ -44,8 +44,9 @@ The full preset (50 E1 repetitions, k up to 5 in E2, the suite's 1000
 training inputs and 10 inputs per function, 100,000 BST trials) takes
 the better part of an hour on two cores once the subjects are built, and
 E7's 10 runs of 10 seconds per method and subject nearly three hours
-more; --quick uses small budgets (E7 and E8 on the first six Go subjects
-by name: 3 runs of half a second, and of 500 executions; E9 and E10 on
+more; --quick uses small budgets and leaves out the deep subjects (goja,
+starlark, cel: interpreters, the slowest to build and run), with E7 and
+E8 on the first six Go subjects by name: 3 runs of half a second, and of 500 executions; E9 and E10 on
 the first three, 2 runs of 2,000 executions, and 2 repetitions). The
 quick E7 leaves out gofuzz: building its fuzz test takes about a second
 per subject with a warm build cache but up to a minute with a cold one,

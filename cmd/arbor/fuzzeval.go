@@ -67,12 +67,16 @@ func runFuzzExperiment[R tabler](cmd *cobra.Command, f *fuzzExperiment,
 		return err
 	}
 	errOut := cmd.ErrOrStderr()
-	var progress func(string)
-	if isTerminal(errOut) {
+	// On a terminal, one line rewritten in place; elsewhere (a log, a
+	// batch job) a line per step with the time, so that a run of hours
+	// says where it is.
+	progress := lineProgress(errOut)
+	terminal := isTerminal(errOut)
+	if terminal {
 		progress = func(s string) { fmt.Fprintf(errOut, "\r\033[K%s", s) }
 	}
 	res, err := run(contextOf(cmd), setups, progress)
-	if progress != nil {
+	if terminal {
 		fmt.Fprintln(errOut)
 	}
 	if err != nil {
