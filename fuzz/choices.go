@@ -3,6 +3,7 @@ package fuzz
 import (
 	"math/rand/v2"
 	"slices"
+	"sync"
 
 	"github.com/arbor-fuzz/arbor/grammar"
 	"github.com/arbor-fuzz/arbor/synth"
@@ -66,18 +67,43 @@ func keyOf(p synth.Point) streamKey {
 }
 
 // streams numbers the kinds of decision a campaign meets, densely, so
-// that sequences index their streams instead of hashing keys.
+// that sequences index their streams instead of hashing keys. One
+// numbering serves all of a campaign's workers, for a sequence one
+// worker made is realized by another: its mutex is taken only when a
+// worker meets a kind of decision it has not met before (streamCache).
 type streams struct {
+	mu   sync.Mutex
 	ids  map[streamKey]int32
-	keys []streamKey
+	keys []streamKey // by id
 }
 
+func newStreams() *streams { return &streams{ids: map[streamKey]int32{}} }
+
 func (s *streams) id(k streamKey) int32 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	id, ok := s.ids[k]
 	if !ok {
 		id = int32(len(s.keys))
 		s.ids[k] = id
 		s.keys = append(s.keys, k)
+	}
+	return id
+}
+
+// streamCache is one worker's copy of the numbering it has used: the
+// kinds of decision are few (the grammar's nodes and kinds), so after
+// the first inputs every lookup is a hit, without the lock.
+type streamCache struct {
+	shared *streams
+	ids    map[streamKey]int32
+}
+
+func (c *streamCache) id(k streamKey) int32 {
+	id, ok := c.ids[k]
+	if !ok {
+		id = c.shared.id(k)
+		c.ids[k] = id
 	}
 	return id
 }
@@ -106,13 +132,13 @@ type derivation struct {
 // realizer generates inputs from sequences with a synth.Generator.
 type realizer struct {
 	gen *synth.Generator
-	ids streams
+	ids *streamCache
 	c   seqChooser
 }
 
-func newRealizer(g *grammar.Graph, b Bounds) *realizer {
-	r := &realizer{ids: streams{ids: map[streamKey]int32{}}}
-	r.c.ids = &r.ids
+func newRealizer(g *grammar.Graph, b Bounds, ids *streams) *realizer {
+	r := &realizer{ids: &streamCache{shared: ids, ids: map[streamKey]int32{}}}
+	r.c.ids = r.ids
 	r.gen = synth.NewGenerator(g, &r.c, synth.RandomPolicy)
 	b.configure(r.gen)
 	return r
@@ -134,7 +160,7 @@ func (r *realizer) realize(seq *sequence) *derivation {
 
 // seqChooser reads decisions from a sequence and records what it read.
 type seqChooser struct {
-	ids     *streams
+	ids     *streamCache
 	in, out *sequence
 	choices []int
 	slots   []slot

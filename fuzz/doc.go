@@ -22,6 +22,13 @@
 //	// res.Failures: crashes by stack, and timeouts; res.Curve: coverage
 //	// over executions and time.
 //
+// Options.Parallel adds workers, each running inputs on a runner of its
+// own (a harness process per worker, as go test -fuzz has): the campaign
+// keeps one corpus and one set of domains, chooses every input and takes
+// every result, and the workers realize, repair and run. One worker is
+// deterministic for a seed; more are as fast as the machine's cores
+// allow and as reproducible as their timing.
+//
 // A domain maps each run to keys and values and reduces them with an
 // idempotent, order-insensitive reducer (NewDomain): set union for
 // coverage, the union of log2 classes for hit counts (Counts), the

@@ -86,6 +86,16 @@ type Options struct {
 	// where the search fails, dropped without running (Stats.Repaired,
 	// Dropped). Seeds run as they are.
 	Constraints *constraint.Set
+	// Parallel are runners for more workers: with k of them the campaign
+	// runs k+1 inputs at once, one on the subject Fuzz is given and one
+	// on each of these (each should be a harness process of its own, as
+	// go test -fuzz runs a process per worker). One corpus and one set
+	// of domains serve them all: the campaign chooses every input and
+	// takes every result in one goroutine, the workers realize, repair
+	// and run. With none the campaign is one loop, and with Execs alone
+	// gives the same result for the same seed; with workers, which input
+	// comes back first depends on timing, and so does the campaign.
+	Parallel []coverage.Runner
 }
 
 // Stats is the state of a campaign.
@@ -126,8 +136,10 @@ type Entry struct {
 // keep, and which of its decisions may change without losing it.
 type rareState struct {
 	target   int
+	slots    []slot // the input's
 	trials   []int  // slots to try changing, one execution each
-	next     int    // trials done
+	next     int    // trials handed out
+	done     int    // trials whose results came back
 	locked   []bool // by slot: changing it lost the target
 	unlocked []slot // the slots mutations may change, once trials are done
 }
@@ -195,20 +207,27 @@ func newCampaign(g *grammar.Graph, subject coverage.Runner, opts Options) (*camp
 		domains = []Domain{Coverage(), ValidCoverage()}
 	}
 	f := &campaign{
-		g: g, subject: subject, opts: opts, domains: domains,
-		real:     newRealizer(g, opts.Bounds),
+		g: g, opts: opts, domains: domains,
+		ids:      newStreams(),
 		mut:      &mutator{meanSpans: or(opts.MeanSpans, synth.DefaultMeanSpans), meanLength: or(opts.MeanSpanLength, synth.DefaultMeanSpanLength)},
 		start:    time.Now(),
 		failures: map[string]int{},
 		children: opts.Children,
 	}
-	if opts.Constraints.Len() > 0 {
-		bounds := synth.NewGenerator(g, nil, synth.RandomPolicy)
-		opts.Bounds.configure(bounds)
-		f.cons = synth.NewAdmitter(opts.Constraints, opts.Seed, bounds)
-	}
+	f.lastProgress = f.start
 	f.r = rand.New(rand.NewPCG(opts.Seed, 0xf022))
 	f.mut.r = f.r
+	// A campaign of one worker runs it in the campaign's own loop, with
+	// the campaign's random source, so that it draws as it always has;
+	// with more, each worker has its own, and its own constraint search.
+	if len(opts.Parallel) == 0 {
+		f.workers = []*worker{newWorker(g, subject, opts, f.ids, f.r, opts.Seed)}
+	} else {
+		for i, r := range append([]coverage.Runner{subject}, opts.Parallel...) {
+			seed := opts.Seed + uint64(i+1)*0x9e3779b97f4a7c15
+			f.workers = append(f.workers, newWorker(g, r, opts, f.ids, rand.New(rand.NewPCG(seed, 0xf022)), seed))
+		}
+	}
 	if f.children <= 0 {
 		f.children = 50
 	}
@@ -219,46 +238,68 @@ func newCampaign(g *grammar.Graph, subject coverage.Runner, opts Options) (*camp
 // context ctx is done (returning its error) or an execution under runCtx
 // fails (returning that error).
 func (f *campaign) loop(ctx, runCtx context.Context) error {
-	every := f.opts.ProgressEvery
-	if every <= 0 {
-		every = time.Second
+	if len(f.workers) > 1 {
+		return f.loopParallel(ctx, runCtx)
 	}
-	lastProgress := f.start
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if f.opts.Execs > 0 && f.res.Execs >= f.opts.Execs || f.opts.Time > 0 && time.Since(f.start) >= f.opts.Time {
+		if f.spent(0) {
 			return nil
 		}
-		seq, err := f.next(runCtx)
+		j := f.next()
+		units, err := f.process(f.workers[0].execute(runCtx, j))
 		if err != nil {
 			return err
 		}
-		if seq == nil {
-			continue // next ran a mask trial
-		}
-		if _, err := f.run(runCtx, seq); err != nil {
-			return err
-		}
-		if f.opts.Progress != nil && time.Since(lastProgress) >= every {
-			lastProgress = time.Now()
-			f.opts.Progress(f.stats())
-		}
+		f.trialDone(j, units)
+		f.progress()
 	}
+}
+
+// spent reports whether the budget is spent, with inflight executions
+// still to come back.
+func (f *campaign) spent(inflight int) bool {
+	return f.opts.Execs > 0 && f.res.Execs+inflight >= f.opts.Execs || f.opts.Time > 0 && time.Since(f.start) >= f.opts.Time
+}
+
+// progress calls Options.Progress when it is due.
+func (f *campaign) progress() {
+	if f.opts.Progress == nil {
+		return
+	}
+	every := f.opts.ProgressEvery
+	if every <= 0 {
+		every = time.Second
+	}
+	if time.Since(f.lastProgress) >= every {
+		f.lastProgress = time.Now()
+		f.opts.Progress(f.stats())
+	}
+}
+
+// A job is an input for a worker to run: its sequence, and for one of
+// FairFuzz's mask trials, which.
+type job struct {
+	seq   *sequence
+	trial *rareState
+	slot  int // the trial's slot index, with trial
+	n     int // with workers, the job's place in the order they were handed out
 }
 
 // next is the input to run: a seed while seeds are left, a fresh random
 // input while the corpus is empty or at the Fresh share, else a mutant
 // of the corpus input whose turn it is (Children mutants each). With
-// Rare, an input whose mask is not done yet runs one of its mask trials
-// instead, and next returns nil.
-func (f *campaign) next(ctx context.Context) (*sequence, error) {
+// Rare, an input whose mask is not done yet gets one of its mask trials
+// instead (trialDone takes its result).
+func (f *campaign) next() job {
 	switch {
-	case f.res.Execs < len(f.opts.Seeds):
-		return f.seqOf(f.opts.Seeds[f.res.Execs]), nil
+	case f.seeded < len(f.opts.Seeds):
+		f.seeded++
+		return job{seq: f.seqOf(f.opts.Seeds[f.seeded-1])}
 	case len(f.res.Corpus) == 0 || f.opts.Fresh > 0 && f.r.Float64() < f.opts.Fresh:
-		return &sequence{salt: f.r.Uint64()}, nil
+		return job{seq: &sequence{salt: f.r.Uint64()}}
 	}
 	if f.made >= f.children {
 		f.cursor, f.made = f.nextParent(f.cursor), 0
@@ -266,37 +307,41 @@ func (f *campaign) next(ctx context.Context) (*sequence, error) {
 	f.made++
 	e := &f.res.Corpus[f.cursor]
 	if f.opts.Rare && e.rare != nil && e.rare.next < len(e.rare.trials) {
-		return nil, f.maskTrial(ctx)
+		return f.maskTrial(e)
 	}
 	slots := e.slots
 	if f.opts.Rare && e.rare != nil && len(e.rare.unlocked) > 0 {
 		slots = e.rare.unlocked
 	}
-	return f.mut.mutate(e.seq, slots), nil
+	return job{seq: f.mut.mutate(e.seq, slots)}
 }
 
-// maskTrial is FairFuzz's mask at work on the input whose turn it is:
-// it changes the next of the input's trial decisions, runs the mutant
-// and sees whether the rare part still runs. After the last trial the
-// decisions whose change kept it become the ones mutations may change.
-func (f *campaign) maskTrial(ctx context.Context) error {
-	e := &f.res.Corpus[f.cursor]
-	trial := e.rare.trials[e.rare.next]
-	seq := f.mut.mutate(e.seq, e.slots[trial:trial+1])
-	units, err := f.run(ctx, seq)
-	if err != nil {
-		return err
+// maskTrial is FairFuzz's mask at work on corpus input e, whose turn it
+// is: a mutant that changes the next of its trial decisions, to see
+// whether the rare part still runs (trialDone).
+func (f *campaign) maskTrial(e *Entry) job {
+	st := e.rare
+	trial := st.trials[st.next]
+	st.next++
+	return job{seq: f.mut.mutate(e.seq, e.slots[trial:trial+1]), trial: st, slot: trial}
+}
+
+// trialDone takes a mask trial's result, the units its input ran (none
+// if it was dropped): after the input's last trial, the decisions whose
+// change kept its rare part become the ones mutations may change.
+func (f *campaign) trialDone(j job, units []int) {
+	st := j.trial
+	if st == nil {
+		return
 	}
-	e = &f.res.Corpus[f.cursor] // run may have grown the corpus
-	e.rare.locked[trial] = !contains(units, e.rare.target)
-	if e.rare.next++; e.rare.next == len(e.rare.trials) {
-		for i, sl := range e.slots {
-			if !e.rare.locked[i] {
-				e.rare.unlocked = append(e.rare.unlocked, sl)
+	st.locked[j.slot] = !contains(units, st.target)
+	if st.done++; st.done == len(st.trials) {
+		for i, sl := range st.slots {
+			if !st.locked[i] {
+				st.unlocked = append(st.unlocked, sl)
 			}
 		}
 	}
-	return nil
 }
 
 func or(v, def float64) float64 {
@@ -309,20 +354,21 @@ func or(v, def float64) float64 {
 // campaign is the state of one Fuzz call.
 type campaign struct {
 	g        *grammar.Graph
-	subject  coverage.Runner
 	opts     Options
 	domains  []Domain
-	real     *realizer
+	ids      *streams  // the stream numbering all workers share
+	workers  []*worker // the first runs on Fuzz's subject
 	mut      *mutator
 	r        *rand.Rand
 	start    time.Time
 	res      Result
-	failures map[string]int  // failure key -> index in res.Failures
-	hits     map[int]int     // Rare: per block (or function), the runs that ran it
-	cons     *synth.Admitter // with Options.Constraints
+	failures map[string]int // failure key -> index in res.Failures
+	hits     map[int]int    // Rare: per block (or function), the runs that ran it
 	// children is how many mutants each corpus input gets; cursor is
-	// the input whose turn it is, made how many it has had.
-	children, cursor, made int
+	// the input whose turn it is, made how many it has had; seeded is
+	// how many seeds were handed out.
+	children, cursor, made, seeded int
+	lastProgress                   time.Time
 }
 
 // maxMaskTrials bounds the executions FairFuzz's mask takes per input:
@@ -358,7 +404,7 @@ func (f *campaign) nextParent(cursor int) int {
 			continue
 		}
 		if e.rare == nil || e.rare.target != target {
-			e.rare = &rareState{target: target, locked: make([]bool, len(e.slots))}
+			e.rare = &rareState{target: target, locked: make([]bool, len(e.slots)), slots: e.slots}
 			step := max(1, (len(e.slots)+maxMaskTrials-1)/maxMaskTrials)
 			for t := 0; t < len(e.slots); t += step {
 				e.rare.trials = append(e.rare.trials, t)
@@ -374,20 +420,22 @@ func contains(sorted []int, x int) bool {
 	return i < len(sorted) && sorted[i] == x
 }
 
-// run realizes seq, runs it and keeps what it found. It returns the
-// blocks (or, where runs report none, the functions) the input ran,
-// sorted.
-func (f *campaign) run(ctx context.Context, seq *sequence) ([]int, error) {
-	d := f.real.realize(seq)
-	if f.cons != nil {
-		if len(seq.streams) == 0 && !seq.seed {
-			d = f.fresh(d)
-		}
-		if d = f.admit(ctx, d); d == nil {
-			return nil, nil // dropped: it breaks a constraint
-		}
+// process takes a worker's outcome: it counts the constraint search's
+// work, and keeps what the input found. It returns the blocks (or,
+// where runs report none, the functions) the input ran, sorted; none
+// for an input dropped unrun.
+func (f *campaign) process(o outcome) ([]int, error) {
+	if o.repaired {
+		f.res.Repaired++
 	}
-	r, err := f.subject.Run(ctx, d.text)
+	if o.broken {
+		f.res.BrokenRuns++
+	}
+	if o.dropped {
+		f.res.Dropped++
+		return nil, nil // it breaks a constraint
+	}
+	d, r, err := o.d, o.r, o.err
 	if err != nil {
 		return nil, fmt.Errorf("fuzz: execution %d: %w", f.res.Execs+1, err)
 	}
@@ -484,6 +532,11 @@ func (f *campaign) finish() *Result {
 	return &f.res
 }
 
+// seqOf is seqOf with the campaign's numbering and random source.
+func (f *campaign) seqOf(choices []int) *sequence {
+	return seqOf(f.g, f.opts.Bounds, f.ids, f.r.Uint64(), choices)
+}
+
 // seqOf turns a flat choice sequence into streams: each decision's value
 // becomes the raw value that selects it among the decision's options,
 // or, where the value is not among them (a seed from a file that breaks
@@ -492,10 +545,10 @@ func (f *campaign) finish() *Result {
 // choices replay to with synth.Replay. A value the grammar does not
 // allow at its decision (choices made for another grammar) becomes the
 // first option, as do the decisions past the sequence's end.
-func (f *campaign) seqOf(choices []int) *sequence {
-	c := &flatChooser{choices: choices, ids: &f.real.ids, seq: &sequence{salt: f.r.Uint64(), seed: true}}
-	c.gen = synth.NewGenerator(f.g, c, synth.RandomPolicy)
-	f.opts.Bounds.configure(c.gen)
+func seqOf(g *grammar.Graph, bounds Bounds, ids *streams, salt uint64, choices []int) *sequence {
+	c := &flatChooser{choices: choices, ids: ids, seq: &sequence{salt: salt, seed: true}}
+	c.gen = synth.NewGenerator(g, c, synth.RandomPolicy)
+	bounds.configure(c.gen)
 	c.gen.Generate()
 	return c.seq
 }

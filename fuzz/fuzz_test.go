@@ -372,7 +372,7 @@ func TestNewDomains(t *testing.T) {
 // decisions as they were.
 func TestSeqRealization(t *testing.T) {
 	g := jsonGraph(t)
-	r := newRealizer(g, Bounds{})
+	r := newRealizer(g, Bounds{}, newStreams())
 	d := r.realize(&sequence{salt: 42})
 	again := r.realize(d.seq)
 	if string(again.text) != string(d.text) || !reflect.DeepEqual(again.choices, d.choices) {
@@ -388,7 +388,7 @@ func TestSeqRealization(t *testing.T) {
 	// stream reads what it read before.
 	target := -1
 	for id, vs := range d.seq.streams {
-		if synth.PointKind(r.ids.keys[id]>>24&0xff) == synth.RegexChar && len(vs) > 0 {
+		if synth.PointKind(r.ids.shared.keys[id]>>24&0xff) == synth.RegexChar && len(vs) > 0 {
 			target = id
 			break
 		}
@@ -490,7 +490,7 @@ func TestFuzzRare(t *testing.T) {
 	}
 	keeps := func(parent *Entry, slots []slot) int {
 		m := &mutator{r: rand.New(rand.NewPCG(9, 9)), meanSpans: 2, meanLength: 4}
-		re := newRealizer(g, opts.Bounds)
+		re := newRealizer(g, opts.Bounds, newStreams())
 		kept := 0
 		for range 300 {
 			r, _ := (&rareRunner{}).Run(context.Background(), re.realize(m.mutate(parent.seq, slots)).text)

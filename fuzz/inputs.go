@@ -58,7 +58,7 @@ func SeedsFromInputs(g *grammar.Graph, inputs [][]byte, b Bounds) (seeds [][]int
 func SeedsFromInputsContext(ctx context.Context, g *grammar.Graph, inputs [][]byte, b Bounds) (seeds [][]int, errs []error, err error) {
 	// The realizer's own generator, so that the seeds are derived with
 	// exactly the settings that will replay them.
-	gen := newRealizer(g, b).gen
+	gen := newRealizer(g, b, newStreams()).gen
 	p := g.NewParser()
 	for i, in := range inputs {
 		if cerr := ctx.Err(); cerr != nil {

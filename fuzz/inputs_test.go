@@ -121,7 +121,9 @@ func TestSeedsFromAmbiguousInputs(t *testing.T) {
 
 // seedCampaign is what seqOf needs of a campaign.
 func seedCampaign(g *grammar.Graph, b Bounds) *campaign {
-	return &campaign{g: g, opts: Options{Bounds: b}, real: newRealizer(g, b), r: rand.New(rand.NewPCG(1, 2))}
+	f := &campaign{g: g, opts: Options{Bounds: b}, ids: newStreams(), r: rand.New(rand.NewPCG(1, 2))}
+	f.workers = []*worker{newWorker(g, nil, f.opts, f.ids, f.r, 1)}
+	return f
 }
 
 // exactValues counts a sequence's exact values.
@@ -157,7 +159,7 @@ func TestExactSeeds(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			gen := newRealizer(g, tt.bounds).gen
+			gen := newRealizer(g, tt.bounds, newStreams()).gen
 			tree, err := g.Parse([]byte(tt.input))
 			if err != nil {
 				t.Fatal(err)
@@ -174,11 +176,11 @@ func TestExactSeeds(t *testing.T) {
 			if exactValues(seq) == 0 {
 				t.Error("the seed has no exact value")
 			}
-			d := f.real.realize(seq)
+			d := f.workers[0].real.realize(seq)
 			if string(d.text) != tt.input {
 				t.Fatalf("the seed realizes %q, want %q", d.text, tt.input)
 			}
-			if again := f.real.realize(d.seq); string(again.text) != tt.input {
+			if again := f.workers[0].real.realize(d.seq); string(again.text) != tt.input {
 				t.Fatalf("the seed's recorded sequence realizes %q, want %q", again.text, tt.input)
 			}
 			x := synth.NewGenerator(g, &synth.Replay{Choices: d.choices}, synth.RandomPolicy)
@@ -207,7 +209,7 @@ func TestExactSeeds(t *testing.T) {
 						}
 					}
 				}
-				m := f.real.realize(seq)
+				m := f.workers[0].real.realize(seq)
 				if _, err := g.Parse(m.text); err != nil {
 					t.Fatalf("mutant %d %q of %q does not parse: %v", i, m.text, parent.text, err)
 				}
@@ -235,7 +237,7 @@ func TestExactValuesOnlyFromSeeds(t *testing.T) {
 		}
 	}
 	g := jsonGraph(t)
-	r := newRealizer(g, Bounds{})
+	r := newRealizer(g, Bounds{}, newStreams())
 	mut := &mutator{r: rand.New(rand.NewPCG(3, 3)), meanSpans: 2, meanLength: 4}
 	for salt := range uint64(200) {
 		d := r.realize(&sequence{salt: salt})
@@ -274,14 +276,14 @@ func TestExactWordBoundary(t *testing.T) {
 		t.Fatal(errs)
 	}
 	f := seedCampaign(g, Bounds{})
-	d := f.real.realize(f.seqOf(seeds[0]))
+	d := f.workers[0].real.realize(f.seqOf(seeds[0]))
 	if string(d.text) != input {
 		t.Fatalf("the seed realizes %q, want %q", d.text, input)
 	}
 	mut := &mutator{r: rand.New(rand.NewPCG(5, 5)), meanSpans: 2, meanLength: 4}
 	words := 0
 	for i := range 300 {
-		m := f.real.realize(mut.mutate(d.seq, d.slots))
+		m := f.workers[0].real.realize(mut.mutate(d.seq, d.slots))
 		if _, err := g.Parse(m.text); err != nil {
 			t.Fatalf("mutant %d %q does not parse: %v", i, m.text, err)
 		}

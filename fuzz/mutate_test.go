@@ -24,7 +24,7 @@ X := "a" | "b" | "c" | "d" | "e" | "f" | "g" | "h" ;`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := newRealizer(g, Bounds{})
+	r := newRealizer(g, Bounds{}, newStreams())
 	var parent *derivation
 	for salt := uint64(1); parent == nil; salt++ {
 		if d := r.realize(&sequence{salt: salt}); len(d.text) == 0 {
@@ -58,7 +58,7 @@ X := "a" | "b" | "c" | "d" | "e" | "f" | "g" | "h" ;`))
 // record the new digests here.
 func TestMutatorDraws(t *testing.T) {
 	g := jsonGraph(t)
-	r := newRealizer(g, Bounds{MaxNodes: 300})
+	r := newRealizer(g, Bounds{MaxNodes: 300}, newStreams())
 	h := sha256.New()
 	for _, m := range []*mutator{
 		{r: rand.New(rand.NewPCG(1, 2)), meanSpans: 2, meanLength: 4},

@@ -23,7 +23,7 @@ type fuzzFlags struct {
 	subjectFlags
 	memoryFlag
 	out, domains          string
-	execs, k              int
+	execs, k, workers     int
 	maxDepth, maxRepeat   int
 	maxDistinct, levels   int
 	bonsai                bool
@@ -101,8 +101,12 @@ campaign's: concise inputs without a reducer. A line on stderr tells of
 each campaign as it ends.
 
 The campaign runs for --execs executions or --time; Ctrl-C stops it and
-keeps what it found. With --execs alone and a deterministic program, the
-same --seed gives the same campaign.
+keeps what it found. --workers N (default: the number of cores, as go
+test -fuzz) runs N inputs at once, each worker on a harness process of
+its own; one corpus and one set of domains serve them all. With
+--workers 1, --execs alone and a deterministic program, the same --seed
+gives the same campaign; with more, which input comes back first
+depends on timing, and so does the campaign.
 
 --out DIR holds, written as they are found (with --format gofuzz, see
 below), so that a campaign killed at any moment loses at most the input
@@ -158,6 +162,7 @@ take the input as one []byte.
 	fl.Float64Var(&f.fresh, "fresh", 0.25, "share of executions given to fresh random inputs instead of mutants (Zest's is 0; the default was decided on E7 over the whole suite)")
 	fl.BoolVar(&f.rare, "rare", false, "FairFuzz: mutate the inputs that run the rarest blocks (or functions), leaving alone the decisions whose change loses them")
 	fl.Uint64Var(&f.seed, "seed", 1, "random seed")
+	fl.IntVar(&f.workers, "workers", workerCount(), "inputs run at once, each worker on a harness process of its own (1: the same --seed gives the same campaign)")
 	fl.IntVar(&f.maxDepth, "max-depth", synth.DefaultMaxDepth, "depth bound of grammar generation")
 	fl.IntVar(&f.maxRepeat, "max-repeat", synth.DefaultMaxRepeat, "most repetitions of an unbounded quantifier")
 	fl.IntVar(&f.maxDistinct, "max-distinct", 0, "most distinct values of each regex terminal (names, numbers) in an input; 0: no bound (with --bonsai: 3)")
@@ -218,6 +223,18 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags) error {
 		return usageError{fmt.Errorf("--domain: %w", err)}
 	}
 	runner := &coverage.SessionRunner{Session: s, Timeout: f.timeout}
+	// Each further worker runs on a harness process of its own, which
+	// records what the first records.
+	var parallel []coverage.Runner
+	for range f.workers - 1 {
+		w, err := coverage.Open(ctx, setup.Target, coverage.DefaultCacheDir(), run)
+		if err != nil {
+			return err
+		}
+		defer w.Close()
+		w.Blocks = s.Blocks
+		parallel = append(parallel, &coverage.SessionRunner{Session: w, Timeout: f.timeout})
+	}
 	seeds, err := f.seeds(ctx, cmd.ErrOrStderr(), setup.Grammar, store, runner, bounds)
 	if err != nil {
 		return err
@@ -233,6 +250,7 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags) error {
 		Rare:        f.rare,
 		Fresh:       f.fresh,
 		Constraints: set,
+		Parallel:    parallel,
 	}
 	res, runErr := f.campaign(ctx, cmd.ErrOrStderr(), setup.Grammar, runner, store, opts, names)
 	if res == nil {
@@ -272,6 +290,8 @@ func (f *fuzzFlags) validate() error {
 		return f.constraints.check()
 	case f.levels < 1:
 		return usageError{fmt.Errorf("--bonsai-levels must be at least 1, not %d", f.levels)}
+	case f.workers < 1:
+		return usageError{fmt.Errorf("--workers must be at least 1, not %d", f.workers)}
 	case f.fresh < 0 || f.fresh >= 1:
 		return usageError{fmt.Errorf("--fresh must be in [0, 1), not %v", f.fresh)}
 	case f.seedFrom != "" && f.seedFrom != "rlcheck":

@@ -82,8 +82,9 @@ func runFuzzCLI(t *testing.T, args ...string) fuzzSummary {
 }
 
 // TestFuzz runs a campaign on a bundled subject: what it saves replays,
-// the same seed gives the same corpus, and a second campaign in the same
-// folder resumes the first.
+// the same seed gives the same corpus with one worker, a campaign of two
+// workers (two harness processes) keeps the budget and saves inputs that
+// replay, and a second campaign in the same folder resumes the first.
 func TestFuzz(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a harness")
@@ -92,9 +93,12 @@ func TestFuzz(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, b := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
-	sa := runFuzzCLI(t, "--subject", "json", "--execs", "400", "--seed", "3", "--out", a)
-	sb := runFuzzCLI(t, "--subject", "json", "--execs", "400", "--seed", "3", "--out", b)
+	a, b, two := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b"), filepath.Join(t.TempDir(), "two")
+	sa := runFuzzCLI(t, "--subject", "json", "--execs", "400", "--seed", "3", "--workers", "1", "--out", a)
+	sb := runFuzzCLI(t, "--subject", "json", "--execs", "400", "--seed", "3", "--workers", "1", "--out", b)
+	if s2 := runFuzzCLI(t, "--subject", "json", "--execs", "400", "--seed", "3", "--workers", "2", "--out", two); s2.Execs != 400 || s2.Corpus < 2 {
+		t.Errorf("two workers: summary %+v", s2)
+	}
 	if sa.Execs != 400 || sa.Corpus < 2 || sa.Domains["blocks"] == 0 || sa.Domains["valid-blocks"] == 0 {
 		t.Fatalf("summary %+v", sa)
 	}
@@ -107,20 +111,23 @@ func TestFuzz(t *testing.T) {
 	if len(lines) != sa.Corpus {
 		t.Fatalf("%d corpus lines for a corpus of %d", len(lines), sa.Corpus)
 	}
-	for _, line := range lines {
-		var c fuzz.CorpusLine
-		if err := json.Unmarshal([]byte(line), &c); err != nil {
-			t.Fatal(err)
-		}
-		data, err := os.ReadFile(filepath.Join(a, c.File))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := synth.NewGenerator(g, &synth.Replay{Choices: c.Choices}, synth.RandomPolicy).Generate().String(); got != string(data) {
-			t.Errorf("%s: choices replay to %q, the file holds %q", c.File, got, data)
-		}
-		if len(c.Moved) == 0 {
-			t.Errorf("%s kept without moving a domain", c.File)
+	for _, dir := range []string{a, two} {
+		corpus, _ := os.ReadFile(filepath.Join(dir, "corpus.jsonl"))
+		for _, line := range strings.Split(strings.TrimSpace(string(corpus)), "\n") {
+			var c fuzz.CorpusLine
+			if err := json.Unmarshal([]byte(line), &c); err != nil {
+				t.Fatal(err)
+			}
+			data, err := os.ReadFile(filepath.Join(dir, c.File))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := synth.NewGenerator(g, &synth.Replay{Choices: c.Choices}, synth.RandomPolicy).Generate().String(); got != string(data) {
+				t.Errorf("%s: choices replay to %q, the file holds %q", c.File, got, data)
+			}
+			if len(c.Moved) == 0 {
+				t.Errorf("%s kept without moving a domain", c.File)
+			}
 		}
 	}
 	curve, _ := os.ReadFile(filepath.Join(a, "curve.csv"))
@@ -229,6 +236,7 @@ func TestFuzzUsage(t *testing.T) {
 		{name: "seed-from", args: []string{"fuzz", "--subject", "json", "--execs", "10", "--seed-from", "afl", "--out", dir}, code: 2, stderr: []string{"--seed-from must be rlcheck"}},
 		{name: "filter", args: []string{"fuzz", "--subject", "json", "--execs", "10", "--seed-from", "rlcheck", "--filter", "best", "--out", dir}, code: 2, stderr: []string{"--filter must be one of rnd, par, cho, cov"}},
 		{name: "levels", args: []string{"fuzz", "--subject", "json", "--execs", "10", "--bonsai", "--bonsai-levels", "0", "--out", dir}, code: 2, stderr: []string{"--bonsai-levels must be at least 1"}},
+		{name: "workers", args: []string{"fuzz", "--subject", "json", "--execs", "10", "--workers", "0", "--out", dir}, code: 2, stderr: []string{"--workers must be at least 1"}},
 		{name: "distinct", args: []string{"fuzz", "--subject", "json", "--execs", "10", "--max-distinct", "-1", "--out", dir}, code: 2, stderr: []string{"--max-distinct not negative"}},
 		{name: "format", args: []string{"fuzz", "--subject", "json", "--execs", "10", "--format", "afl", "--out", dir}, code: 2, stderr: []string{"--format must be raw or gofuzz"}},
 		{name: "fuzz-target", args: []string{"fuzz", "--subject", "json", "--execs", "10", "--fuzz-target", "FuzzX", "--out", dir}, code: 2, stderr: []string{"--fuzz-target goes with --format gofuzz"}},
