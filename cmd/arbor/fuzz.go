@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -180,6 +182,7 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags) error {
 	if err := f.validate(); err != nil {
 		return err
 	}
+	fuzzingGC()
 	setup, err := f.setup(contextOf(cmd))
 	if err != nil {
 		return err
@@ -454,4 +457,17 @@ func printFuzz(w io.Writer, name string, res *fuzz.Result, store *fuzz.Store, as
 func firstLineOf(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return s
+}
+
+// fuzzingGC lets the garbage collector run less often while arbor
+// fuzzes, unless GOGC says otherwise: every execution realizes an input
+// (its tree, choices and text: on a grammar whose random inputs fill the
+// generator's size bound, about 100 KB of garbage) and keeps almost none
+// of it, while the live heap (the corpus and the domains) stays small.
+// At the default 100 a third of the fuzzer's time went to marking; at
+// 400 its own time per execution fell to about 0.55 of it (BenchmarkFuzzGrammar).
+func fuzzingGC() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
 }
