@@ -97,6 +97,7 @@ func TestJavaScriptConstraints(t *testing.T) {
 		params  = "where Params"
 		keys    = "where ObjectLiteral"
 		constru = "where ClassDeclaration"
+		forOf   = "where all(ForOfBinding"
 	)
 	cases := []constraintCase{
 		// Scoping: var is the function's (or the program's), let and
@@ -125,6 +126,9 @@ func TestJavaScriptConstraints(t *testing.T) {
 		{"let x = 1;\nlet x = 2;\n", []string{redecl}},
 		{"let x = 1;\n{\nvar x = 2;\nx;\n}\n", []string{redecl}},
 		{"class Q {\n}\nclass Q {\n}\n", []string{redecl}},
+		// A var in a for-of's body named as its variable (ES2015 13.7.5.1).
+		{"for (let x of []) {\nif (x) break;\nvar x = 1;\nx;\n}\nvar y = 1;\n", []string{forOf}},
+		{"for (let x of []) {\nif (x) break;\nlet x = 1;\nx;\n}\nvar y = 1;\n", nil},
 		// Assignments to a const binding.
 		{"const x = 1;\nx = 2;\n", []string{assign}},
 		{"const x = 1;\nx++;\n", []string{assign}},
