@@ -108,7 +108,6 @@ func TestJavaScriptConstraints(t *testing.T) {
 		{"let x = 1;\n{\nlet x = 2;\nx;\n}\n", nil},
 		{"const o = {k: 1};\nfunction f(a) {\nlet n = a;\no.k = n;\nreturn a;\n}\n", nil},
 		{"let x = 1;\nfunction f() {\nlet n = x;\nn;\nreturn n;\n}\n", nil},
-		{"var n = 0;\nfor (let x of []) {\nif (x) break;\nlet x = 1;\nx;\n}\n", nil},
 		// ReferenceErrors: not declared, declared later (TDZ), out of
 		// the block, out of the function, in its own initializer.
 		{"var x = 1;\nn;\n", []string{val}},
@@ -116,6 +115,11 @@ func TestJavaScriptConstraints(t *testing.T) {
 		{"var n = 0;\n{\nlet x = 1;\nx;\n}\nx;\n", []string{val}},
 		{"var n = 0;\nfunction f() {\nvar x = 1;\nx;\n}\nx;\n", []string{val}},
 		{"let x = x;\nvar n = 1;\n", []string{val}},
+		{"let x = 1;\n{\nlet n = x;\nlet x = 2;\n}\n", []string{val}},
+		{"var n = 0;\nfor (let x of []) {\nif (x) break;\nlet x = 1;\nx;\n}\n", []string{val}},
+		{"var n = 0;\nfor (let x of []) {\nif (x) break;\nlet n = 1;\nx;\n}\n", nil},
+		{"class P {\n}\nfor (let i = 0; i < 2; i++) {\nif (new P()) break;\nclass P {\n}\nnew P();\n}\n", []string{class}},
+		{"const xs = [];\n{\nconst xs = xs;\nxs;\n}\n", []string{arr}},
 		{"let n = 1;\ns.length;\n", []string{str}},
 		{"let n = 1;\nxs.length;\n", []string{arr}},
 		{"let n = 1;\no.k;\n", []string{obj}},
