@@ -39,7 +39,8 @@ var celPrograms = []string{
 	"math.bitShiftLeft(1, 2) + math.bitNot(-1)", "math.ceil(1.2) + math.sqrt(81)", "math.isNaN(0.0 / 0.0)",
 	"[1, 2, 2].distinct().reverse()", "lists.range(5).slice(1, 3)", "[[1], [2, 3]].flatten().sort()",
 	"names.sortBy(w, w.size())", "sets.contains([1, 2, 3], [2, 3])", "base64.encode(b'hello')",
-	"base64.decode('aGVsbG9v')",
+	"base64.decode('aGVsbG9v')", "cel.bind(x, 1 + 2, x > 2)", "cel.bind(w, s + 'a', w.size() > 1) && ok",
+	"cel.bind(x, i, x * 2) + 1",
 }
 
 // celNearMisses are outside the grammar: type errors the checker
@@ -106,6 +107,12 @@ func TestCELConstraints(t *testing.T) {
 		// Out of scope: the loop variable of the comprehension whose
 		// range holds the use.
 		{"xs.map(y, y).map(x, x).exists(y, x > 1)", []string{intLoop}},
+		// A bound variable is in scope in cel.bind's result only.
+		{"cel.bind(x, 1, x > 0)", nil},
+		{"cel.bind(x, 1, cel.bind(y, 2, x < 3))", nil},
+		{"cel.bind(x, 1, y > 0)", []string{intLoop}},
+		{"cel.bind(x, 1, x > 0) && xs.all(y, x > 1)", []string{intLoop}},
+		{"cel.bind(k, s, k == 'a') || names.exists(w, k == 'b')", []string{stringLoop}},
 		// Duplicate keys, in either quoting.
 		{"{'a': 1, \"a\": 2}.size() > 1", []string{mapKey}},
 		{"{'b': 1, 'c': 2, 'b': 3} == m", []string{mapKey}},

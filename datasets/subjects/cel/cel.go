@@ -5,10 +5,11 @@
 // t timestamp; dur duration) and the extension libraries an embedding
 // that takes expressions from its users would plausibly enable: strings,
 // math, lists, sets and encoders (base64), which are pure functions of
-// their arguments. Left out are the libraries that reach outside the
-// program's values or that the grammar does not write: protos (the
-// environment declares no messages), bindings and two-variable
-// comprehensions, regex, network, and optional types.
+// their arguments, and bindings (cel.bind), which names a value once.
+// Left out are the libraries that the grammar does not write or that an
+// embedding of plain values has no use for: protos (the environment
+// declares no messages), two-variable comprehensions, regex, network,
+// and optional types.
 //
 // Run compiles each input (parse, macro expansion, type check), plans a
 // program and evaluates it against one fixed activation, then
@@ -78,6 +79,7 @@ func newEnvironment() (*cel.Env, error) {
 		ext.Lists(ext.ListsMaxRangeSize(maxRangeSize)),
 		ext.Sets(),
 		ext.Encoders(),
+		ext.Bindings(),
 		cel.ParserRecursionLimit(200),
 		cel.ParserExpressionSizeLimit(1<<16),
 	)

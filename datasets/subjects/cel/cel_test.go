@@ -26,6 +26,7 @@ func TestRun(t *testing.T) {
 		{"sets.intersects(lists.range(5), xs)", ""},
 		{"strings.quote(s) + s.upperAscii().reverse()", ""},
 		{"{'a': 10, 'c': 20}.filter(k, m[k] > 1)", ""},
+		{"cel.bind(x, i + 1, x > 2) && cel.bind(w, s, w.size() == 5)", ""},
 
 		{"1 + 1u", "compile"},
 		{"xs.all(x, y > 0)", "undeclared reference"},
