@@ -19,8 +19,8 @@
 //     in well under a millisecond and the budget is hit only by
 //     recursion that does not end soon, which keeps results
 //     deterministic;
-//   - a call stack of at most 256 frames, so that unbounded recursion is
-//     a RangeError at once;
+//   - a call stack of at most 256 frames, so that unbounded recursion
+//     stops at once (a StackOverflowError, which scripts cannot catch);
 //   - a heap watch: the run is interrupted if the Go heap grows by more
 //     than 256 MB during it (a string doubled in a loop). The grammar
 //     bounds numeric literals and the arguments that size a string
