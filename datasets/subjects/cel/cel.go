@@ -26,7 +26,9 @@
 // misses work, not a budget. The activation holds no clock: the
 // timestamp is a fixed instant. Time zones by name are read from the
 // host's zone database by cel-go; the cel grammar writes only UTC and
-// fixed offsets.
+// fixed offsets. One variation is cel-go's own: a macro over a map visits
+// its keys in Go's map order, so a result that depends on that order
+// (m.map(k, k)[0]) can differ between runs.
 package cel
 
 import (
