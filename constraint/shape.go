@@ -11,77 +11,97 @@ const many = 2
 // many), and whether it may be absent. A symbol that occurs at most
 // once is bound to one node (nil where absent); one that may occur more
 // often, to a list.
+//
+// The counts are a fixpoint over the grammar's rules: each rule's fewest
+// and most occurrences of sym in one derivation, the fewest falling from
+// "none derived yet" and the most rising from zero until no rule
+// changes. Each round is linear in the grammar and the counts take four
+// values, so it ends after a few rounds, however the rules recurse; a
+// search that followed every path through the rules instead took
+// exponential time on grammars whose rules form one large cycle (an
+// expression language's).
 func occurrences(g *grammar.Graph, scope, sym string) (most int, optional bool) {
-	o := &occ{g: g, scope: scope, sym: sym, memo: map[*grammar.Node]span{}, busy: map[string]bool{}, reach: map[string]bool{}}
 	body := g.Bodies[scope]
 	if body == nil {
 		return 0, true
 	}
-	s, _ := o.count(body)
+	o := &occ{scope: scope, sym: sym, spans: map[string]span{}}
+	for name := range g.Bodies {
+		o.spans[name] = span{lo: none}
+	}
+	for changed := true; changed; {
+		changed = false
+		for name, b := range g.Bodies {
+			if name == scope {
+				continue
+			}
+			s := o.count(b)
+			if name == sym {
+				s = span{add(s.lo, 1), add(s.hi, 1)}
+			}
+			if s != o.spans[name] {
+				o.spans[name], changed = s, true
+			}
+		}
+	}
+	s := o.count(body)
 	return s.hi, s.lo == 0
 }
 
-// span is a range of counts, hi capped at many.
+// span is a range of counts, hi capped at many; lo is none while no
+// derivation has been counted.
 type span struct{ lo, hi int }
 
-type occ struct {
-	g          *grammar.Graph
-	scope, sym string
-	memo       map[*grammar.Node]span
-	busy       map[string]bool // rules being counted: a cycle
-	reach      map[string]bool // reaches' answers
+// none is the fewest occurrences of a rule none of whose derivations has
+// been counted yet: more than any count.
+const none = many + 1
+
+// add adds counts, capped at many, none absorbing.
+func add(a, b int) int {
+	if a == none || b == none {
+		return none
+	}
+	return min(many, a+b)
 }
 
-// count is how often sym can occur in a derivation of n, and whether
-// that depended on a rule being counted further up (a cycle), in which
-// case it depends on where the cycle was entered and is not memoized.
-func (o *occ) count(n *grammar.Node) (span, bool) {
-	if s, ok := o.memo[n]; ok {
-		return s, false
-	}
-	var s span
-	cyclic := false
+type occ struct {
+	scope, sym string
+	spans      map[string]span // by rule: occurrences of sym a reference to it derives
+}
+
+// count is how often sym can occur in a derivation of n, given the
+// rules' spans so far.
+func (o *occ) count(n *grammar.Node) span {
 	switch n.Kind {
-	case grammar.KindLit, grammar.KindRegex:
 	case grammar.KindRef:
-		switch {
-		case n.Name == o.scope:
+		if n.Name == o.scope {
 			// A nested scope occurrence holds its own symbols.
-		case o.busy[n.Name]:
-			// Recursion: a rule that can reach sym through itself can
-			// repeat it without bound.
-			cyclic = true
-			if o.reaches(n.Name) {
-				s = span{0, many}
-			}
-		default:
-			o.busy[n.Name] = true
-			s, cyclic = o.count(n.Children[0])
-			delete(o.busy, n.Name)
-			if n.Name == o.sym {
-				s = span{min(many, s.lo+1), min(many, s.hi+1)}
-			}
+			return span{}
 		}
+		return o.spans[n.Name]
 	case grammar.KindAlt:
-		for i, c := range n.Children {
-			cs, cc := o.count(c)
-			cyclic = cyclic || cc
-			if i == 0 {
-				s = cs
-				continue
-			}
+		s := span{lo: none}
+		for _, c := range n.Children {
+			cs := o.count(c)
 			s = span{min(s.lo, cs.lo), max(s.hi, cs.hi)}
 		}
+		return s
 	case grammar.KindCat:
+		var s span
 		for _, c := range n.Children {
-			cs, cc := o.count(c)
-			cyclic = cyclic || cc
-			s = span{min(many, s.lo+cs.lo), min(many, s.hi+cs.hi)}
+			cs := o.count(c)
+			s = span{add(s.lo, cs.lo), add(s.hi, cs.hi)}
 		}
+		return s
 	case grammar.KindQuant:
-		cs, cc := o.count(n.Children[0])
-		cyclic = cc
-		s.lo = min(many, cs.lo*n.Min)
+		cs := o.count(n.Children[0])
+		var s span
+		if n.Min > 0 {
+			s.lo = cs.lo
+			for range min(n.Min, many) - 1 {
+				s.lo = add(s.lo, cs.lo)
+			}
+		}
 		switch {
 		case cs.hi == 0:
 		case n.Max == grammar.Unbounded || n.Max > 1:
@@ -89,43 +109,7 @@ func (o *occ) count(n *grammar.Node) (span, bool) {
 		default:
 			s.hi = cs.hi
 		}
+		return s
 	}
-	if !cyclic {
-		o.memo[n] = s
-	}
-	return s, cyclic
-}
-
-// reaches reports whether rule from can derive an occurrence of sym
-// without passing through scope.
-func (o *occ) reaches(from string) bool {
-	if r, ok := o.reach[from]; ok {
-		return r
-	}
-	r := o.search(from)
-	o.reach[from] = r
-	return r
-}
-
-func (o *occ) search(from string) bool {
-	seen := map[string]bool{}
-	var walk func(n *grammar.Node) bool
-	walk = func(n *grammar.Node) bool {
-		if n.Kind == grammar.KindRef {
-			if n.Name == o.sym {
-				return true
-			}
-			if n.Name == o.scope || seen[n.Name] {
-				return false
-			}
-			seen[n.Name] = true
-		}
-		for _, c := range n.Children {
-			if walk(c) {
-				return true
-			}
-		}
-		return false
-	}
-	return walk(o.g.Bodies[from])
+	return span{} // a literal or a regular expression
 }
