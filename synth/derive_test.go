@@ -103,6 +103,11 @@ func FuzzDeriveRegex(f *testing.F) {
 	})
 }
 
+// digestGrammars are the bundled grammars the digests below were recorded
+// on: grammars bundled since are not in them, so that adding one does
+// not change what they pin.
+var digestGrammars = []string{"cron", "css", "csv", "expr", "exprlang", "gotemplate", "govaluate", "graphql", "html", "ini", "json", "markdown", "regexp", "toml", "url", "xml", "yaml"}
+
 // TestDeriveRegexDecisions pins deriveRegex's decisions: a digest of
 // what it derives for the values the bundled grammars' regex terminals
 // take and for texts near them (one rune more, one less, upper case),
@@ -111,8 +116,8 @@ func FuzzDeriveRegex(f *testing.F) {
 func TestDeriveRegexDecisions(t *testing.T) {
 	h := sha256.New()
 	cases, derived := 0, 0
-	for _, info := range datasets.Grammars() {
-		g, err := datasets.Grammar(info.Name)
+	for _, name := range digestGrammars {
+		g, err := datasets.Grammar(name)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -503,8 +503,10 @@ func (f chooserFunc) Choose(p synth.Point) int { return f(p) }
 func TestChoicesOfDigest(t *testing.T) {
 	h := sha256.New()
 	derived, tried := 0, 0
-	for _, info := range datasets.Grammars() {
-		g := fixture.Grammar(t, info.Name)
+	// The grammars bundled when the digest was recorded: one bundled
+	// since does not change it.
+	for _, name := range []string{"cron", "css", "csv", "expr", "exprlang", "gotemplate", "govaluate", "graphql", "html", "ini", "json", "markdown", "regexp", "toml", "url", "xml", "yaml"} {
+		g := fixture.Grammar(t, name)
 		gen := synth.NewGenerator(g, synth.NewRandom(9), synth.RandomPolicy)
 		gen.MaxDepth, gen.MaxNodes, gen.MaxDistinct = 10, 400, 3
 		small := synth.NewGenerator(g, nil, synth.RandomPolicy)
@@ -514,7 +516,7 @@ func TestChoicesOfDigest(t *testing.T) {
 			text := gen.Generate().String()
 			tree, err := p.Parse([]byte(text))
 			if err != nil {
-				t.Fatalf("%s: %q does not parse: %v", info.Name, text, err)
+				t.Fatalf("%s: %q does not parse: %v", name, text, err)
 			}
 			for _, x := range []*synth.Generator{gen, small} {
 				for _, derive := range []func(*grammar.Tree) ([]int, error){x.ChoicesOf, x.ExactChoicesOf} {
