@@ -23,7 +23,8 @@
 // (maxSteps), so loops end and the time an input takes is bounded. The
 // memory a program's values take is bounded by the grammar the inputs
 // come from: its strings and lists are concatenated only with literals
-// and repeated only as literals, by counts below 10, its ints are scaled
+// and repeated only as literals, by counts below 10, and no string is
+// escaped into another (repr or %r of a string), its ints are scaled
 // only by literals below 100 and shifted by digits, and its lists and
 // dicts hold ints and short string keys, so values grow at most linearly
 // with the steps run (no doubling per step, no range(10**9) list: a range
