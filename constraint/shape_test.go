@@ -8,13 +8,10 @@ import (
 	"github.com/arbor-fuzz/arbor/grammar"
 )
 
+// graphOf builds a grammar written in a test.
 func graphOf(t *testing.T, src string) *grammar.Graph {
 	t.Helper()
-	ast, err := grammar.Parse("t.grammar", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := grammar.Build(ast)
+	g, _, err := build(t, src)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,21 +2,13 @@ package datasets_test
 
 import (
 	"regexp"
-	"slices"
-	"strings"
 	"testing"
-
-	"github.com/arbor-fuzz/arbor/constraint"
-	"github.com/arbor-fuzz/arbor/datasets"
 )
 
 // graphqlValidation lists GraphQL documents, after the examples of the
 // specification's section 5 "Validation" (October 2021) moved onto the
 // subject's schema, and the sections each breaks: nil for a valid one.
-var graphqlValidation = []struct {
-	input string
-	want  []string // sections of the clauses broken, in clause order
-}{
+var graphqlValidation = []clauseCase{
 	// Valid documents.
 	{"query Q($id: ID!) { user(id: $id) { ...userFields } }\nfragment userFields on User { id name }", nil},
 	{"{ users(color: RED) { a: age name } }", nil},
@@ -119,47 +111,7 @@ var graphqlValidation = []struct {
 // tell valid documents from ones that break a rule of section 5, and
 // which rule: a clause is known by the section its comment cites.
 func TestGraphQLConstraints(t *testing.T) {
-	g, err := datasets.Grammar("graphql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	set, err := constraint.Compile(g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := datasets.GrammarSource("graphql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(string(src), "\n")
-	check := constraint.NewChecker(set)
-	tested := map[string]bool{}
-	for _, tc := range graphqlValidation {
-		tree, err := g.Parse([]byte(tc.input))
-		if err != nil {
-			t.Errorf("%q does not parse: %v", tc.input, err)
-			continue
-		}
-		var got []string
-		for _, v := range check.Check(tree) {
-			if v.Err != nil {
-				t.Errorf("%q: %s: %v", tc.input, v.Clause.Where.Pos, v.Err)
-			}
-			got = append(got, citedSection(lines, v.Clause.Where.Pos.Line))
-		}
-		if !slices.Equal(got, tc.want) {
-			t.Errorf("%q breaks %q, want %q", tc.input, got, tc.want)
-		}
-		for _, s := range tc.want {
-			tested[s] = true
-		}
-	}
-	// Every clause has a document that breaks it.
-	for _, c := range set.Clauses() {
-		if s := citedSection(lines, c.Where.Pos.Line); !tested[s] {
-			t.Errorf("no document breaks the clause of section %s at line %d", s, c.Where.Pos.Line)
-		}
-	}
+	checkClauses(t, "graphql", graphqlValidation, citedSection)
 }
 
 var sectionRef = regexp.MustCompile(`^// (?:Section )?(\d+(?:\.\d+)+)\b`)

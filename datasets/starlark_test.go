@@ -1,11 +1,9 @@
 package datasets_test
 
 import (
-	"slices"
 	"strings"
 	"testing"
 
-	"github.com/arbor-fuzz/arbor/constraint"
 	"github.com/arbor-fuzz/arbor/datasets"
 )
 
@@ -82,10 +80,7 @@ func TestStarlarkGrammar(t *testing.T) {
 // starlarkChecks lists modules and the clauses each breaks, a clause
 // known by the part of the specification its comment names: nil for
 // one that breaks none.
-var starlarkChecks = []struct {
-	input string
-	want  []string
-}{
+var starlarkChecks = []clauseCase{
 	{"def f(x, i=3):\n  pass\n  return x // 2\nf(6, i=3)\n", nil},
 	{"def f():\n  x = 0\n  g = lambda n: n + x\n  return g(1)\nf()\n", nil},
 	{"def f():\n  l = []\n  for x in range(10):\n    if x & 1 == 1:\n      continue\n    l.append(x)\n  return len(l)\nf()\n", nil},
@@ -154,46 +149,7 @@ var starlarkChecks = []struct {
 // clauses tell modules that pass Starlark's static checks (and run) from
 // ones that break a rule, and which rule.
 func TestStarlarkConstraints(t *testing.T) {
-	g, err := datasets.Grammar("starlark")
-	if err != nil {
-		t.Fatal(err)
-	}
-	set, err := constraint.Compile(g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := datasets.GrammarSource("starlark")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(string(src), "\n")
-	check := constraint.NewChecker(set)
-	tested := map[string]bool{}
-	for _, tc := range starlarkChecks {
-		tree, err := g.Parse([]byte(tc.input))
-		if err != nil {
-			t.Errorf("%q does not parse: %v", tc.input, err)
-			continue
-		}
-		var got []string
-		for _, v := range check.Check(tree) {
-			if v.Err != nil {
-				t.Errorf("%q: %s: %v", tc.input, v.Clause.Where.Pos, v.Err)
-			}
-			got = append(got, starlarkRule(lines, v.Clause.Where.Pos.Line))
-		}
-		if !slices.Equal(got, tc.want) {
-			t.Errorf("%q breaks %q, want %q", tc.input, got, tc.want)
-		}
-		for _, s := range tc.want {
-			tested[s] = true
-		}
-	}
-	for _, c := range set.Clauses() {
-		if s := starlarkRule(lines, c.Where.Pos.Line); !tested[s] {
-			t.Errorf("no module breaks the clause of %q at line %d", s, c.Where.Pos.Line)
-		}
-	}
+	checkClauses(t, "starlark", starlarkChecks, starlarkRule)
 }
 
 // starlarkRule returns what the comment above the clause at line
