@@ -28,10 +28,11 @@ const (
 	E7Zest      = "zest"       // fuzz.Fuzz with coverage and valid-coverage domains
 	E7ZestFresh = "zest-fresh" // the same with E7Config.Fresh of executions given to fresh random inputs
 	E7GoFuzz    = "gofuzz"     // go test -fuzz on the grammar-aware fuzz target (synth.ByteGenerator)
+	E7Bonsai    = "bonsai"     // fuzz.Bonsai: a lattice of bounded campaigns sharing the time, the top one's corpus kept
 )
 
 // E7Methods are E7's methods, in the order they are run and reported.
-var E7Methods = []string{E7Random, E7RL, E7Zest, E7ZestFresh, E7GoFuzz}
+var E7Methods = []string{E7Random, E7RL, E7Zest, E7ZestFresh, E7Bonsai, E7GoFuzz}
 
 // E7DefaultMethods are the methods E7 runs when E7Config.Methods is
 // empty.
@@ -290,6 +291,8 @@ func e7Subject(ctx context.Context, cfg E7Config, s subject.Setup, sess *fuzzSes
 				run, err = e7Zest(ctx, cfg, s, sess, seed, 0, set)
 			case E7ZestFresh:
 				run, err = e7Zest(ctx, cfg, s, sess, seed, cfg.Fresh, set)
+			case E7Bonsai:
+				run, err = e7Bonsai(ctx, cfg, s, sess, seed, set)
 			case E7GoFuzz:
 				// Go's fuzzer drives synth.ByteGenerator, which maps
 				// its bytes to a tree with no repair: gofuzz's inputs,
@@ -388,6 +391,26 @@ func e7Zest(ctx context.Context, cfg E7Config, s subject.Setup, sess *fuzzSessio
 	}
 	run := c.run()
 	run.Repaired, run.Dropped = res.Repaired, res.Dropped
+	return run, nil
+}
+
+// e7Bonsai runs Bonsai's lattice of bounded campaigns for cfg.Time in
+// all, with Zest's domains over the unit E7 measures, the lattice's top
+// at the generators' depth bound, under set's constraints (nil: none).
+func e7Bonsai(ctx context.Context, cfg E7Config, s subject.Setup, sess *fuzzSession, seed uint64, set *constraint.Set) (E7Run, error) {
+	c := newCoverageCurve(sess)
+	runner := &observingRunner{SessionRunner: coverage.SessionRunner{Session: sess.Session, Timeout: cfg.Timeout}, observe: c.observe}
+	res, err := fuzz.Bonsai(ctx, s.Grammar, runner, fuzz.BonsaiOptions{
+		Options:    fuzz.Options{Seed: seed, Time: cfg.Time, Bounds: fuzz.TopBounds(fuzz.Bounds{MaxDepth: cfg.MaxDepth}), Constraints: set},
+		NewDomains: sess.zestDomains,
+	})
+	if err != nil {
+		return E7Run{}, err
+	}
+	run := c.run()
+	for _, st := range res.Steps {
+		run.Repaired, run.Dropped = run.Repaired+st.Stats.Repaired, run.Dropped+st.Stats.Dropped
+	}
 	return run, nil
 }
 

@@ -104,6 +104,27 @@ func TestE7(t *testing.T) {
 	}
 }
 
+// TestE7Bonsai: the bonsai method runs Bonsai's lattice for the run's
+// time and is measured as the others are.
+func TestE7Bonsai(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a subject")
+	}
+	res, err := eval.E7(context.Background(), eval.E7Config{Subjects: []subject.Setup{setup(t, "csv")}, Time: 500 * time.Millisecond, Reps: 1,
+		Methods: []string{eval.E7Bonsai, eval.E7Random}, CacheDir: coverage.DefaultCacheDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Subjects[0]
+	if len(s.Runs) != 2 || s.Runs[0].Method != eval.E7Random || s.Runs[1].Method != eval.E7Bonsai {
+		t.Fatalf("runs %+v", s.Runs)
+	}
+	checkE7Run(t, s, s.Runs[1])
+	if row := s.Rows[1]; row.Method != eval.E7Bonsai || row.PvsRandom == nil {
+		t.Errorf("row %+v", row)
+	}
+}
+
 // TestE7BadSubject: a subject that cannot run is reported with its error,
 // and the others still run.
 func TestE7BadSubject(t *testing.T) {

@@ -33,6 +33,9 @@ measured alike. --methods picks some (default random,rl,zest,zest-fresh,gofuzz):
               sequences
   zest-fresh  the same with a share --fresh of executions given to fresh
               random inputs: arbor fuzz's default (--fresh 0.25)
+  bonsai      arbor fuzz --bonsai: a lattice of bounded campaigns sharing
+              the time, each seeded with the smaller ones' corpora (not
+              run unless named)
   gofuzz      Go's own fuzzer (go test -fuzz, one worker, minimization off)
               on the grammar-aware fuzz target synth.ByteGenerator makes of
               the subject's grammar; afterwards the inputs it kept are run
