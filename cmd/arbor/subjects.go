@@ -69,7 +69,7 @@ func bundledSubjects(ctx context.Context, errOut io.Writer, functions bool) (lis
 	subjects := datasets.Subjects()
 	for i, st := range datasets.CheckSubjects(ctx, subjects) {
 		s := subjects[i]
-		entry := subjectEntry{Name: s.Name, Library: s.Library, Version: s.Version(), Grammar: s.Grammar, Lang: s.Lang,
+		entry := subjectEntry{Name: s.Name, Library: s.Library, Version: s.Version(), Grammar: s.Grammar, Lang: s.Lang, Deep: s.Deep,
 			Description: s.Description, Available: st.OK, Missing: st.Missing, Install: st.Install}
 		if functions && st.OK {
 			count, err := countFunctions(ctx, s)
@@ -159,6 +159,7 @@ type subjectEntry struct {
 	Functions   *int   `json:"functions,omitempty"` // instrumented; only with --functions, when the build succeeded
 	Description string `json:"description"`
 	Lang        string `json:"lang"`
+	Deep        bool   `json:"deep,omitempty"` // an interpreter: parses, resolves names, checks types, runs
 	// Available says whether the subject can run here (cheap checks);
 	// Missing and Install say what it lacks and how to install it.
 	Available bool            `json:"available"`
