@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"context"
 	"errors"
 	"os"
 	"testing"
@@ -102,7 +103,7 @@ func FuzzInput(f *testing.F) {
 		if got := tree.String(); got != string(in) {
 			t.Fatalf("tree derives %q, input is %q", got, in)
 		}
-		if det, _ := g.parseDeterministic(in); det != nil {
+		if det, _ := g.parseDeterministicContext(context.Background(), in); det != nil {
 			gen, err := g.parseGeneral(in, 2)
 			if err != nil {
 				t.Fatalf("deterministic parser accepted, general parser rejected: %v", err)

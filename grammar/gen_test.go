@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"context"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -182,6 +183,8 @@ func dump(t *Tree) string {
 }
 
 func isDet(g *Graph, in []byte) bool {
-	t, _ := g.parseDeterministic(in)
+	// Bounded as Parse bounds it: unbounded, speculation on some inputs
+	// of a typed expression grammar (cel's) takes exponential time.
+	t, _ := g.parseDeterministicContext(context.Background(), in)
 	return t != nil
 }

@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"math/rand/v2"
@@ -135,7 +136,7 @@ func TestDeterministicAgreesWithGeneral(t *testing.T) {
 		r := rand.New(rand.NewPCG(7, 7))
 		for i := 0; i < 100; i++ {
 			in := []byte(randomTree(g, r, 10).String())
-			det, _ := g.parseDeterministic(in)
+			det, _ := g.parseDeterministicContext(context.Background(), in) // bounded, as Parse is
 			if det == nil {
 				continue
 			}

@@ -2,6 +2,7 @@ package grammar
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -67,8 +68,8 @@ func TestDeterministicMatchesGeneral(t *testing.T) {
 				if len(in) > 20000 {
 					continue
 				}
-				dt, derr := g.parseDeterministic(in)
-				ok, cerr := g.checkDeterministic(in)
+				dt, derr := g.parseDeterministicContext(context.Background(), in)
+				ok, cerr := g.checkDeterministicContext(context.Background(), in)
 				if (dt != nil) != ok || (derr == nil) != (cerr == nil) {
 					t.Fatalf("input %q: building gives %v, %v; checking %v, %v", in, dt != nil, derr, ok, cerr)
 				}
