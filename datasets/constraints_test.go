@@ -7,6 +7,7 @@ import (
 
 	"github.com/arbor-fuzz/arbor/constraint"
 	"github.com/arbor-fuzz/arbor/datasets"
+	"github.com/arbor-fuzz/arbor/grammar"
 )
 
 // A constraintCase is an input of a bundled grammar and the clauses it
@@ -22,17 +23,7 @@ type constraintCase struct {
 // exactly the clauses the case names as broken.
 func checkConstraints(t *testing.T, name string, cases []constraintCase) {
 	t.Helper()
-	g, err := datasets.Grammar(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	set, err := constraint.Compile(g)
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	if set.Len() == 0 {
-		t.Fatalf("%s has no constraints", name)
-	}
+	g, set := compiled(t, name)
 	check := constraint.NewChecker(set)
 	for _, c := range cases {
 		tree, err := g.Parse([]byte(c.input))
@@ -55,6 +46,24 @@ func checkConstraints(t *testing.T, name string, cases []constraintCase) {
 	}
 }
 
+// compiled is the bundled grammar name and its constraints, of which it
+// must have some.
+func compiled(t *testing.T, name string) (*grammar.Graph, *constraint.Set) {
+	t.Helper()
+	g, err := datasets.Grammar(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := constraint.Compile(g)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if set.Len() == 0 {
+		t.Fatalf("%s has no constraints", name)
+	}
+	return g, set
+}
+
 // A clauseCase is an input and the clauses it breaks, named as the
 // test's label function names them, in clause order: nil for an input
 // that breaks none.
@@ -69,14 +78,7 @@ type clauseCase struct {
 // its comment cites, say). Every clause must be broken by some input.
 func checkClauses(t *testing.T, name string, cases []clauseCase, label func(lines []string, line int) string) {
 	t.Helper()
-	g, err := datasets.Grammar(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	set, err := constraint.Compile(g)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, set := compiled(t, name)
 	src, err := datasets.GrammarSource(name)
 	if err != nil {
 		t.Fatal(err)
