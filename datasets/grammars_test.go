@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/arbor-fuzz/arbor/datasets"
+	"github.com/arbor-fuzz/arbor/grammar"
 )
 
 func TestBundledGrammars(t *testing.T) {
@@ -100,20 +101,27 @@ func TestSampleInputs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, in := range tt.accept {
-				tree, err := g.Parse([]byte(in))
-				if err != nil {
-					t.Errorf("rejects %q: %v", in, err)
-				} else if tree.String() != in {
-					t.Errorf("tree of %q derives %q", in, tree.String())
-				}
-			}
-			for _, in := range tt.reject {
-				if _, err := g.Parse([]byte(in)); err == nil {
-					t.Errorf("accepts %q", in)
-				}
-			}
+			checkSamples(t, g, tt.accept, tt.reject)
 		})
+	}
+}
+
+// checkSamples checks that g derives every input of accept, each to a
+// tree whose text is the input again, and none of reject.
+func checkSamples(t *testing.T, g *grammar.Graph, accept, reject []string) {
+	t.Helper()
+	for _, in := range accept {
+		tree, err := g.Parse([]byte(in))
+		if err != nil {
+			t.Errorf("rejects %q: %v", in, err)
+		} else if tree.String() != in {
+			t.Errorf("tree of %q derives %q", in, tree.String())
+		}
+	}
+	for _, in := range reject {
+		if _, err := g.Parse([]byte(in)); err == nil {
+			t.Errorf("accepts %q", in)
+		}
 	}
 }
 

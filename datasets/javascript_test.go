@@ -62,19 +62,7 @@ func TestJavaScriptPrograms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, in := range javascriptPrograms {
-		tree, err := g.Parse([]byte(in))
-		if err != nil {
-			t.Errorf("rejects %q: %v", in, err)
-		} else if tree.String() != in {
-			t.Errorf("tree of %q derives %q", in, tree.String())
-		}
-	}
-	for _, in := range javascriptNearMisses {
-		if _, err := g.Parse([]byte(in)); err == nil {
-			t.Errorf("accepts %q", in)
-		}
-	}
+	checkSamples(t, g, javascriptPrograms, javascriptNearMisses)
 }
 
 // TestJavaScriptConstraints checks the javascript grammar's where clauses

@@ -241,8 +241,9 @@ func E7(ctx context.Context, cfg E7Config) (*E7Result, error) {
 		res.Subjects = append(res.Subjects, es)
 		return es
 	}
-	subjects, err := eachSubject(ctx, cfg.Subjects, cfg.CacheDir, part, failed)
-	res.Subjects = subjects
+	// part and failed keep res.Subjects, which eachSubject's own list
+	// repeats.
+	_, err = eachSubject(ctx, cfg.Subjects, cfg.CacheDir, part, failed)
 	if err == nil {
 		err = checkpoint(nil)
 	}

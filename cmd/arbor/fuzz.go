@@ -212,7 +212,12 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags) error {
 		return err
 	}
 	defer store.Close()
-	s, err := coverage.Open(ctx, setup.Target, coverage.DefaultCacheDir(), run)
+	// Built once; each worker starts a harness process of its own.
+	bin, err := coverage.Build(ctx, setup.Target, coverage.DefaultCacheDir())
+	if err != nil {
+		return err
+	}
+	s, err := coverage.Start(bin, run)
 	if err != nil {
 		return err
 	}
@@ -226,11 +231,10 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags) error {
 		return usageError{fmt.Errorf("--domain: %w", err)}
 	}
 	runner := &coverage.SessionRunner{Session: s, Timeout: f.timeout}
-	// Each further worker runs on a harness process of its own, which
-	// records what the first records.
+	// Each further worker records what the first records.
 	var parallel []coverage.Runner
 	for range f.workers - 1 {
-		w, err := coverage.Open(ctx, setup.Target, coverage.DefaultCacheDir(), run)
+		w, err := coverage.Start(bin, run)
 		if err != nil {
 			return err
 		}
