@@ -1,7 +1,9 @@
 package synth
 
 import (
+	"fmt"
 	"regexp/syntax"
+	"slices"
 	"sync"
 
 	"github.com/arbor-fuzz/arbor/grammar"
@@ -162,4 +164,72 @@ func (c *byteChooser) shortest(p Point) int {
 		}
 	}
 	return best
+}
+
+// BytesOf returns bytes from which FromBytes makes exactly the tree t: the
+// seed a grammar-aware fuzz target needs to start from an input that was
+// not made from bytes (a file of a corpus, a generated or targeted input).
+// t is a complete tree of the grammar, as (*grammar.Graph).Parse returns.
+// Each decision of t is written as FromBytes reads it: the index of the
+// choice among the decision's options, in as many big-endian bytes as the
+// options need, nothing for a decision with one option.
+//
+// It fails where the generator cannot make t within b's bounds (see
+// ChoicesOf: too many repetitions, too deep, a character the draw does
+// not write) and says which decision.
+func (b *ByteGenerator) BytesOf(t *grammar.Tree) ([]byte, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	x := &Generator{G: b.g, Policy: RandomPolicy, MaxDepth: b.MaxDepth, MaxRepeat: b.MaxRepeat, MaxNodes: b.MaxNodes}
+	choices, err := x.ChoicesOf(t)
+	if err != nil {
+		return nil, err
+	}
+	w := &byteWriter{choices: choices}
+	g := x.bounded(w)
+	got := g.Generate().String()
+	if w.err != nil {
+		return nil, w.err
+	}
+	if want := t.String(); got != want {
+		// ChoicesOf checked its replay; a difference here is a bug.
+		return nil, fmt.Errorf("the bytes of the tree make another input (%q, want %q)", clip(got), clip(want))
+	}
+	return w.out, nil
+}
+
+// byteWriter replays choices and writes each as byteChooser reads it.
+type byteWriter struct {
+	choices []int
+	next    int
+	out     []byte
+	err     error
+}
+
+func (w *byteWriter) Choose(p Point) int {
+	if w.err != nil || w.next >= len(w.choices) {
+		if w.err == nil {
+			w.err = fmt.Errorf("the decisions ran out at a %s decision of %s", p.Kind, p.Node)
+		}
+		return p.Options[0]
+	}
+	v := w.choices[w.next]
+	w.next++
+	n := len(p.Options)
+	if n == 1 {
+		return v
+	}
+	i := slices.Index(p.Options, v)
+	if i < 0 {
+		w.err = fmt.Errorf("decision %d (%s of %s) is %d, not among its options", w.next-1, p.Kind, p.Node, v)
+		return p.Options[0]
+	}
+	width := 0
+	for k := n - 1; k > 0; k >>= 8 {
+		width++
+	}
+	for k := width - 1; k >= 0; k-- {
+		w.out = append(w.out, byte(i>>(8*k)))
+	}
+	return v
 }

@@ -248,3 +248,69 @@ func FuzzFromBytes(f *testing.F) {
 		}
 	})
 }
+
+// TestBytesOf: the bytes BytesOf writes for a tree make that tree's input
+// again through FromBytes, for every bundled grammar, whether the tree was
+// generated or parsed from text; a tree past the bounds is an error that
+// says which decision.
+func TestBytesOf(t *testing.T) {
+	for _, info := range datasets.Grammars() {
+		t.Run(info.Name, func(t *testing.T) {
+			g := fixture.Grammar(t, info.Name)
+			gen := synth.NewByteGenerator(g)
+			gen.MaxNodes = 2000
+			x := &synth.Generator{G: g, Chooser: synth.NewRandom(5), Policy: synth.RandomPolicy, MaxNodes: gen.MaxNodes}
+			parsed := 0
+			for i := range 20 {
+				tree := x.Generate()
+				text := tree.String()
+				data, err := gen.BytesOf(tree)
+				if err != nil {
+					t.Fatalf("input %d %q: %v", i, text, err)
+				}
+				if got := gen.FromBytes(data); string(got) != text {
+					t.Fatalf("FromBytes(BytesOf(%q)) = %q", text, got)
+				}
+				// The same text parsed: another tree where the grammar is
+				// ambiguous, which may not fit the bounds, but whose bytes,
+				// when it does, make the text again.
+				pt, err := g.Parse([]byte(text))
+				if err != nil {
+					t.Fatalf("input %d %q does not parse: %v", i, text, err)
+				}
+				if data, err := gen.BytesOf(pt); err == nil {
+					parsed++
+					if got := gen.FromBytes(data); string(got) != text {
+						t.Fatalf("FromBytes(BytesOf(parse(%q))) = %q", text, got)
+					}
+				}
+			}
+			if parsed == 0 {
+				t.Errorf("no parsed tree of 20 inputs had bytes")
+			}
+		})
+	}
+}
+
+func TestBytesOfBounds(t *testing.T) {
+	g := fixture.Grammar(t, "json")
+	gen := synth.NewByteGenerator(g)
+	tree, err := g.Parse([]byte(`[1,2,3,4,5,6,7,8,9,10,11,12]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := gen.BytesOf(tree); err == nil {
+		t.Fatalf("BytesOf of an array of 12 elements (MaxRepeat %d): no error", synth.DefaultMaxRepeat)
+	}
+	small, err := g.Parse([]byte(`[1,2]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := gen.BytesOf(small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := gen.FromBytes(data); string(got) != `[1,2]` {
+		t.Fatalf("FromBytes(BytesOf([1,2])) = %q", got)
+	}
+}
