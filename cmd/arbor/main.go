@@ -97,7 +97,7 @@ grammar (see 'arbor subjects').`,
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newGrammarCmd(), newParseCmd(stdin), newKPathsCmd(stdin), newCoverageCmd(), newGenerateCmd(), newRecordCmd(), newTrainCmd(), newPredictCmd(stdin), newExplainCmd(), newTargetCmd(), newEvalCmd(), newRLCheckCmd(), newFuzzCmd(), newDemoCmd(), newSubjectsCmd(), newDoctorCmd(), newVersionCmd())
+	root.AddCommand(newGrammarCmd(), newParseCmd(stdin), newKPathsCmd(stdin), newCoverageCmd(), newGenerateCmd(), newRecordCmd(), newTrainCmd(), newPredictCmd(stdin), newExplainCmd(), newTargetCmd(), newEvalCmd(), newRLCheckCmd(), newFuzzCmd(), newFuzzTargetCmd(), newDemoCmd(), newSubjectsCmd(), newDoctorCmd(), newVersionCmd())
 	root.PersistentPreRun = func(cmd *cobra.Command, args []string) { warnRenamed(cmd) }
 	root.Version = version()
 	root.SetVersionTemplate("{{.Version}}\n")
