@@ -183,11 +183,9 @@ func (c *Checker) eval(t, changed *grammar.Tree, most int) []Violation {
 	}
 	var out []Violation
 	for ci, cl := range c.set.clauses {
-		for i := range c.ix.occ {
+		for _, i := range c.ix.of(cl.scopeID) {
+			i := int(i)
 			o := &c.ix.occ[i]
-			if o.rule != cl.scope {
-				continue
-			}
 			key := cacheKey{ci, o.tree}
 			e, ok := c.cache[key]
 			if ok && !o.changed && c.unaffected(cl, i) {
@@ -262,7 +260,7 @@ func (c *Checker) replay(cl *Clause, s int, e *cached, out []Violation) []Violat
 
 // index indexes t and starts a new generation of Nodes.
 func (c *Checker) index(t, changed *grammar.Tree) {
-	c.ix.build(c.set.g, t, changed)
+	c.ix.build(c.set.g, &c.set.rules, t, changed)
 	n := len(c.ix.occ)
 	if cap(c.nodes) < n {
 		c.nodes = make([]Node, n)
@@ -288,12 +286,15 @@ func (c *Checker) evalScope(ci int, cl *Clause, s int, out []Violation, most int
 			env[b.sym] = self
 		case b.list:
 			l := c.lists[ci][bi][:0]
-			c.ix.inside(s, b.sym, cl.scope, func(j int) { l = append(l, c.node(j)) })
+			c.ix.inside(s, b.id, cl.scopeID, func(j int) bool {
+				l = append(l, c.node(j))
+				return true
+			})
 			c.lists[ci][bi] = l
 			env[b.sym] = l
 		default:
 			var n *Node
-			if j := c.ix.first(s, b.sym, cl.scope); j >= 0 {
+			if j := c.ix.first(s, b.id, cl.scopeID); j >= 0 {
 				n = c.node(j)
 			}
 			env[b.sym] = n

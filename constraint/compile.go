@@ -19,6 +19,7 @@ import (
 // safe for concurrent use; evaluation needs a Checker each.
 type Set struct {
 	g       *grammar.Graph
+	rules   rules // the grammar's rules, numbered
 	clauses []*Clause
 	uses    fields // the Node fields some clause reads
 }
@@ -28,8 +29,9 @@ type fields struct{ num, len bool }
 
 // Clause is one compiled where clause.
 type Clause struct {
-	Where *grammar.Where
-	scope string // the scope rule: Where.Scope, or the start rule
+	Where   *grammar.Where
+	scope   string // the scope rule: Where.Scope, or the start rule
+	scopeID int32  // its number
 
 	prog     *vm.Program
 	bindings []binding
@@ -48,8 +50,9 @@ type Clause struct {
 // binding is a symbol an expression names, and what it stands for.
 type binding struct {
 	sym      string
-	list     bool // a list of Nodes; else one Node or nil
-	self     bool // the scope occurrence itself
+	id       int32 // sym's rule number
+	list     bool  // a list of Nodes; else one Node or nil
+	self     bool  // the scope occurrence itself
 	optional bool
 }
 
@@ -80,7 +83,7 @@ var disabled = []string{"now", "date", "timezone", "duration"}
 // not a condition. A grammar without clauses gives an empty Set.
 func Compile(g *grammar.Graph) (*Set, error) {
 	if g.Source == nil {
-		return &Set{g: g}, nil
+		return &Set{g: g, rules: newRules(g)}, nil
 	}
 	return CompileClauses(g, g.Source.Where)
 }
@@ -89,7 +92,7 @@ func Compile(g *grammar.Graph) (*Set, error) {
 // a clause a tool writes (a relation targeting must satisfy, a mined
 // candidate), checked as Compile checks the grammar's own.
 func CompileClauses(g *grammar.Graph, clauses []*grammar.Where) (*Set, error) {
-	s := &Set{g: g}
+	s := &Set{g: g, rules: newRules(g)}
 	var errs grammar.ErrorList
 	shapes := map[[2]string]shape{} // occurrences by scope and symbol, for all clauses
 	for _, w := range clauses {
@@ -102,6 +105,10 @@ func CompileClauses(g *grammar.Graph, clauses []*grammar.Where) (*Set, error) {
 				errs = append(errs, &grammar.Error{Pos: w.Pos, Msg: err.Error()})
 			}
 			continue
+		}
+		c.scopeID = s.rules.id(c.scope)
+		for i := range c.bindings {
+			c.bindings[i].id = s.rules.id(c.bindings[i].sym)
 		}
 		s.clauses = append(s.clauses, c)
 		s.uses.num = s.uses.num || c.uses.num

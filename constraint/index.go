@@ -1,14 +1,77 @@
 package constraint
 
 import (
+	"slices"
+	"sort"
+
 	"github.com/arbor-fuzz/arbor/grammar"
 )
+
+// rules numbers a grammar's rules, so that an index lists occurrences
+// by rule and a check compares numbers, not names.
+type rules struct {
+	ids  map[string]int32
+	refs map[*grammar.Node]int32 // the grammar's Ref nodes, by the rule they name
+}
+
+// newRules numbers g's rules in name order, and finds the rule every
+// Ref node of its bodies names.
+func newRules(g *grammar.Graph) rules {
+	names := make([]string, 0, len(g.Bodies))
+	for name := range g.Bodies {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	r := rules{ids: make(map[string]int32, len(names)), refs: map[*grammar.Node]int32{}}
+	for i, name := range names {
+		r.ids[name] = int32(i)
+	}
+	seen := map[*grammar.Node]bool{}
+	var walk func(n *grammar.Node)
+	walk = func(n *grammar.Node) {
+		if n == nil || seen[n] {
+			return
+		}
+		seen[n] = true
+		if n.Kind == grammar.KindRef {
+			if id, ok := r.ids[n.Name]; ok {
+				r.refs[n] = id
+			}
+			return // the body it names is walked as a rule's
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	for _, name := range names {
+		walk(g.Bodies[name])
+	}
+	return r
+}
+
+// id is the number of rule name, or -1 if the grammar has none such.
+func (r *rules) id(name string) int32 {
+	if id, ok := r.ids[name]; ok {
+		return id
+	}
+	return -1
+}
+
+// of is the number of the rule a Ref node names: a lookup of the node,
+// or of its name for a node from elsewhere.
+func (r *rules) of(n *grammar.Node) int32 {
+	if id, ok := r.refs[n]; ok {
+		return id
+	}
+	return r.id(n.Name)
+}
 
 // An occurrence is one rule occurrence in a derivation tree: the Ref
 // node that expands the rule (for the start rule, the tree's root) and
 // the part of the input it derives.
 type occurrence struct {
 	rule       string
+	id         int32         // the rule's number
 	tree       *grammar.Tree // the Ref's tree node; the root for the start rule
 	start, end int           // byte offsets in the input
 	last       int           // index of the last occurrence inside this one (pre-order)
@@ -19,22 +82,46 @@ type occurrence struct {
 }
 
 // index lists a tree's rule occurrences in pre-order (which is the
-// order of their start in the input, outer before inner).
+// order of their start in the input, outer before inner), and each
+// rule's occurrences, so that the occurrences of a rule inside one are
+// found without visiting the others.
 type index struct {
+	rules   *rules
 	text    string
+	buf     []byte // the text as it is built
 	occ     []occurrence
+	byRule  [][]int32     // by rule number: the occurrences' indices, ascending
 	changed *grammar.Tree // the node build marks the ancestors of
 }
 
 // build indexes t, reusing x's memory, and marks the occurrences that
-// hold the tree node changed (nil: none) as changed.
-func (x *index) build(g *grammar.Graph, t, changed *grammar.Tree) {
-	x.text = t.String()
+// hold the tree node changed (nil: none) as changed. The input's text
+// is realized in the same walk.
+func (x *index) build(g *grammar.Graph, r *rules, t, changed *grammar.Tree) {
+	x.rules = r
+	x.buf = x.buf[:0]
 	x.occ = x.occ[:0]
+	if len(x.byRule) < len(r.ids) {
+		x.byRule = make([][]int32, len(r.ids))
+	}
+	for i := range x.byRule {
+		x.byRule[i] = x.byRule[i][:0]
+	}
 	x.changed = changed
-	x.occ = append(x.occ, occurrence{rule: g.Start, tree: t, parent: -1, changed: changed != nil})
+	x.add(occurrence{rule: g.Start, id: r.id(g.Start), tree: t, parent: -1, changed: changed != nil})
 	end := x.walk(t, 0, 0)
 	x.occ[0].end, x.occ[0].last = end, len(x.occ)-1
+	x.text = string(x.buf)
+}
+
+// add appends occurrence o and returns its index.
+func (x *index) add(o occurrence) int {
+	i := len(x.occ)
+	x.occ = append(x.occ, o)
+	if o.id >= 0 {
+		x.byRule[o.id] = append(x.byRule[o.id], int32(i))
+	}
+	return i
 }
 
 // mark marks occurrence i and those it is inside as changed.
@@ -45,8 +132,8 @@ func (x *index) mark(i int) {
 }
 
 // walk indexes the occurrences below t, which starts at offset off and
-// whose nearest enclosing occurrence is parent, and returns the offset
-// where t ends.
+// whose nearest enclosing occurrence is parent, appends its text, and
+// returns the offset where t ends.
 func (x *index) walk(t *grammar.Tree, off, parent int) int {
 	if t == nil {
 		return off
@@ -56,10 +143,10 @@ func (x *index) walk(t *grammar.Tree, off, parent int) int {
 	}
 	switch t.Node.Kind {
 	case grammar.KindLit, grammar.KindRegex:
+		x.buf = append(x.buf, t.Value...)
 		return off + len(t.Value)
 	case grammar.KindRef:
-		i := len(x.occ)
-		x.occ = append(x.occ, occurrence{rule: t.Node.Name, tree: t, start: off, parent: parent, changed: t == x.changed})
+		i := x.add(occurrence{rule: t.Node.Name, id: x.rules.of(t.Node), tree: t, start: off, parent: parent, changed: t == x.changed})
 		end := off
 		for _, c := range t.Children {
 			end = x.walk(c, end, i)
@@ -73,32 +160,56 @@ func (x *index) walk(t *grammar.Tree, off, parent int) int {
 	return off
 }
 
+// of is the occurrences of rule id, ascending; none for a rule the
+// grammar lacks (-1).
+func (x *index) of(id int32) []int32 {
+	if id < 0 || int(id) >= len(x.byRule) {
+		return nil
+	}
+	return x.byRule[id]
+}
+
+// following is the occurrences of list (ascending) that come after
+// occurrence i.
+func following(list []int32, i int) []int32 {
+	k, _ := slices.BinarySearch(list, int32(i)+1)
+	return list[k:]
+}
+
 // inside calls f for every occurrence of rule sym inside occurrence i,
 // skipping the insides of nested occurrences of rule stop (i's own rule
-// when it is a scope): those belong to the nested occurrence.
-func (x *index) inside(i int, sym, stop string, f func(j int)) {
-	for j := i + 1; j <= x.occ[i].last; j++ {
-		o := &x.occ[j]
-		if o.rule == sym {
-			f(j)
+// when it is a scope; -1: none): those belong to the nested
+// occurrence. It stops where f returns false.
+func (x *index) inside(i int, sym, stop int32, f func(j int) bool) {
+	last := x.occ[i].last
+	var stops []int32
+	if stop >= 0 {
+		stops = following(x.of(stop), i)
+	}
+	skip := -1 // the last occurrence inside the nested stop occurrences met so far
+	for _, j := range following(x.of(sym), i) {
+		if int(j) > last {
+			return
 		}
-		if o.rule == stop {
-			j = o.last
+		for len(stops) > 0 && stops[0] < j {
+			if s := int(stops[0]); s > skip {
+				skip = x.occ[s].last
+			}
+			stops = stops[1:]
+		}
+		if int(j) > skip && !f(int(j)) {
+			return
 		}
 	}
 }
 
 // first is the first occurrence of rule sym inside occurrence i, as
 // inside finds them, or -1.
-func (x *index) first(i int, sym, stop string) int {
-	for j := i + 1; j <= x.occ[i].last; j++ {
-		o := &x.occ[j]
-		if o.rule == sym {
-			return j
-		}
-		if o.rule == stop {
-			j = o.last
-		}
-	}
-	return -1
+func (x *index) first(i int, sym, stop int32) int {
+	found := -1
+	x.inside(i, sym, stop, func(j int) bool {
+		found = j
+		return false
+	})
+	return found
 }

@@ -118,7 +118,10 @@ func descendants(a *Node, rule string) []*Node {
 		return nil
 	}
 	var out []*Node
-	a.c.ix.inside(a.i, rule, "", func(j int) { out = append(out, a.c.node(j)) })
+	a.c.ix.inside(a.i, a.c.set.rules.id(rule), -1, func(j int) bool {
+		out = append(out, a.c.node(j))
+		return true
+	})
 	return out
 }
 
@@ -126,7 +129,7 @@ func descendant(a *Node, rule string) *Node {
 	if a == nil {
 		return nil
 	}
-	if j := a.c.ix.first(a.i, rule, ""); j >= 0 {
+	if j := a.c.ix.first(a.i, a.c.set.rules.id(rule), -1); j >= 0 {
 		return a.c.node(j)
 	}
 	return nil
@@ -138,9 +141,12 @@ func enclosing(a *Node, rule string) *Node {
 	if a == nil {
 		return nil
 	}
-	occ := a.c.ix.occ
+	occ, id := a.c.ix.occ, a.c.set.rules.id(rule)
+	if id < 0 {
+		return nil
+	}
 	for j := occ[a.i].parent; j >= 0; j = occ[j].parent {
-		if occ[j].rule == rule {
+		if occ[j].id == id {
 			return a.c.node(j)
 		}
 	}
