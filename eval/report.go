@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -9,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/arbor-fuzz/arbor/internal/atomicfile"
 )
 
 // report.md's sections. Each lays out its experiment's Table in Markdown
@@ -210,22 +213,20 @@ func writeJSON(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
+	// Whole or not at all: results are rewritten as a run goes, and a
+	// kill must leave the last complete file.
+	return atomicfile.Write(path, append(b, '\n'), 0o644)
 }
 
 func writeCSV(path string, header []string, rows [][]string) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := csv.NewWriter(f)
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
 	w.Write(header)
 	w.WriteAll(rows)
 	if err := w.Error(); err != nil {
-		f.Close()
 		return err
 	}
-	return f.Close()
+	return atomicfile.Write(path, b.Bytes(), 0o644)
 }
 
 // writeJSONAndCSV writes dir/name.json (the result) and dir/name.csv.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/arbor-fuzz/arbor/datasets"
 	"github.com/arbor-fuzz/arbor/learn"
@@ -24,6 +25,11 @@ type SuiteConfig struct {
 	NoConstraints bool
 	Out           string // folder for work files, suite.csv and suite.json
 	CacheDir      string
+	// Shard and Shards run only shard Shard (1-based) of Shards of the
+	// subjects: those at positions Shard-1, Shard-1+Shards, ... of the
+	// list, so that shards can run as separate processes or machines and
+	// MergeSuite joins their results into the whole suite's. 0 means 1/1.
+	Shard, Shards int
 	Progress      func(Step)
 }
 
@@ -51,11 +57,16 @@ type SuiteRow struct {
 	Error   string        `json:"error,omitempty"` // why the subject has no figures
 }
 
-// SuiteResult is the whole suite.
+// SuiteResult is the whole suite, or one shard of it.
 type SuiteResult struct {
-	Budgets SuiteBudgets `json:"budgets"`
-	Seed    uint64       `json:"seed"`
-	Rows    []SuiteRow   `json:"subjects"`
+	Budgets       SuiteBudgets `json:"budgets"`
+	Seed          uint64       `json:"seed"`
+	NoConstraints bool         `json:"no_constraints,omitempty"`
+	// All is the suite's whole list of subjects, in order; Shard, when
+	// the result is one shard's ("i/n"), says which.
+	All   []string   `json:"all_subjects"`
+	Shard string     `json:"shard,omitempty"`
+	Rows  []SuiteRow `json:"subjects"`
 }
 
 // Suite runs E3 and then E4 (on E3's model) on every subject, one after
@@ -68,16 +79,34 @@ func Suite(ctx context.Context, cfg SuiteConfig) (*SuiteResult, error) {
 	if cfg.Quick {
 		b = QuickSuiteBudgets
 	}
-	names := cfg.Subjects
-	if len(names) == 0 {
+	all := slices.Clone(cfg.Subjects)
+	if len(all) == 0 {
 		for _, s := range datasets.Subjects() {
-			names = append(names, s.Name)
+			all = append(all, s.Name)
+		}
+	}
+	if cfg.Shards == 0 {
+		cfg.Shard, cfg.Shards = 1, 1
+	}
+	if cfg.Shard < 1 || cfg.Shard > cfg.Shards {
+		return nil, fmt.Errorf("shard %d/%d: want 1 <= i <= n", cfg.Shard, cfg.Shards)
+	}
+	if dup := duplicate(all); dup != "" {
+		return nil, fmt.Errorf("subject %s is named twice", dup)
+	}
+	var names []string
+	for i, name := range all {
+		if i%cfg.Shards == cfg.Shard-1 {
+			names = append(names, name)
 		}
 	}
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return nil, err
 	}
-	res := &SuiteResult{Budgets: b, Seed: cfg.Seed}
+	res := &SuiteResult{Budgets: b, Seed: cfg.Seed, NoConstraints: cfg.NoConstraints, All: all, Rows: []SuiteRow{}}
+	if cfg.Shards > 1 {
+		res.Shard = fmt.Sprintf("%d/%d", cfg.Shard, cfg.Shards)
+	}
 	for i, name := range names {
 		sub := func(text string) {
 			if cfg.Progress != nil {

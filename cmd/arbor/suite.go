@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,7 +17,7 @@ import (
 )
 
 func newEvalSuiteCmd() *cobra.Command {
-	var out string
+	var out, shard string
 	var subjects []string
 	var quick, asJSON bool
 	var seed uint64
@@ -44,8 +45,13 @@ inputs and the targeting loop's satisfy the grammars' constraints unless
 suite.csv, suite.json and each subject's work folder go to --out (a
 temporary folder if unset; suite.csv and suite.json are rewritten after
 every subject, so an interrupted run keeps what it finished). A subject
-that fails gets a row with its error and the suite goes on.`,
-		Example: "  arbor eval suite --quick\n  arbor eval suite --out results/suite --subjects json,yaml,css",
+that fails gets a row with its error and the suite goes on.
+
+--shard i/n runs only every n-th subject, from the i-th: the n shards
+run as separate processes or machines (docs/scale.md), each with its own
+--out, and 'arbor eval suite merge' joins their suite.json files into the
+whole suite's table, the same as one run's but for the timings.`,
+		Example: "  arbor eval suite --quick\n  arbor eval suite --out results/suite --subjects json,yaml,css\n  arbor eval suite --shard 2/4 --out results/shard-2",
 		Args:    exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := cons.check(); err != nil {
@@ -53,6 +59,13 @@ that fails gets a row with its error and the suite goes on.`,
 			}
 			for _, s := range subjects {
 				if _, err := subject.Load(contextOf(cmd), s); err != nil {
+					return usageError{err}
+				}
+			}
+			var i, n int
+			if shard != "" {
+				var err error
+				if i, n, err = parseShard(shard); err != nil {
 					return usageError{err}
 				}
 			}
@@ -67,7 +80,7 @@ that fails gets a row with its error and the suite goes on.`,
 			}
 			progress, finish := allProgress(cmd.ErrOrStderr())
 			res, err := eval.Suite(contextOf(cmd), eval.SuiteConfig{Subjects: subjects, Quick: quick, Seed: seed, NoConstraints: cons.off(), Out: dir,
-				CacheDir: coverage.DefaultCacheDir(), Progress: progress})
+				CacheDir: coverage.DefaultCacheDir(), Shard: i, Shards: n, Progress: progress})
 			finish()
 			if err != nil {
 				if out != "" {
@@ -87,7 +100,68 @@ that fails gets a row with its error and the suite goes on.`,
 	cmd.Flags().BoolVar(&quick, "quick", false, "small budgets")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "random `seed`")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().StringVar(&shard, "shard", "", "run only shard `i/n` of the subjects (join the shards with 'eval suite merge')")
 	cons.register(cmd.Flags(), "the random inputs satisfy them, and the targeting loop repairs its inputs that break one or drops them")
+	cmd.AddCommand(newEvalSuiteMergeCmd())
+	return cmd
+}
+
+func newEvalSuiteMergeCmd() *cobra.Command {
+	var out string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "merge --out DIR SHARD...",
+		Short: "Join the results of the suite's shards into one table",
+		Long: `merge reads the suite.json of each SHARD (a folder that 'eval suite
+--shard i/n --out' wrote, or the file itself), checks that they are of
+the same suite (subjects, budgets, seed, constraints) and that no subject
+is in two of them, and writes the joined suite.json and suite.csv to
+--out and the table to standard output, subjects in the suite's order.
+Subjects that no shard has a row for (a shard not run, or stopped before
+it finished) are named, the rest is written, and the exit status is 1.`,
+		Example: "  arbor eval suite merge --out results/suite results/shard-*",
+		Args:    minArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return usageError{errors.New("--out is required")}
+			}
+			var results []*eval.SuiteResult
+			for _, a := range args {
+				path := a
+				if fi, err := os.Stat(a); err == nil && fi.IsDir() {
+					path = filepath.Join(a, "suite.json")
+				}
+				r, err := eval.ReadSuite(path)
+				if err != nil {
+					return err
+				}
+				results = append(results, r)
+			}
+			merged, missing, err := eval.MergeSuite(results)
+			if err != nil {
+				return err
+			}
+			if err := eval.WriteSuite(out, merged); err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			if asJSON {
+				err = json.NewEncoder(w).Encode(merged)
+			} else {
+				err = printSuite(w, merged)
+			}
+			if err != nil {
+				return err
+			}
+			if len(missing) > 0 {
+				return fmt.Errorf("the shards lack %d of %d subjects: %s (the others are in %s)", len(missing), len(merged.All),
+					strings.Join(missing, ", "), filepath.Join(out, "suite.json"))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "folder for the joined suite.json and suite.csv")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }
 
