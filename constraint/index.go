@@ -10,41 +10,28 @@ import (
 // rules numbers a grammar's rules, so that an index lists occurrences
 // by rule and a check compares numbers, not names.
 type rules struct {
-	ids  map[string]int32
-	refs map[*grammar.Node]int32 // the grammar's Ref nodes, by the rule they name
+	ids   map[string]int32
+	nodes []*grammar.Node // the graph's nodes, by ID
+	refs  []int32         // by node ID: the number of the rule a Ref names; -1 for other nodes
 }
 
 // newRules numbers g's rules in name order, and finds the rule every
-// Ref node of its bodies names.
+// Ref node of g names.
 func newRules(g *grammar.Graph) rules {
 	names := make([]string, 0, len(g.Bodies))
 	for name := range g.Bodies {
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	r := rules{ids: make(map[string]int32, len(names)), refs: map[*grammar.Node]int32{}}
+	r := rules{ids: make(map[string]int32, len(names)), nodes: g.Nodes, refs: make([]int32, len(g.Nodes))}
 	for i, name := range names {
 		r.ids[name] = int32(i)
 	}
-	seen := map[*grammar.Node]bool{}
-	var walk func(n *grammar.Node)
-	walk = func(n *grammar.Node) {
-		if n == nil || seen[n] {
-			return
+	for i, n := range g.Nodes {
+		r.refs[i] = -1
+		if n != nil && n.Kind == grammar.KindRef {
+			r.refs[i] = r.id(n.Name)
 		}
-		seen[n] = true
-		if n.Kind == grammar.KindRef {
-			if id, ok := r.ids[n.Name]; ok {
-				r.refs[n] = id
-			}
-			return // the body it names is walked as a rule's
-		}
-		for _, c := range n.Children {
-			walk(c)
-		}
-	}
-	for _, name := range names {
-		walk(g.Bodies[name])
 	}
 	return r
 }
@@ -57,11 +44,11 @@ func (r *rules) id(name string) int32 {
 	return -1
 }
 
-// of is the number of the rule a Ref node names: a lookup of the node,
-// or of its name for a node from elsewhere.
+// of is the number of the rule a Ref node names: by its ID, or by its
+// name for a node from elsewhere.
 func (r *rules) of(n *grammar.Node) int32 {
-	if id, ok := r.refs[n]; ok {
-		return id
+	if n.ID >= 0 && n.ID < len(r.nodes) && r.nodes[n.ID] == n {
+		return r.refs[n.ID]
 	}
 	return r.id(n.Name)
 }
