@@ -74,6 +74,18 @@ type E7Config struct {
 	// far (subjects done, and the current one's runs), so that a long
 	// campaign's results can be written as they come; an error stops E7.
 	Checkpoint func(*E7Result) error
+	// Shard and Shards run only shard Shard (1-based) of Shards of the
+	// campaign, so that it can be spread over processes or machines and
+	// MergeE7 joins the shards' results. The unit is a repetition of a
+	// subject, all its methods together: pair k (subjects in order, then
+	// repetitions) is the shard's when k mod Shards is Shard-1. Methods
+	// are compared within a repetition, so a machine faster than another
+	// favours none of them. 0 means 1/1.
+	Shard, Shards int
+	// Done is the result of an earlier, interrupted run of the same
+	// campaign (its e7.json, read with ReadE7): the runs it finished are
+	// kept as they are and not run again. Its settings must be cfg's.
+	Done *E7Result
 }
 
 // setDefaults fills in the fields that have defaults.
@@ -187,11 +199,20 @@ type E7Skip struct {
 
 // E7Result is E7 on every subject.
 type E7Result struct {
-	Seconds  float64     `json:"seconds_per_run"`
-	Reps     int         `json:"reps"`
-	Methods  []string    `json:"methods"`
-	Fresh    float64     `json:"fresh,omitempty"` // zest-fresh's share of fresh inputs, when it ran
-	Subjects []E7Subject `json:"subjects"`
+	Seconds float64  `json:"seconds_per_run"`
+	Reps    int      `json:"reps"`
+	Methods []string `json:"methods"`
+	Fresh   float64  `json:"fresh,omitempty"` // zest-fresh's share of fresh inputs, when it ran
+	// The campaign's other settings, which a resumed or merged run must
+	// share, and its whole list of subjects; Shard ("i/n") says which
+	// shard of it this is, if one.
+	Seed          uint64      `json:"seed"`
+	MaxDepth      int         `json:"max_depth"`
+	TimeoutMS     int64       `json:"timeout_ms"`
+	NoConstraints bool        `json:"no_constraints,omitempty"`
+	All           []string    `json:"all_subjects"`
+	Shard         string      `json:"shard,omitempty"`
+	Subjects      []E7Subject `json:"subjects"`
 }
 
 // E7 measures coverage over time (docs/evaluation.md): on each subject,
@@ -213,9 +234,43 @@ func E7(ctx context.Context, cfg E7Config) (*E7Result, error) {
 		return nil, err
 	}
 	cfg.Methods = methods
-	res := &E7Result{Seconds: cfg.Time.Seconds(), Reps: cfg.Reps, Methods: methods}
+	res := &E7Result{Seconds: cfg.Time.Seconds(), Reps: cfg.Reps, Methods: methods, Seed: cfg.Seed, MaxDepth: cfg.MaxDepth,
+		TimeoutMS: cfg.Timeout.Milliseconds(), NoConstraints: cfg.NoConstraints, Subjects: []E7Subject{}}
 	if slices.Contains(methods, E7ZestFresh) {
 		res.Fresh = cfg.Fresh
+	}
+	for _, s := range cfg.Subjects {
+		res.All = append(res.All, s.Name)
+	}
+	if dup := duplicate(res.All); dup != "" {
+		return nil, fmt.Errorf("E7: subject %s is named twice", dup)
+	}
+	if cfg.Shards == 0 {
+		cfg.Shard, cfg.Shards = 1, 1
+	}
+	if cfg.Shard < 1 || cfg.Shard > cfg.Shards {
+		return nil, fmt.Errorf("E7: shard %d/%d: want 1 <= i <= n", cfg.Shard, cfg.Shards)
+	}
+	if cfg.Shards > 1 {
+		res.Shard = fmt.Sprintf("%d/%d", cfg.Shard, cfg.Shards)
+	}
+	if cfg.Done != nil {
+		if err := sameCampaign(res, cfg.Done); err != nil {
+			return nil, fmt.Errorf("E7: the results to resume are of another campaign: %w", err)
+		}
+		if cfg.Done.Shard != res.Shard {
+			return nil, fmt.Errorf("E7: the results to resume are of shard %q, not %q", cfg.Done.Shard, res.Shard)
+		}
+	}
+	// The shard's subjects: those with a repetition of its own.
+	var subjects []subject.Setup
+	for i, s := range cfg.Subjects {
+		for rep := range cfg.Reps {
+			if cfg.mine(i, rep) {
+				subjects = append(subjects, s)
+				break
+			}
+		}
 	}
 	// checkpoint hands cfg.Checkpoint the subjects done and cur.
 	checkpoint := func(cur *E7Subject) error {
@@ -230,7 +285,7 @@ func E7(ctx context.Context, cfg E7Config) (*E7Result, error) {
 		return cfg.Checkpoint(&partial)
 	}
 	part := func(s subject.Setup, sess *fuzzSession) (E7Subject, error) {
-		es, err := e7Subject(ctx, cfg, s, sess, checkpoint)
+		es, err := e7Subject(ctx, cfg, slices.Index(res.All, s.Name), s, sess, checkpoint)
 		if err == nil {
 			res.Subjects = append(res.Subjects, es)
 		}
@@ -243,22 +298,59 @@ func E7(ctx context.Context, cfg E7Config) (*E7Result, error) {
 	}
 	// part and failed keep res.Subjects, which eachSubject's own list
 	// repeats.
-	_, err = eachSubject(ctx, cfg.Subjects, cfg.CacheDir, part, failed)
+	_, err = eachSubject(ctx, subjects, cfg.CacheDir, part, failed)
 	if err == nil {
 		err = checkpoint(nil)
 	}
 	return res, err
 }
 
-func e7Subject(ctx context.Context, cfg E7Config, s subject.Setup, sess *fuzzSession, checkpoint func(*E7Subject) error) (E7Subject, error) {
+// mine reports whether repetition rep of the subject at index i of the
+// campaign's list is the shard's to run.
+func (cfg *E7Config) mine(i, rep int) bool {
+	return (i*cfg.Reps+rep)%cfg.Shards == cfg.Shard-1
+}
+
+// e7Key names a run of a subject.
+type e7Key struct {
+	method string
+	rep    int
+}
+
+func e7Subject(ctx context.Context, cfg E7Config, index int, s subject.Setup, sess *fuzzSession, checkpoint func(*E7Subject) error) (E7Subject, error) {
 	es := E7Subject{Subject: s.Name, Unit: sess.unit, Units: sess.units}
 	set, err := constraintsOf(s.Grammar, cfg.NoConstraints)
 	if err != nil {
 		return E7Subject{}, err
 	}
 	methods := cfg.Methods
+	// The runs an earlier run of the campaign finished, and whether Go's
+	// fuzzer has runs left to make (its fuzz test takes a while to build).
+	done := map[e7Key]E7Run{}
+	var doneSkip []E7Skip
+	if cfg.Done != nil {
+		for _, d := range cfg.Done.Subjects {
+			if d.Subject != s.Name {
+				continue
+			}
+			for _, r := range d.Runs {
+				done[e7Key{r.Method, r.Rep}] = r
+			}
+			doneSkip = d.Skipped
+		}
+	}
+	goFuzzLeft := false
+	for rep := range cfg.Reps {
+		if _, ok := done[e7Key{E7GoFuzz, rep}]; cfg.mine(index, rep) && !ok {
+			goFuzzLeft = true
+		}
+	}
+	if i := slices.IndexFunc(doneSkip, func(sk E7Skip) bool { return sk.Method == E7GoFuzz }); i >= 0 && slices.Contains(methods, E7GoFuzz) {
+		es.Skipped = append(es.Skipped, doneSkip[i])
+		methods = slices.DeleteFunc(slices.Clone(methods), func(m string) bool { return m == E7GoFuzz })
+	}
 	var gofuzz *goFuzzTarget
-	if slices.Contains(methods, E7GoFuzz) {
+	if slices.Contains(methods, E7GoFuzz) && goFuzzLeft {
 		if cfg.Progress != nil {
 			cfg.Progress(fmt.Sprintf("E7 %s: gofuzz, building the fuzz test", s.Name))
 		}
@@ -275,8 +367,16 @@ func e7Subject(ctx context.Context, cfg E7Config, s subject.Setup, sess *fuzzSes
 		}
 	}
 	for rep := range cfg.Reps {
+		if !cfg.mine(index, rep) {
+			continue
+		}
 		seed := cfg.Seed + uint64(rep)*1000003
 		for _, method := range methods {
+			if run, ok := done[e7Key{method, rep}]; ok {
+				es.Runs = append(es.Runs, run)
+				es.Rows = e7Rows(es.Runs)
+				continue
+			}
 			if cfg.Progress != nil {
 				cfg.Progress(fmt.Sprintf("E7 %s: %s, repetition %d of %d", s.Name, method, rep+1, cfg.Reps))
 			}

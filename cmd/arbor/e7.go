@@ -2,7 +2,12 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -20,6 +25,8 @@ func newE7Cmd() *cobra.Command {
 	var methods []string
 	var fresh float64
 	var cons constraintsFlag
+	var shard string
+	var resume bool
 	cmd := &cobra.Command{
 		Use:   "E7 [--subjects a,b] [--time D] [--reps N] [--methods m,n]",
 		Short: "Coverage over time: random generation, the bandit generator, Zest-style fuzzing and Go's fuzzer at equal wall time",
@@ -68,7 +75,15 @@ the medians (the table says how many).
 (coverage whenever it grew) and e7-SUBJECT.svg (median valid coverage
 over time), rewritten after every run, so that an interrupted campaign
 keeps the runs it finished. Progress goes to standard error: one line
-per run when it is not a terminal. --json prints the result.`,
+per run when it is not a terminal. --json prints the result.
+
+Long campaigns: --resume continues the campaign whose e7.json is in
+--out (the same settings), keeping the runs it finished and running the
+rest; a run cut off is run again from its start. --shard i/n runs only
+every n-th repetition of a subject (all methods of a repetition stay
+together, so a faster machine favours no method), for shards on
+separate processes or machines (docs/scale.md); 'arbor eval E7 merge'
+joins their e7.json files.`,
 		Example: "  arbor eval E7 --subjects json,xml,url --time 10s --reps 5 --out e7/\n" +
 			"  arbor eval E7 --subjects csv,cron --methods zest,zest-fresh --fresh 0.25 --time 10s",
 		Args: exactArgs(0),
@@ -84,13 +99,37 @@ per run when it is not a terminal. --json prints the result.`,
 			if err := cons.check(); err != nil {
 				return err
 			}
+			var i, n int
+			if shard != "" {
+				var err error
+				if i, n, err = parseShard(shard); err != nil {
+					return usageError{err}
+				}
+			}
+			var done *eval.E7Result
+			if resume {
+				if f.out == "" {
+					return usageError{errors.New("--resume continues the campaign in --out: give --out")}
+				}
+				path := filepath.Join(f.out, "e7.json")
+				r, err := eval.ReadE7(path)
+				switch {
+				case errors.Is(err, fs.ErrNotExist):
+					fmt.Fprintf(cmd.ErrOrStderr(), "arbor: no %s yet: starting the campaign\n", path)
+				case err != nil:
+					return err
+				default:
+					done = r
+				}
+			}
 			return runFuzzExperiment(cmd, &f, func(ctx context.Context, subjects []subject.Setup, progress func(string)) (*eval.E7Result, error) {
 				var checkpoint func(*eval.E7Result) error
 				if f.out != "" {
 					checkpoint = func(r *eval.E7Result) error { _, err := eval.WriteE7(f.out, r); return err }
 				}
 				return eval.E7(ctx, eval.E7Config{Subjects: subjects, Time: per, Reps: f.reps, Seed: f.seed, MaxDepth: f.maxDepth, Timeout: f.timeout,
-					Methods: methods, Fresh: fresh, NoConstraints: cons.off(), CacheDir: coverage.DefaultCacheDir(), Progress: progress, Checkpoint: checkpoint})
+					Methods: methods, Fresh: fresh, NoConstraints: cons.off(), CacheDir: coverage.DefaultCacheDir(), Progress: progress, Checkpoint: checkpoint,
+					Shard: i, Shards: n, Done: done})
 			}, eval.WriteE7)
 		},
 	}
@@ -99,5 +138,67 @@ per run when it is not a terminal. --json prints the result.`,
 	cmd.Flags().StringSliceVar(&methods, "methods", eval.E7DefaultMethods, "methods to run, of "+strings.Join(eval.E7Methods, ","))
 	cmd.Flags().Float64Var(&fresh, "fresh", eval.DefaultE7Fresh, "zest-fresh's share of executions given to fresh random inputs (as arbor fuzz --fresh)")
 	cons.register(cmd.Flags(), "random, rl and zest inputs satisfy them (zest's repaired or dropped); gofuzz's never do")
+	cmd.Flags().StringVar(&shard, "shard", "", "run only shard `i/n` of the repetitions (join the shards with 'eval E7 merge')")
+	cmd.Flags().BoolVar(&resume, "resume", false, "continue the campaign whose e7.json is in --out, keeping its finished runs")
+	cmd.AddCommand(newE7MergeCmd())
+	return cmd
+}
+
+func newE7MergeCmd() *cobra.Command {
+	var out string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "merge --out DIR SHARD...",
+		Short: "Join the results of E7's shards into one campaign's",
+		Long: `merge reads the e7.json of each SHARD (a folder that 'eval E7 --shard i/n
+--out' wrote, or the file itself), checks that they are of the same
+campaign (settings and subjects) and that no run is in two of them, and
+writes the joined e7.json, e7.csv, e7-curves.csv and plots to --out and
+the table to standard output: each subject's medians and tests computed
+again over all its runs. Runs no shard has (a shard not run, or stopped
+before it finished) are counted, the rest is written, and the exit
+status is 1.`,
+		Example: "  arbor eval E7 merge --out e7 e7-shard-*",
+		Args:    minArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return usageError{errors.New("--out is required")}
+			}
+			var results []*eval.E7Result
+			for _, a := range args {
+				path := a
+				if fi, err := os.Stat(a); err == nil && fi.IsDir() {
+					path = filepath.Join(a, "e7.json")
+				}
+				r, err := eval.ReadE7(path)
+				if err != nil {
+					return err
+				}
+				results = append(results, r)
+			}
+			merged, missing, err := eval.MergeE7(results)
+			if err != nil {
+				return err
+			}
+			if _, err := eval.WriteE7(out, merged); err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			if asJSON {
+				err = json.NewEncoder(w).Encode(merged)
+			} else {
+				err = printTable(w, merged)
+			}
+			if err != nil {
+				return err
+			}
+			if missing > 0 {
+				return fmt.Errorf("the shards lack %s of the campaign (the others are in %s)", plural(missing, "run", "runs"), filepath.Join(out, "e7.json"))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "folder for the joined results")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }

@@ -120,3 +120,43 @@ func TestEvalSuiteMerge(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestE7MergeCmd: E7 merge joins shard folders, recomputing the rows,
+// exits 1 counting the runs no shard has, and refuses another campaign's
+// results; --resume needs --out, and --shard is read whole.
+func TestE7MergeCmd(t *testing.T) {
+	dir := t.TempDir()
+	shard := func(name string, seed uint64, reps ...int) string {
+		r := &eval.E7Result{Seconds: 1, Reps: 2, Methods: []string{eval.E7Random, eval.E7Zest}, Seed: seed, All: []string{"csv"}, Shard: name}
+		s := eval.E7Subject{Subject: "csv", Unit: "blocks", Units: 144}
+		for _, rep := range reps {
+			for _, m := range r.Methods {
+				p := eval.E7Point{Seconds: 1, Execs: 100, Covered: 50 + rep, ValidCovered: 40 + rep}
+				s.Runs = append(s.Runs, eval.E7Run{Method: m, Rep: rep, Final: p, Curve: []eval.E7Point{p}})
+			}
+		}
+		r.Subjects = []eval.E7Subject{s}
+		out := filepath.Join(dir, strings.ReplaceAll(name, "/", "of")+fmt.Sprint(seed))
+		if _, err := eval.WriteE7(out, r); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	s1, s2, other := shard("1/2", 1, 0), shard("2/2", 1, 1), shard("2/2", 2, 1)
+	out := filepath.Join(dir, "merged")
+	runCases(t, []cliCase{
+		{name: "whole", args: []string{"eval", "E7", "merge", "--out", out, s2, s1}, stdout: []string{"csv", "144 blocks", "40.5"}},
+		{name: "a shard missing", args: []string{"eval", "E7", "merge", "--out", filepath.Join(dir, "part"), s1}, code: 1,
+			stderr: []string{"the shards lack 2 runs of the campaign"}},
+		{name: "another seed", args: []string{"eval", "E7", "merge", "--out", filepath.Join(dir, "x"), s1, other}, code: 1, stderr: []string{"another campaign", "seed 2"}},
+		{name: "resume without out", args: []string{"eval", "E7", "--subjects", "csv", "--resume"}, code: exitUsage, stderr: []string{"--resume continues the campaign in --out"}},
+		{name: "bad shard", args: []string{"eval", "E7", "--subjects", "csv", "--shard", "1/2x"}, code: exitUsage, stderr: []string{"--shard must be i/n"}},
+	})
+	r, err := eval.ReadE7(filepath.Join(out, "e7.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := r.Subjects[0]; len(s.Runs) != 4 || s.Runs[0].Rep != 0 || s.Runs[3].Rep != 1 || len(s.Rows) != 2 || s.Rows[0].Runs != 2 || r.Shard != "" {
+		t.Fatalf("merged: %+v", r)
+	}
+}
