@@ -68,10 +68,18 @@ type Checker struct {
 	// cache holds, per clause and scope occurrence (by its tree node),
 	// what the last evaluation found, for Recheck.
 	cache map[cacheKey]*cached
+	free  []*cached // entries no longer in the cache, for their memory
 	// journal holds what the last RecheckWithin changed in the cache,
 	// for Revert.
 	journal    []journaled
 	journaling bool
+	// chain is the occurrences that hold the changed node, innermost
+	// first.
+	chain []int
+	// reached, while tracing, is where the functions that reach out of
+	// a node (enclosing, descendant, descendants) note the nodes they
+	// reach from or to (instances).
+	reached *[]*grammar.Tree
 }
 
 type cacheKey struct {
@@ -81,22 +89,25 @@ type cacheKey struct {
 
 // cached is a scope occurrence's instances that broke, by their
 // occurrence's distance from the scope's in pre-order, which a
-// derivation that did not change keeps.
+// derivation that did not change keeps; and, for a clause whose
+// instances can be taken one by one (instances), every instance's
+// verdict and the nodes its evaluation reached.
 type cached struct {
-	fails []cachedFail
-}
-
-// journaled is a cache entry as it was before an evaluation changed it
-// (nil: there was none).
-type journaled struct {
-	key   cacheKey
-	fails []cachedFail
-	had   bool
+	fails   []cachedFail
+	insts   []instance
+	reached []*grammar.Tree
 }
 
 type cachedFail struct {
 	delta int
 	err   error
+}
+
+// journaled is a cache entry as it was before an evaluation replaced it
+// (nil: there was none).
+type journaled struct {
+	key cacheKey
+	old *cached
 }
 
 // NewChecker returns a Checker of s's clauses.
@@ -113,7 +124,7 @@ func NewChecker(s *Set) *Checker {
 // within a clause, in input order. t must be a complete tree of the
 // grammar the Set was compiled for.
 func (c *Checker) Check(t *grammar.Tree) []Violation {
-	clear(c.cache)
+	c.forget()
 	return c.eval(t, nil, -1)
 }
 
@@ -122,10 +133,10 @@ func (c *Checker) Check(t *grammar.Tree) []Violation {
 // tree past a count (a repair with no hope) need not count further.
 // Recheck may follow CheckWithin only where it reported true.
 func (c *Checker) CheckWithin(t *grammar.Tree, most int) ([]Violation, bool) {
-	clear(c.cache)
+	c.forget()
 	vs := c.eval(t, nil, most)
 	if len(vs) > most {
-		clear(c.cache)
+		c.forget()
 		return vs, false
 	}
 	return vs, true
@@ -162,8 +173,11 @@ func (c *Checker) RecheckWithin(t, changed *grammar.Tree, most int) ([]Violation
 func (c *Checker) Revert() {
 	for i := len(c.journal) - 1; i >= 0; i-- {
 		j := c.journal[i]
-		if j.had {
-			c.cache[j.key] = &cached{fails: j.fails}
+		if e, ok := c.cache[j.key]; ok {
+			c.release(e)
+		}
+		if j.old != nil {
+			c.cache[j.key] = j.old
 		} else {
 			delete(c.cache, j.key)
 		}
@@ -181,8 +195,15 @@ func (c *Checker) eval(t, changed *grammar.Tree, most int) []Violation {
 	if c.cache == nil {
 		c.cache = map[cacheKey]*cached{}
 	}
+	// A journal not reverted is of a change that was kept: the
+	// entries it replaced are done with.
+	for _, j := range c.journal {
+		c.release(j.old)
+	}
+	c.journal = c.journal[:0]
 	var out []Violation
 	for ci, cl := range c.set.clauses {
+		reuse := c.reusable(cl)
 		for _, i := range c.ix.of(cl.scopeID) {
 			i := int(i)
 			o := &c.ix.occ[i]
@@ -195,36 +216,67 @@ func (c *Checker) eval(t, changed *grammar.Tree, most int) []Violation {
 				}
 				continue
 			}
-			switch {
-			case c.journaling:
-				// A new entry: the journal keeps the old one's list.
-				j := journaled{key: key, had: e != nil}
-				if e != nil {
-					j.fails = e.fails
-				}
-				c.journal = append(c.journal, j)
-				e = &cached{}
-				c.cache[key] = e
-			case e == nil:
-				e = &cached{}
-				c.cache[key] = e
-			default:
-				e.fails = e.fails[:0]
+			// A new entry; the old one is kept by the journal, or its
+			// memory reused once the new one is made.
+			n := c.fresh()
+			if c.journaling {
+				c.journal = append(c.journal, journaled{key: key, old: e})
+			}
+			c.cache[key] = n
+			prev := e
+			if !reuse || !o.changed {
+				prev = nil
 			}
 			from := len(out)
-			out = c.evalScope(ci, cl, i, out, most)
+			out = c.evalScope(ci, cl, i, out, most, prev, n)
+			if !c.journaling {
+				c.release(e)
+			}
 			if most >= 0 && len(out) > most {
 				// This occurrence's instances are not all known:
 				// it must not be replayed.
 				delete(c.cache, key)
+				c.release(n)
 				return out
 			}
 			for _, v := range out[from:] {
-				e.fails = append(e.fails, cachedFail{v.At.i - i, v.Err})
+				n.fails = append(n.fails, cachedFail{v.At.i - i, v.Err})
 			}
 		}
 	}
 	return out
+}
+
+// forget empties the cache, keeping its entries' memory.
+func (c *Checker) forget() {
+	for _, e := range c.cache {
+		c.release(e)
+	}
+	clear(c.cache)
+	for _, j := range c.journal {
+		c.release(j.old)
+	}
+	c.journal = c.journal[:0]
+}
+
+// fresh returns an empty cache entry, reusing a released one's memory.
+func (c *Checker) fresh() *cached {
+	if k := len(c.free); k > 0 {
+		e := c.free[k-1]
+		c.free = c.free[:k-1]
+		e.fails, e.insts, e.reached = e.fails[:0], e.insts[:0], e.reached[:0]
+		return e
+	}
+	return &cached{}
+}
+
+// release gives back the memory of e (nil: none), which no cache entry
+// or journal holds any more.
+func (c *Checker) release(e *cached) {
+	if e != nil {
+		clear(e.reached) // no tree kept alive
+		c.free = append(c.free, e)
+	}
 }
 
 // unaffected reports whether the last change leaves clause cl's verdict
@@ -267,6 +319,10 @@ func (c *Checker) index(t, changed *grammar.Tree) {
 		c.made = make([]uint32, n)
 	}
 	c.nodes, c.made = c.nodes[:n], c.made[:n]
+	c.chain = c.chain[:0]
+	for j := c.ix.at; j >= 0; j = c.ix.occ[j].parent {
+		c.chain = append(c.chain, j)
+	}
 	c.stamp++
 	if c.stamp == 0 {
 		clear(c.made)
@@ -275,8 +331,10 @@ func (c *Checker) index(t, changed *grammar.Tree) {
 }
 
 // evalScope evaluates clause cl in scope occurrence s and appends the
-// instances that break to out.
-func (c *Checker) evalScope(ci int, cl *Clause, s int, out []Violation, most int) []Violation {
+// instances that break to out. For a clause whose instances are taken
+// one by one, it notes each in n, and takes those the change leaves as
+// they were from prev (nil: none).
+func (c *Checker) evalScope(ci int, cl *Clause, s int, out []Violation, most int, prev, n *cached) []Violation {
 	env := c.envs[ci]
 	self := c.node(s)
 	env[selfName] = self
@@ -306,10 +364,40 @@ func (c *Checker) evalScope(ci int, cl *Clause, s int, out []Violation, most int
 		}
 		return out
 	}
+	k := 0 // the next of prev's instances
 	for _, e := range env[cl.each.sym].([]*Node) {
+		tree := c.ix.occ[e.i].tree
+		if prev != nil && !c.ix.occ[e.i].changed {
+			if m := match(prev.insts, k, tree); m >= 0 {
+				k = m + 1
+				if r := &prev.insts[m]; !c.touched(prev, r) {
+					from := int32(len(n.reached))
+					n.reached = append(n.reached, prev.reached[r.from:r.to]...)
+					n.insts = append(n.insts, instance{tree: tree, failed: r.failed, err: r.err, from: from, to: int32(len(n.reached))})
+					if r.failed {
+						out = append(out, Violation{Clause: cl, Scope: self, At: e, Err: r.err})
+						if most >= 0 && len(out) > most {
+							break
+						}
+					}
+					continue
+				}
+			}
+		}
 		c.one[0] = e
 		env[eachName] = c.one
-		if ok, err := c.run(cl, env); !ok {
+		var ok bool
+		var err error
+		if cl.inst != nil {
+			from := int32(len(n.reached))
+			c.reached = &n.reached
+			ok, err = c.run(cl, env)
+			c.reached = nil
+			n.insts = append(n.insts, instance{tree: tree, failed: !ok, err: err, from: from, to: int32(len(n.reached))})
+		} else {
+			ok, err = c.run(cl, env)
+		}
+		if !ok {
 			out = append(out, Violation{Clause: cl, Scope: self, At: e, Err: err})
 			if most >= 0 && len(out) > most {
 				break

@@ -45,6 +45,13 @@ type Clause struct {
 	// element of Sym, which is what lets the search find which element
 	// breaks it.
 	each *binding
+	// readsSelf is whether the expression names its scope (self, or the
+	// scope rule); eachShared whether it names each's symbol more than
+	// once, so that an instance reads the others.
+	readsSelf, eachShared bool
+	// inst is what lets a check take the clause's instances one by one
+	// from the last evaluation (nil: it cannot).
+	inst *instances
 }
 
 // binding is a symbol an expression names, and what it stands for.
@@ -110,6 +117,7 @@ func CompileClauses(g *grammar.Graph, clauses []*grammar.Where) (*Set, error) {
 		for i := range c.bindings {
 			c.bindings[i].id = s.rules.id(c.bindings[i].sym)
 		}
+		c.inst = s.instancesOf(c)
 		s.clauses = append(s.clauses, c)
 		s.uses.num = s.uses.num || c.uses.num
 		s.uses.len = s.uses.len || c.uses.len
@@ -221,12 +229,22 @@ func compileClause(g *grammar.Graph, w *grammar.Where, shapes map[[2]string]shap
 	for _, b := range disabled {
 		opts = append(opts, expr.DisableBuiltin(b))
 	}
+	for _, id := range names.list {
+		c.readsSelf = c.readsSelf || id.Value == selfName || id.Value == c.scope
+	}
 	// all(Sym, pred) over a list symbol: one instance per element.
 	if b, ok := tree.Node.(*ast.BuiltinNode); ok && b.Name == "all" && len(b.Arguments) == 2 {
 		if id, ok := b.Arguments[0].(*ast.IdentifierNode); ok {
 			for i := range c.bindings {
 				if c.bindings[i].sym == id.Value && c.bindings[i].list {
 					c.each = &c.bindings[i]
+					named := 0
+					for _, n := range names.list {
+						if n.Value == id.Value {
+							named++
+						}
+					}
+					c.eachShared = named > 1
 					env[eachName] = []*Node(nil)
 					opts = append(opts, expr.Patch(&eachPatch{from: id.Location().From, sym: id.Value}))
 				}

@@ -79,6 +79,7 @@ type index struct {
 	occ     []occurrence
 	byRule  [][]int32     // by rule number: the occurrences' indices, ascending
 	changed *grammar.Tree // the node build marks the ancestors of
+	at      int           // the innermost occurrence that holds it; -1: none
 }
 
 // build indexes t, reusing x's memory, and marks the occurrences that
@@ -94,7 +95,7 @@ func (x *index) build(g *grammar.Graph, r *rules, t, changed *grammar.Tree) {
 	for i := range x.byRule {
 		x.byRule[i] = x.byRule[i][:0]
 	}
-	x.changed = changed
+	x.changed, x.at = changed, -1
 	x.add(occurrence{rule: g.Start, id: r.id(g.Start), tree: t, parent: -1, changed: changed != nil})
 	end := x.walk(t, 0, 0)
 	x.occ[0].end, x.occ[0].last = end, len(x.occ)-1
@@ -127,6 +128,7 @@ func (x *index) walk(t *grammar.Tree, off, parent int) int {
 	}
 	if t == x.changed {
 		x.mark(parent)
+		x.at = parent
 	}
 	switch t.Node.Kind {
 	case grammar.KindLit, grammar.KindRegex:
@@ -134,6 +136,9 @@ func (x *index) walk(t *grammar.Tree, off, parent int) int {
 		return off + len(t.Value)
 	case grammar.KindRef:
 		i := x.add(occurrence{rule: t.Node.Name, id: x.rules.of(t.Node), tree: t, start: off, parent: parent, changed: t == x.changed})
+		if t == x.changed {
+			x.at = i
+		}
 		end := off
 		for _, c := range t.Children {
 			end = x.walk(c, end, i)

@@ -117,6 +117,7 @@ func descendants(a *Node, rule string) []*Node {
 	if a == nil {
 		return nil
 	}
+	a.c.reach(a.i)
 	var out []*Node
 	a.c.ix.inside(a.i, a.c.set.rules.id(rule), -1, func(j int) bool {
 		out = append(out, a.c.node(j))
@@ -129,6 +130,7 @@ func descendant(a *Node, rule string) *Node {
 	if a == nil {
 		return nil
 	}
+	a.c.reach(a.i)
 	if j := a.c.ix.first(a.i, a.c.set.rules.id(rule), -1); j >= 0 {
 		return a.c.node(j)
 	}
@@ -147,6 +149,7 @@ func enclosing(a *Node, rule string) *Node {
 	}
 	for j := occ[a.i].parent; j >= 0; j = occ[j].parent {
 		if occ[j].id == id {
+			a.c.reach(j)
 			return a.c.node(j)
 		}
 	}
@@ -183,3 +186,11 @@ func (n *Node) Descendants(rule string) []*Node { return descendants(n, rule) }
 // Inside reports whether n is inside m: an occurrence within m's
 // derivation, m itself not counted.
 func (n *Node) Inside(m *Node) bool { return inside(n, m) }
+
+// reach notes, while a Checker traces an instance's evaluation, that it
+// reached occurrence i: instances.
+func (c *Checker) reach(i int) {
+	if c.reached != nil {
+		*c.reached = append(*c.reached, c.ix.occ[i].tree)
+	}
+}
