@@ -175,6 +175,10 @@ type E7Row struct {
 	ValidCovered float64  `json:"valid_covered"`
 	PvsZest      *float64 `json:"p_vs_zest,omitempty"`
 	PvsRandom    *float64 `json:"p_vs_random,omitempty"`
+	// LastGain is the median of what the runs' valid coverage grew in
+	// the last tenth of their time: above 0, coverage was still rising
+	// when the budget ran out.
+	LastGain float64 `json:"valid_gain_last_tenth"`
 }
 
 // E7Subject is E7 on one subject.
@@ -561,10 +565,15 @@ func e7Rows(runs []E7Run) []E7Row {
 				stopped++
 			}
 		}
+		gains := make([]float64, len(rs))
+		for i, r := range rs {
+			gains[i] = float64(r.Final.ValidCovered - validAt(r, 0.9*r.Final.Seconds))
+		}
 		row := E7Row{Method: m, Runs: len(rs), Stopped: stopped,
 			Execs:        Median(final(rs, func(p E7Point) int { return p.Execs })),
 			Covered:      Median(final(rs, func(p E7Point) int { return p.Covered })),
 			ValidCovered: Median(final(rs, valid)),
+			LastGain:     Median(gains),
 		}
 		if m != E7Zest && len(zest) > 0 {
 			_, p := MannWhitney(final(rs, valid), zest)
@@ -577,6 +586,19 @@ func e7Rows(runs []E7Run) []E7Row {
 		rows = append(rows, row)
 	}
 	return rows
+}
+
+// validAt is a run's valid coverage at a time: that of its last curve
+// point at or before it (the curve has a point whenever coverage grew).
+func validAt(r E7Run, seconds float64) int {
+	v := 0
+	for _, p := range r.Curve {
+		if p.Seconds > seconds {
+			break
+		}
+		v = p.ValidCovered
+	}
+	return v
 }
 
 // WriteE7 writes e7.json, e7.csv (every run's final state), e7-curves.csv

@@ -202,3 +202,23 @@ func FuzzDecodeE7(f *testing.F) {
 		}
 	})
 }
+
+// TestE7LastGain: a row's gain in the last tenth is the median over its
+// runs of the valid coverage at the end less that at nine tenths of the
+// run (the last curve point by then).
+func TestE7LastGain(t *testing.T) {
+	pt := func(sec float64, valid int) eval.E7Point { return eval.E7Point{Seconds: sec, ValidCovered: valid} }
+	rising := eval.E7Run{Method: eval.E7Random, Rep: 0, Final: pt(10, 30), Curve: []eval.E7Point{pt(1, 10), pt(5, 20), pt(9.5, 25), pt(10, 30)}}
+	flat := eval.E7Run{Method: eval.E7Random, Rep: 1, Final: pt(10, 20), Curve: []eval.E7Point{pt(1, 10), pt(2, 20), pt(10, 20)}}
+	late := eval.E7Run{Method: eval.E7Random, Rep: 2, Final: pt(10, 7), Curve: []eval.E7Point{pt(9.2, 7), pt(10, 7)}}
+	r := &eval.E7Result{Seconds: 10, Reps: 3, Methods: []string{eval.E7Random}, All: []string{"s"},
+		Subjects: []eval.E7Subject{{Subject: "s", Runs: []eval.E7Run{rising, flat, late}}}}
+	m, _, err := eval.MergeE7([]*eval.E7Result{r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Gains 10 (20 at 9 s), 0 and 7 (nothing before 9 s): median 7.
+	if got := m.Subjects[0].Rows[0].LastGain; got != 7 {
+		t.Errorf("gain in the last tenth %v, want 7", got)
+	}
+}

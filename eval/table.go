@@ -206,7 +206,7 @@ func (b *E6Benchmark) CSVTable() (header []string, rows [][]string) {
 func (r *E7Result) Table() (header []string, rows [][]string) {
 	for _, s := range r.Subjects {
 		if s.Error != "" {
-			rows = append(rows, []string{s.Subject, "", "error: " + s.Error, "", "", "", "", ""})
+			rows = append(rows, []string{s.Subject, "", "error: " + s.Error, "", "", "", "", "", ""})
 			continue
 		}
 		units := fmt.Sprintf("%d %s", s.Units, s.Unit)
@@ -219,13 +219,13 @@ func (r *E7Result) Table() (header []string, rows [][]string) {
 				method += fmt.Sprintf(" (%d stopped at a failure, left out)", row.Stopped)
 			}
 			rows = append(rows, []string{s.Subject, units, method, fmt.Sprintf("%.0f", row.Execs),
-				fmt.Sprintf("%.1f", row.Covered), fmt.Sprintf("%.1f", row.ValidCovered), PValue(row.PvsZest), PValue(row.PvsRandom)})
+				fmt.Sprintf("%.1f", row.Covered), fmt.Sprintf("%.1f", row.ValidCovered), fmt.Sprintf("%.1f", row.LastGain), PValue(row.PvsZest), PValue(row.PvsRandom)})
 		}
 		for _, sk := range s.Skipped {
-			rows = append(rows, []string{s.Subject, units, sk.Method, "skipped: " + sk.Reason, "", "", "", ""})
+			rows = append(rows, []string{s.Subject, units, sk.Method, "skipped: " + sk.Reason, "", "", "", "", ""})
 		}
 	}
-	return []string{"subject", "units", "method", "executions", "covered", "valid covered", "p vs zest", "p vs random"}, rows
+	return []string{"subject", "units", "method", "executions", "covered", "valid covered", "valid gain, last 10%", "p vs zest", "p vs random"}, rows
 }
 
 // CSVTable is e7.csv: every run's final state.

@@ -53,7 +53,8 @@ one, counted in --json) unless --constraints off; gofuzz's do not: Go's
 fuzzer drives synth.ByteGenerator, which cannot repair a tree.
 It reports, per subject and method, medians over repetitions of the
 executions made, the units any input ran and the units accepted inputs
-ran (Zest's semantic coverage), with the two-sided Mann–Whitney U tests
+ran (Zest's semantic coverage), what the latter grew in the last tenth
+of a run (above 0: still rising when the time ran out), with the two-sided Mann–Whitney U tests
 of the latter against zest and against random (when they run; the
 p-value is exact for up to 50 runs together: 3 runs against 3 cannot go
 below 0.10, 5 against 5 below 0.008). Units are basic blocks
