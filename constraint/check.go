@@ -56,15 +56,16 @@ func clip(s string, n int) string {
 // from one tree to the next and is not safe for concurrent use; the
 // Nodes it reports are valid until the next call.
 type Checker struct {
-	set   *Set
-	ix    index
-	nodes []Node
-	made  []uint32 // made[i] == stamp: nodes[i] is of this tree
-	stamp uint32
-	vm    vm.VM
-	envs  []map[string]any // per clause
-	lists [][][]*Node      // per clause, per binding: the list buffer
-	one   []*Node          // the element of an all instance
+	set *Set
+	// The tree last checked, and the one before: Revert brings that
+	// back with its Nodes.
+	*generation
+	other      *generation
+	revertible bool // the last call was RecheckWithin
+	vm         vm.VM
+	envs       []map[string]any // per clause
+	lists      [][][]*Node      // per clause, per binding: the list buffer
+	one        []*Node          // the element of an all instance
 	// cache holds, per clause and scope occurrence (by its tree node),
 	// what the last evaluation found, for Recheck.
 	cache map[cacheKey]*cached
@@ -73,13 +74,21 @@ type Checker struct {
 	// for Revert.
 	journal    []journaled
 	journaling bool
-	// chain is the occurrences that hold the changed node, innermost
-	// first.
-	chain []int
 	// reached, while tracing, is where the functions that reach out of
 	// a node (enclosing, descendant, descendants) note the nodes they
 	// reach from or to (instances).
 	reached *[]*grammar.Tree
+}
+
+// A generation is a checked tree's index and Nodes.
+type generation struct {
+	ix    index
+	nodes []Node
+	made  []uint32 // made[i] == stamp: nodes[i] is of this tree
+	stamp uint32
+	// chain is the occurrences that hold the changed node, innermost
+	// first.
+	chain []int
 }
 
 type cacheKey struct {
@@ -106,13 +115,13 @@ type cachedFail struct {
 // journaled is a cache entry as it was before an evaluation replaced it
 // (nil: there was none).
 type journaled struct {
-	key cacheKey
-	old *cached
+	key      cacheKey
+	old, new *cached
 }
 
 // NewChecker returns a Checker of s's clauses.
 func NewChecker(s *Set) *Checker {
-	c := &Checker{set: s, envs: make([]map[string]any, s.Len()), lists: make([][][]*Node, s.Len()), one: make([]*Node, 1)}
+	c := &Checker{set: s, generation: &generation{}, other: &generation{}, envs: make([]map[string]any, s.Len()), lists: make([][][]*Node, s.Len()), one: make([]*Node, 1)}
 	for i, cl := range s.clauses {
 		c.envs[i] = map[string]any{}
 		c.lists[i] = make([][]*Node, len(cl.bindings))
@@ -160,22 +169,27 @@ func (c *Checker) Recheck(t, changed *grammar.Tree) []Violation {
 // The next Recheck after an undoing of the change finds what a full
 // check finds, as after Recheck.
 func (c *Checker) RecheckWithin(t, changed *grammar.Tree, most int) ([]Violation, bool) {
-	c.journal, c.journaling = c.journal[:0], true
+	c.journaling = true
 	vs := c.eval(t, changed, most)
-	c.journaling = false
+	c.journaling, c.revertible = false, true
 	return vs, len(vs) <= most
 }
 
 // Revert undoes what the last RecheckWithin learnt, for a caller that
-// has undone the change it was told of: Recheck(t, nil) then finds what
-// a full check of the tree finds, replaying what it found before the
-// change instead of evaluating the changed scope occurrences again.
+// has undone the change it was told of, and brings back the Nodes of
+// the call before it: the violations that call returned are valid
+// again, and are what a full check of the tree finds. (Recheck(t, nil)
+// finds them again too, replaying what was found before the change.)
+// Revert does nothing but after RecheckWithin.
 func (c *Checker) Revert() {
+	if !c.revertible {
+		return
+	}
+	c.revertible = false
+	c.generation, c.other = c.other, c.generation
 	for i := len(c.journal) - 1; i >= 0; i-- {
 		j := c.journal[i]
-		if e, ok := c.cache[j.key]; ok {
-			c.release(e)
-		}
+		c.release(j.new)
 		if j.old != nil {
 			c.cache[j.key] = j.old
 		} else {
@@ -191,6 +205,9 @@ func (c *Checker) Revert() {
 // evaluated, and those evaluated are marked to be evaluated again by
 // the next change's marks: they hold the changed node.
 func (c *Checker) eval(t, changed *grammar.Tree, most int) []Violation {
+	// The last generation is kept, for a Revert after RecheckWithin.
+	c.generation, c.other = c.other, c.generation
+	c.revertible = false
 	c.index(t, changed)
 	if c.cache == nil {
 		c.cache = map[cacheKey]*cached{}
@@ -220,7 +237,7 @@ func (c *Checker) eval(t, changed *grammar.Tree, most int) []Violation {
 			// memory reused once the new one is made.
 			n := c.fresh()
 			if c.journaling {
-				c.journal = append(c.journal, journaled{key: key, old: e})
+				c.journal = append(c.journal, journaled{key: key, old: e, new: n})
 			}
 			c.cache[key] = n
 			prev := e
@@ -237,6 +254,9 @@ func (c *Checker) eval(t, changed *grammar.Tree, most int) []Violation {
 				// it must not be replayed.
 				delete(c.cache, key)
 				c.release(n)
+				if c.journaling {
+					c.journal[len(c.journal)-1].new = nil
+				}
 				return out
 			}
 			for _, v := range out[from:] {

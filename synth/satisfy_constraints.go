@@ -216,9 +216,9 @@ func (s *Satisfier) Satisfy(ctx context.Context, t *grammar.Tree) (broken int, s
 			s.undo[i]()
 		}
 		// The tree is as it was before the change, and so are the
-		// instances it breaks: they are replayed, not evaluated.
+		// instances it breaks: the checker takes back what it learnt
+		// and its Nodes of vs.
 		s.check.Revert()
-		vs = s.check.Recheck(t, nil)
 	}
 	if st.Kept > 0 {
 		// The verdict, from a check of the whole tree: Recheck's takes
