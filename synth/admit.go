@@ -63,7 +63,8 @@ func (a *Admitter) Admit(ctx context.Context, t *grammar.Tree) (v Admission, cho
 	}
 	broken := len(vs)
 	if ok {
-		broken, _ = a.sat.Satisfy(ctx, t)
+		// vs is all t breaks: the search starts from the check.
+		broken, _ = a.sat.satisfy(ctx, t, vs)
 	}
 	if broken > 0 {
 		if a.drops++; a.drops <= MaxDrops {

@@ -99,6 +99,7 @@ func (s *Satisfier) Make(ctx context.Context, gen *Generator, reset func()) (t *
 	defer func() { gen.MaxNodes = size }()
 	for try := 1; ; try++ {
 		var best *grammar.Tree
+		var checked []constraint.Violation // what best breaks, if the checker's last check was of it
 		least := 0
 		// A tree is counted only as far as it could be chosen: below
 		// the best so far and, but on the last try, within what a
@@ -119,11 +120,14 @@ func (s *Satisfier) Make(ctx context.Context, gen *Generator, reset func()) (t *
 			if len(vs) == 0 {
 				return t, 0, false
 			}
+			checked = nil
 			if ok {
 				// gen may build the next tree in this one's memory.
 				best, least = t, len(vs)
 				if i < fresh-1 {
 					best = copyTree(t)
+				} else {
+					checked = vs // of best, the tree last checked
 				}
 			}
 		}
@@ -137,7 +141,10 @@ func (s *Satisfier) Make(ctx context.Context, gen *Generator, reset func()) (t *
 			// Stopped: the last tree, as it is.
 			return t, len(s.check.Check(t)), false
 		}
-		broken, _ := s.Satisfy(ctx, best)
+		if checked == nil {
+			checked = s.check.Check(best)
+		}
+		broken, _ := s.satisfy(ctx, best, checked)
 		if broken == 0 || last {
 			return best, broken, true
 		}
@@ -192,7 +199,12 @@ func (s *Satisfier) Satisfy(ctx context.Context, t *grammar.Tree) (broken int, s
 	if s.set.Len() == 0 {
 		return 0, st
 	}
-	vs := s.check.Check(t)
+	return s.satisfy(ctx, t, s.check.Check(t))
+}
+
+// satisfy is Satisfy of a tree the checker has just checked in full
+// and found to break vs: a caller that checked it need not again.
+func (s *Satisfier) satisfy(ctx context.Context, t *grammar.Tree, vs []constraint.Violation) (broken int, st RepairStats) {
 	limit := s.steps()
 	most := 2*t.Size() + minRegenerate
 	for st.Steps < limit && len(vs) > 0 && ctx.Err() == nil {
