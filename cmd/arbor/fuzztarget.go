@@ -49,8 +49,8 @@ itself there are not replaced: the line to add is printed. Running it
 again changes nothing; a target file edited since is replaced only with
 --force.
 
-The module must require github.com/arbor-fuzz/arbor (go get) for the
-package to build. The target's inputs follow the grammar's rules, not
+The module must require github.com/arbor-fuzz/arbor (go get), and 'go mod
+tidy' adds what the new package's imports need. The target's inputs follow the grammar's rules, not
 its where clauses. docs/scale.md has the whole recipe.`,
 		Example: "  arbor fuzz-target --go example.com/m/decoder.Decode --grammar json --fuzz-target FuzzDecode --out fuzz/decode --inputs corpus/",
 		Args:    exactArgs(0),
@@ -113,7 +113,7 @@ its where clauses. docs/scale.md has the whole recipe.`,
 			for _, t := range res.Todo {
 				fmt.Fprintf(w, "to do: %s\n", t)
 			}
-			fmt.Fprintf(w, "run it: (cd %s && go test -fuzz '^%s$')\n", rel(res.Dir), cfg.Target)
+			fmt.Fprintf(w, "run it: go mod tidy && (cd %s && go test -fuzz '^%s$')\n", rel(res.Dir), cfg.Target)
 			return nil
 		},
 	}
