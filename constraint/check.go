@@ -74,6 +74,7 @@ type Checker struct {
 	// for Revert.
 	journal    []journaled
 	journaling bool
+	held       []int // the buffer of holders
 	// reached, while tracing, is where the functions that reach out of
 	// a node (enclosing, descendant, descendants) note the nodes they
 	// reach from or to (instances).
@@ -221,12 +222,13 @@ func (c *Checker) eval(t, changed *grammar.Tree, most int) []Violation {
 	var out []Violation
 	for ci, cl := range c.set.clauses {
 		reuse := c.reusable(cl)
+		held := c.holders(cl)
 		for _, i := range c.ix.of(cl.scopeID) {
 			i := int(i)
 			o := &c.ix.occ[i]
 			key := cacheKey{ci, o.tree}
 			e, ok := c.cache[key]
-			if ok && !o.changed && c.unaffected(cl, i) {
+			if ok && !o.changed && c.unaffected(cl, i, held) {
 				out = c.replay(cl, i, e, out)
 				if most >= 0 && len(out) > most {
 					return out
@@ -299,21 +301,33 @@ func (c *Checker) release(e *cached) {
 	}
 }
 
+// holders lists the occurrences that hold the changed node and that
+// clause cl may read from a scope occurrence they hold (through
+// enclosing): an occurrence of a rule in its reach.
+func (c *Checker) holders(cl *Clause) []int {
+	c.held = c.held[:0]
+	if cl.reach.ids == nil {
+		return c.held
+	}
+	for _, j := range c.chain {
+		if id := c.ix.occ[j].id; id >= 0 && cl.reach.ids[id] {
+			c.held = append(c.held, j)
+		}
+	}
+	return c.held
+}
+
 // unaffected reports whether the last change leaves clause cl's verdict
 // in scope occurrence s (which does not hold the changed node) as it
 // was: whether no occurrence the clause reads outside s holds it.
 // Those are the occurrences of the rules it names in enclosing that hold
-// s; an occurrence that holds both s and the changed node is marked
-// changed.
-func (c *Checker) unaffected(cl *Clause, s int) bool {
+// s: held, the holders of the change, must not hold s.
+func (c *Checker) unaffected(cl *Clause, s int, held []int) bool {
 	if cl.reach.any {
 		return false
 	}
-	if cl.reach.rules == nil {
-		return true
-	}
-	for p := c.ix.occ[s].parent; p >= 0; p = c.ix.occ[p].parent {
-		if o := &c.ix.occ[p]; o.changed && cl.reach.rules[o.rule] {
+	for _, h := range held {
+		if h < s && s <= c.ix.occ[h].last {
 			return false
 		}
 	}

@@ -117,6 +117,14 @@ func CompileClauses(g *grammar.Graph, clauses []*grammar.Where) (*Set, error) {
 		for i := range c.bindings {
 			c.bindings[i].id = s.rules.id(c.bindings[i].sym)
 		}
+		if c.reach.rules != nil {
+			c.reach.ids = make([]bool, len(s.rules.ids))
+			for r := range c.reach.rules {
+				if id := s.rules.id(r); id >= 0 {
+					c.reach.ids[id] = true
+				}
+			}
+		}
 		c.inst = s.instancesOf(c)
 		s.clauses = append(s.clauses, c)
 		s.uses.num = s.uses.num || c.uses.num
@@ -266,6 +274,7 @@ func compileClause(g *grammar.Graph, w *grammar.Where, shapes map[[2]string]shap
 type reach struct {
 	any   bool
 	rules map[string]bool
+	ids   []bool // rules by number
 }
 
 // ruleArgument are the functions whose second argument names a rule,
