@@ -249,14 +249,8 @@ func E7(ctx context.Context, cfg E7Config) (*E7Result, error) {
 	if dup := duplicate(res.All); dup != "" {
 		return nil, fmt.Errorf("E7: subject %s is named twice", dup)
 	}
-	if cfg.Shards == 0 {
-		cfg.Shard, cfg.Shards = 1, 1
-	}
-	if cfg.Shard < 1 || cfg.Shard > cfg.Shards {
-		return nil, fmt.Errorf("E7: shard %d/%d: want 1 <= i <= n", cfg.Shard, cfg.Shards)
-	}
-	if cfg.Shards > 1 {
-		res.Shard = fmt.Sprintf("%d/%d", cfg.Shard, cfg.Shards)
+	if cfg.Shard, cfg.Shards, res.Shard, err = shardOf(cfg.Shard, cfg.Shards); err != nil {
+		return nil, fmt.Errorf("E7: %w", err)
 	}
 	if cfg.Done != nil {
 		if err := sameCampaign(res, cfg.Done); err != nil {

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"slices"
 )
 
@@ -18,23 +16,7 @@ const maxE7File = 1 << 30
 // another machine: one that is not E7's result is an error, never a
 // panic.
 func ReadE7(path string) (*E7Result, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxE7File+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > maxE7File {
-		return nil, fmt.Errorf("%s: larger than %d MB, not E7's result", path, maxE7File>>20)
-	}
-	r, err := DecodeE7(b)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return r, nil
+	return readResult(path, maxE7File, "E7's result", DecodeE7)
 }
 
 // DecodeE7 decodes an e7.json and checks that it is whole: settings in

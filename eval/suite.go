@@ -85,11 +85,10 @@ func Suite(ctx context.Context, cfg SuiteConfig) (*SuiteResult, error) {
 			all = append(all, s.Name)
 		}
 	}
-	if cfg.Shards == 0 {
-		cfg.Shard, cfg.Shards = 1, 1
-	}
-	if cfg.Shard < 1 || cfg.Shard > cfg.Shards {
-		return nil, fmt.Errorf("shard %d/%d: want 1 <= i <= n", cfg.Shard, cfg.Shards)
+	var shard string
+	var err error
+	if cfg.Shard, cfg.Shards, shard, err = shardOf(cfg.Shard, cfg.Shards); err != nil {
+		return nil, err
 	}
 	if dup := duplicate(all); dup != "" {
 		return nil, fmt.Errorf("subject %s is named twice", dup)
@@ -103,10 +102,7 @@ func Suite(ctx context.Context, cfg SuiteConfig) (*SuiteResult, error) {
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return nil, err
 	}
-	res := &SuiteResult{Budgets: b, Seed: cfg.Seed, NoConstraints: cfg.NoConstraints, All: all, Rows: []SuiteRow{}}
-	if cfg.Shards > 1 {
-		res.Shard = fmt.Sprintf("%d/%d", cfg.Shard, cfg.Shards)
-	}
+	res := &SuiteResult{Budgets: b, Seed: cfg.Seed, NoConstraints: cfg.NoConstraints, All: all, Shard: shard, Rows: []SuiteRow{}}
 	for i, name := range names {
 		sub := func(text string) {
 			if cfg.Progress != nil {

@@ -17,23 +17,44 @@ const maxSuiteFile = 256 << 20
 // suite's). The file is data from elsewhere, perhaps another machine: a
 // file that is not a suite's result is an error, never a panic.
 func ReadSuite(path string) (*SuiteResult, error) {
+	return readResult(path, maxSuiteFile, "a suite's result", DecodeSuite)
+}
+
+// readResult reads a result file of at most max bytes and decodes it.
+func readResult[R any](path string, max int, what string, decode func([]byte) (R, error)) (R, error) {
+	var zero R
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxSuiteFile+1))
+	b, err := io.ReadAll(io.LimitReader(f, int64(max)+1))
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
-	if len(b) > maxSuiteFile {
-		return nil, fmt.Errorf("%s: larger than %d MB, not a suite's result", path, maxSuiteFile>>20)
+	if len(b) > max {
+		return zero, fmt.Errorf("%s: larger than %d MB, not %s", path, max>>20, what)
 	}
-	r, err := DecodeSuite(b)
+	r, err := decode(b)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return zero, fmt.Errorf("%s: %w", path, err)
 	}
 	return r, nil
+}
+
+// shardOf checks a shard's number i of n (0 of 0 meaning the whole, 1/1)
+// and returns them with the shard's label: "i/n", or "" for the whole.
+func shardOf(i, n int) (int, int, string, error) {
+	if n == 0 {
+		i, n = 1, 1
+	}
+	if i < 1 || i > n {
+		return 0, 0, "", fmt.Errorf("shard %d/%d: want 1 <= i <= n", i, n)
+	}
+	if n == 1 {
+		return i, n, "", nil
+	}
+	return i, n, fmt.Sprintf("%d/%d", i, n), nil
 }
 
 // DecodeSuite decodes a suite.json and checks that it is whole: a list of
