@@ -3,7 +3,10 @@ package eval_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/eval"
@@ -229,4 +233,38 @@ func FuzzDecodeSuite(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSuiteKilled kills the suite (SIGKILL) at seeded random moments:
+// suite.json is never a part of a file, and what it holds merges.
+func TestSuiteKilled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills processes")
+	}
+	dir := t.TempDir()
+	r := rand.New(rand.NewPCG(5, 5))
+	written := 0
+	defer func() { t.Logf("suite.json was there after %d of 6 kills", written) }()
+	for i := range 6 {
+		out := filepath.Join(dir, fmt.Sprint(i))
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), "ARBOR_TEST_SUITE_SHARD=1/1 csv,cron,url "+out)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(r.Int64N(int64(3 * time.Second))))
+		cmd.Process.Kill()
+		cmd.Wait()
+		res, err := eval.ReadSuite(filepath.Join(out, "suite.json"))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue
+		case err != nil:
+			t.Fatalf("kill %d: suite.json is damaged: %v", i, err)
+		}
+		if _, _, err := eval.MergeSuite([]*eval.SuiteResult{res}); err != nil {
+			t.Fatalf("kill %d: %v", i, err)
+		}
+		written++
+	}
 }
