@@ -106,6 +106,7 @@ type cached struct {
 	fails   []cachedFail
 	insts   []instance
 	reached []*grammar.Tree
+	shared  []*grammar.Tree // the shared lists' nodes, binding by binding (nil ends a binding)
 }
 
 type cachedFail struct {
@@ -286,7 +287,7 @@ func (c *Checker) fresh() *cached {
 	if k := len(c.free); k > 0 {
 		e := c.free[k-1]
 		c.free = c.free[:k-1]
-		e.fails, e.insts, e.reached = e.fails[:0], e.insts[:0], e.reached[:0]
+		e.fails, e.insts, e.reached, e.shared = e.fails[:0], e.insts[:0], e.reached[:0], e.shared[:0]
 		return e
 	}
 	return &cached{}
@@ -297,6 +298,7 @@ func (c *Checker) fresh() *cached {
 func (c *Checker) release(e *cached) {
 	if e != nil {
 		clear(e.reached) // no tree kept alive
+		clear(e.shared)
 		c.free = append(c.free, e)
 	}
 }
@@ -384,12 +386,24 @@ func (c *Checker) evalScope(ci int, cl *Clause, s int, out []Violation, most int
 			})
 			c.lists[ci][bi] = l
 			env[b.sym] = l
-		default:
-			var n *Node
-			if j := c.ix.first(s, b.id, cl.scopeID); j >= 0 {
-				n = c.node(j)
+			if cl.inst != nil && b.shared {
+				for _, e := range l {
+					n.shared = append(n.shared, c.ix.occ[e.i].tree)
+				}
+				n.shared = append(n.shared, nil)
 			}
-			env[b.sym] = n
+		default:
+			var one *Node
+			if j := c.ix.first(s, b.id, cl.scopeID); j >= 0 {
+				one = c.node(j)
+				if cl.inst != nil && b.shared {
+					n.shared = append(n.shared, c.ix.occ[j].tree)
+				}
+			}
+			if cl.inst != nil && b.shared {
+				n.shared = append(n.shared, nil)
+			}
+			env[b.sym] = one
 		}
 	}
 	if cl.each == nil {
@@ -397,6 +411,9 @@ func (c *Checker) evalScope(ci int, cl *Clause, s int, out []Violation, most int
 			out = append(out, Violation{Clause: cl, Scope: self, At: self, Err: err})
 		}
 		return out
+	}
+	if prev != nil && !sameShared(prev, n) {
+		prev = nil
 	}
 	k := 0 // the next of prev's instances
 	for _, e := range env[cl.each.sym].([]*Node) {

@@ -61,6 +61,7 @@ type binding struct {
 	list     bool  // a list of Nodes; else one Node or nil
 	self     bool  // the scope occurrence itself
 	optional bool
+	shared   bool // read by every instance of an all clause (instances)
 }
 
 const (

@@ -12,9 +12,8 @@ import "github.com/arbor-fuzz/arbor/grammar"
 //
 //   - the element is no new node and does not hold the change;
 //   - the scope's other nodes the clause names (the shared lists) are
-//     the same nodes with the same text: the changed node cannot derive
-//     an occurrence of their rules, in the old subtree or the new, and
-//     none of them holds it;
+//     the same nodes as at the last evaluation, and none of them holds
+//     the change, so that their text is the same too;
 //   - no node the evaluation reached through enclosing, or whose
 //     insides it listed through descendant(s), holds the change.
 //
@@ -25,8 +24,7 @@ import "github.com/arbor-fuzz/arbor/grammar"
 // enclosing, whose reach cannot be known; then every instance is
 // evaluated, as before.
 type instances struct {
-	shared  []bool // by rule number: the rules the predicate reads as the scope's lists or nodes
-	derives []bool // by grammar node ID: a subtree of the node may hold an occurrence of a shared rule
+	shared []bool // by rule number: the rules the predicate reads as the scope's lists or nodes
 }
 
 // instancesOf returns what lets c's instances be taken from the last
@@ -36,44 +34,14 @@ func (s *Set) instancesOf(c *Clause) *instances {
 		return nil
 	}
 	in := &instances{shared: make([]bool, len(s.rules.ids))}
-	for _, b := range c.bindings {
-		if b.self || b.id < 0 || (b.sym == c.each.sym && !c.eachShared) {
-			continue
-		}
-		in.shared[b.id] = true
-	}
-	nodes := s.g.Nodes
-	in.derives = make([]bool, len(nodes))
-	for changed := true; changed; {
-		changed = false
-		for i, n := range nodes {
-			if n == nil || in.derives[i] {
-				continue
-			}
-			d := n.Kind == grammar.KindRef && (s.rules.refs[i] < 0 || in.shared[s.rules.refs[i]])
-			for _, k := range n.Children {
-				if k == nil {
-					continue
-				}
-				if k.ID < 0 || k.ID >= len(nodes) || nodes[k.ID] != k || in.derives[k.ID] {
-					d = true // a node from elsewhere may derive anything
-				}
-			}
-			if d {
-				in.derives[i], changed = true, true
-			}
+	for i := range c.bindings {
+		b := &c.bindings[i]
+		b.shared = !b.self && (b != c.each || c.eachShared)
+		if b.shared && b.id >= 0 {
+			in.shared[b.id] = true
 		}
 	}
 	return in
-}
-
-// mayDerive reports whether the subtree of tree node n, before or after
-// a change, may hold an occurrence of a shared rule.
-func (in *instances) mayDerive(r *rules, n *grammar.Node) bool {
-	if n.ID < 0 || n.ID >= len(r.nodes) || r.nodes[n.ID] != n {
-		return true
-	}
-	return in.derives[n.ID]
 }
 
 // instance is what the last evaluation of an instance found: its
@@ -88,15 +56,12 @@ type instance struct {
 
 // reusable reports whether the last change lets clause cl's instances
 // in a scope occurrence that holds it be taken from their last
-// evaluation (but those the change touches): the changed node's
-// subtree cannot hold an occurrence of a shared rule, and no
-// occurrence that holds the change is one.
+// evaluation (but those the change touches), if the shared lists hold
+// the same nodes: no occurrence that holds the change is of a shared
+// rule.
 func (c *Checker) reusable(cl *Clause) bool {
 	in := cl.inst
 	if in == nil || c.ix.changed == nil || c.ix.at < 0 {
-		return false
-	}
-	if in.mayDerive(&c.set.rules, c.ix.changed.Node) {
 		return false
 	}
 	for _, j := range c.chain {
@@ -118,6 +83,20 @@ func (c *Checker) touched(prev *cached, r *instance) bool {
 		}
 	}
 	return false
+}
+
+// sameShared reports whether the shared lists of an evaluation hold
+// the nodes they held at the one before (prev).
+func sameShared(prev, n *cached) bool {
+	if len(prev.shared) != len(n.shared) {
+		return false
+	}
+	for i, t := range n.shared {
+		if prev.shared[i] != t {
+			return false
+		}
+	}
+	return true
 }
 
 // match finds the record of element t in prev's instances from k on:

@@ -34,15 +34,15 @@ func TestRecheckBundled(t *testing.T) {
 	tested := 0
 	for _, info := range datasets.Grammars() {
 		g := fixture.Grammar(t, info.Name)
-		set, err := constraint.Compile(g)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if set.Len() == 0 {
+		if g.Source == nil || len(g.Source.Where) == 0 {
 			continue
 		}
 		tested++
 		t.Run(info.Name, func(t *testing.T) {
+			set, err := constraint.Compile(g)
+			if err != nil {
+				t.Fatal(err)
+			}
 			gen := NewGenerator(g, NewRandom(5), RandomPolicy)
 			gen.MaxNodes = 400 // trees a repair would take on
 			sat := NewSatisfier(set, 5, gen)
