@@ -66,6 +66,7 @@ type Checker struct {
 	envs       []map[string]any // per clause
 	lists      [][][]*Node      // per clause, per binding: the list buffer
 	one        []*Node          // the element of an all instance
+	oneEnv     any              // one, as the environment holds it (boxed once)
 	// cache holds, per clause and scope occurrence (by its tree node),
 	// what the last evaluation found, for Recheck.
 	cache map[cacheKey]*cached
@@ -128,6 +129,7 @@ func NewChecker(s *Set) *Checker {
 		c.envs[i] = map[string]any{}
 		c.lists[i] = make([][]*Node, len(cl.bindings))
 	}
+	c.oneEnv = c.one
 	return c
 }
 
@@ -436,7 +438,7 @@ func (c *Checker) evalScope(ci int, cl *Clause, s int, out []Violation, most int
 			}
 		}
 		c.one[0] = e
-		env[eachName] = c.one
+		env[eachName] = c.oneEnv
 		var ok bool
 		var err error
 		if cl.inst != nil {
