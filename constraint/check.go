@@ -2,6 +2,7 @@ package constraint
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/expr-lang/expr/vm"
 
@@ -160,9 +161,13 @@ func (c *Checker) CheckWithin(t *grammar.Tree, most int) ([]Violation, bool) {
 // were changed since. Only the scope occurrences that hold it, and those
 // not evaluated before (a new subtree's), are evaluated; the others'
 // instances are taken from the last evaluation, since their
-// derivations did not change. Clauses that look outside their scope
-// (enclosing) are always evaluated. The result is Check's, but for a
-// clause that compares a node's absolute offset with a constant.
+// derivations did not change. A scope occurrence that a changed
+// occurrence of a rule the clause reaches (enclosing) holds is
+// evaluated too; and in one that holds the change, an all(...)
+// clause's instances that the change cannot alter are taken from the
+// last evaluation (instances). The result is Check's, but for a clause
+// that compares a node's absolute offset with a constant, or does
+// arithmetic on the offsets of two nodes either side of the change.
 func (c *Checker) Recheck(t, changed *grammar.Tree) []Violation {
 	return c.eval(t, changed, -1)
 }
@@ -414,7 +419,7 @@ func (c *Checker) evalScope(ci int, cl *Clause, s int, out []Violation, most int
 		}
 		return out
 	}
-	if prev != nil && !sameShared(prev, n) {
+	if prev != nil && !slices.Equal(prev.shared, n.shared) {
 		prev = nil
 	}
 	k := 0 // the next of prev's instances

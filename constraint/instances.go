@@ -18,7 +18,11 @@ import "github.com/arbor-fuzz/arbor/grammar"
 //     insides it listed through descendant(s), holds the change.
 //
 // Other nodes are outside the changed subtree and do not hold it: their
-// text, their nesting and their order are as they were. The clause may
+// text, their nesting and their order are as they were, and offsets
+// shift alike on each side of the change (a predicate that does
+// arithmetic on the offsets of two nodes either side of it is the
+// exception, as one that compares an offset with a constant is for
+// Recheck: the search's verdict comes from a full check). The clause may
 // not read its scope (self, which holds the change), nor call a method
 // (Parent, Descendants), nor name a rule by a computed string to
 // enclosing, whose reach cannot be known; then every instance is
@@ -83,20 +87,6 @@ func (c *Checker) touched(prev *cached, r *instance) bool {
 		}
 	}
 	return false
-}
-
-// sameShared reports whether the shared lists of an evaluation hold
-// the nodes they held at the one before (prev).
-func sameShared(prev, n *cached) bool {
-	if len(prev.shared) != len(n.shared) {
-		return false
-	}
-	for i, t := range n.shared {
-		if prev.shared[i] != t {
-			return false
-		}
-	}
-	return true
 }
 
 // match finds the record of element t in prev's instances from k on:
