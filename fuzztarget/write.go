@@ -65,6 +65,9 @@ type Result struct {
 	Seeds      int      `json:"seeds"`      // seeds written (or already there)
 	Unseedable []Failed `json:"unseedable"` // seeds the grammar's generator cannot make
 	Todo       []string `json:"todo"`       // what is left for the user
+	// Unapplied counts the grammar's where clauses, which the target's
+	// generator does not apply: its inputs follow the rules only.
+	Unapplied int `json:"unapplied_clauses"`
 }
 
 // Failed is a seed that could not be written, and why.
@@ -122,7 +125,8 @@ func Write(ctx context.Context, cfg Config) (*Result, error) {
 	if pkgPath == imp {
 		return nil, fmt.Errorf("the fuzz package's folder is %s's own package: give it a folder of its own", cfg.Func)
 	}
-	res := &Result{Package: pkgPath, Dir: dir, ModuleDir: modDir, Written: []string{}, Unchanged: []string{}, Unseedable: []Failed{}, Todo: []string{}}
+	res := &Result{Package: pkgPath, Dir: dir, ModuleDir: modDir, Written: []string{}, Unchanged: []string{}, Unseedable: []Failed{}, Todo: []string{},
+		Unapplied: len(cfg.Grammar.Where)}
 	if !requires(ctx, modDir, arborModule) {
 		res.Todo = append(res.Todo, fmt.Sprintf("the module does not require %s, which the fuzz package imports: go get %[1]s", arborModule))
 	}

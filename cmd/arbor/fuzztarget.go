@@ -110,6 +110,10 @@ its where clauses. docs/scale.md has the whole recipe.`,
 				}
 			}
 			fmt.Fprintln(w)
+			if res.Unapplied > 0 {
+				fmt.Fprintf(w, "note: the target's inputs follow the grammar's rules, not its %s (a ByteGenerator cannot repair a tree)\n",
+					plural(res.Unapplied, "where clause", "where clauses"))
+			}
 			for _, t := range res.Todo {
 				fmt.Fprintf(w, "to do: %s\n", t)
 			}
