@@ -304,7 +304,9 @@ func (c *Checker) fresh() *cached {
 // or journal holds any more.
 func (c *Checker) release(e *cached) {
 	if e != nil {
-		clear(e.reached) // no tree kept alive
+		// No tree kept alive by memory kept for reuse.
+		clear(e.insts)
+		clear(e.reached)
 		clear(e.shared)
 		c.free = append(c.free, e)
 	}
