@@ -15,6 +15,7 @@
 // the target and its seeds as it runs any fuzz target, and its build
 // script, run from the module's root inside OSS-Fuzz's Go builder,
 // compiles the target into a libFuzzer binary and packs the seeds as the
-// engine's seed corpus. The target's inputs follow the grammar's rules,
-// not its where clauses: a ByteGenerator makes context-free inputs.
+// engine's seed corpus. The target's inputs keep the grammar's where
+// clauses unless Config.NoConstraints: its generator repairs each tree
+// the bytes make, the same way for the same bytes.
 package fuzztarget

@@ -19,7 +19,8 @@ package {{.Pkg}}
 
 import (
 	_ "embed"
-
+{{if .Constraints}}
+	"github.com/arbor-fuzz/arbor/constraint"{{end}}
 	"github.com/arbor-fuzz/arbor/grammar/load"
 	"github.com/arbor-fuzz/arbor/synth"
 )
@@ -39,7 +40,19 @@ func newGenerator() *synth.ByteGenerator {
 	if err != nil {
 		panic(err)
 	}
+{{- if .Constraints}}
+	set, err := constraint.Compile(g)
+	if err != nil {
+		panic(err)
+	}
+	gen := synth.NewByteGenerator(g)
+	// The inputs keep the grammar's where clauses: each tree the bytes
+	// make is repaired, the same way for the same bytes.
+	gen.Constraints = set
+	return gen
+{{- else}}
 	return synth.NewByteGenerator(g)
+{{- end}}
 }
 `))
 

@@ -66,10 +66,68 @@ func TestGoTest(t *testing.T) {
 		t.Errorf("go test -fuzz did not fuzz:\n%s", out)
 	}
 
+	// A target of a grammar with where clauses builds, fuzzes, and its
+	// generator keeps them: a test of our own, put into the package,
+	// checks the inputs it makes of random bytes.
+	cron := filepath.Join(mod, "fuzz", "cron")
+	ast, _, err := datasets.ImportGrammar("cron", datasets.ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cres, err := fuzztarget.Write(context.Background(), fuzztarget.Config{Dir: cron, Func: "example.com/m/decoder.Decode",
+		Target: "FuzzCron", Grammar: ast, GrammarName: "cron"})
+	if err != nil || !cres.Applied || cres.Clauses != 6 {
+		t.Fatalf("cron target: %v, %+v", err, cres)
+	}
+	write(t, filepath.Join(cron, "keeps_test.go"), `package cron
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/arbor-fuzz/arbor/constraint"
+	"github.com/arbor-fuzz/arbor/grammar/load"
+)
+
+func TestKeepsClauses(t *testing.T) {
+	ast, warnings, err := load.Source("cron.grammar", grammarSource, load.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := load.Build(ast, warnings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := constraint.Compile(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := constraint.NewChecker(set)
+	gen := newGenerator()
+	r := rand.New(rand.NewPCG(1, 1))
+	for i := 0; i < 100; i++ {
+		data := make([]byte, r.IntN(64))
+		for j := range data {
+			data[j] = byte(r.Uint32())
+		}
+		in := gen.FromBytes(data)
+		tree, err := g.Parse(in)
+		if err != nil {
+			t.Fatalf("%q: %v", in, err)
+		}
+		if vs := check.Check(tree); len(vs) > 0 {
+			t.Errorf("%q breaks %v", in, vs[0])
+		}
+	}
+}
+`)
+	run(cron, nil, "go", "test", "-run", "^TestKeepsClauses$", ".")
+	run(cron, nil, "go", "test", "-run", "^$", "-fuzz", "^FuzzCron$", "-fuzztime", "100x", "-parallel", "1", ".")
+
 	// ossfuzz.sh, with stand-ins for the tools of OSS-Fuzz's builder.
 	bin, outDir, workDir := t.TempDir(), t.TempDir(), t.TempDir()
 	write(t, filepath.Join(bin, "compile_native_go_fuzzer"), `#!/bin/bash -eu
-echo "$@" > "$OUT/compile.args"
+echo "$@" >> "$OUT/compile.args"
 go test -c -o "$OUT/$3" "$1"
 `)
 	write(t, filepath.Join(bin, "zip"), `#!/bin/bash -eu
@@ -82,8 +140,8 @@ mkdir -p "$3.d" && cp -r . "$3.d"
 	run(mod, []string{"OUT=" + outDir, "WORK=" + workDir, "PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH")},
 		bash, "-eu", ".clusterfuzzlite/build.sh")
 	args, _ := os.ReadFile(filepath.Join(outDir, "compile.args"))
-	if got, want := strings.TrimSpace(string(args)), "example.com/m/fuzz/decode FuzzDecode "+res.Fuzzer; got != want {
-		t.Errorf("compile_native_go_fuzzer %s, want %s", got, want)
+	if got, want := strings.TrimSpace(string(args)), "example.com/m/fuzz/decode FuzzDecode "+res.Fuzzer+"\nexample.com/m/fuzz/cron FuzzCron "+cres.Fuzzer; got != want {
+		t.Errorf("compile_native_go_fuzzer called with\n%s\nwant\n%s", got, want)
 	}
 	if _, err := os.Stat(filepath.Join(outDir, res.Fuzzer)); err != nil {
 		t.Errorf("no fuzzer binary: %v", err)

@@ -13,6 +13,7 @@ import (
 	"text/template"
 	"unicode"
 
+	"github.com/arbor-fuzz/arbor/constraint"
 	"github.com/arbor-fuzz/arbor/corpus"
 	"github.com/arbor-fuzz/arbor/grammar"
 	"github.com/arbor-fuzz/arbor/grammar/load"
@@ -46,6 +47,10 @@ type Config struct {
 	// Force lets Write replace target files that differ from what it
 	// would write now (an edited fuzz test, another grammar).
 	Force bool
+	// NoConstraints leaves the grammar's where clauses out of the
+	// target: by default its generator repairs each input to keep them
+	// (synth.ByteGenerator.Constraints), which costs time per input.
+	NoConstraints bool
 }
 
 // A Seed is an input and the name it is reported by.
@@ -65,9 +70,10 @@ type Result struct {
 	Seeds      int      `json:"seeds"`      // seeds written (or already there)
 	Unseedable []Failed `json:"unseedable"` // seeds the grammar's generator cannot make
 	Todo       []string `json:"todo"`       // what is left for the user
-	// Unapplied counts the grammar's where clauses, which the target's
-	// generator does not apply: its inputs follow the rules only.
-	Unapplied int `json:"unapplied_clauses"`
+	// Clauses counts the grammar's where clauses, and Applied says
+	// whether the target's inputs keep them.
+	Clauses int  `json:"clauses"`
+	Applied bool `json:"clauses_applied"`
 }
 
 // Failed is a seed that could not be written, and why.
@@ -99,6 +105,12 @@ func Write(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the grammar, in arbor's notation: %w", err)
 	}
+	var set *constraint.Set
+	if !cfg.NoConstraints && len(cfg.Grammar.Where) > 0 {
+		if set, err = constraint.Compile(g); err != nil {
+			return nil, fmt.Errorf("the grammar's where clauses: %w", err)
+		}
+	}
 	dir, err := filepath.Abs(cfg.Dir)
 	if err != nil {
 		return nil, err
@@ -126,7 +138,7 @@ func Write(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, fmt.Errorf("the fuzz package's folder is %s's own package: give it a folder of its own", cfg.Func)
 	}
 	res := &Result{Package: pkgPath, Dir: dir, ModuleDir: modDir, Written: []string{}, Unchanged: []string{}, Unseedable: []Failed{}, Todo: []string{},
-		Unapplied: len(cfg.Grammar.Where)}
+		Clauses: len(cfg.Grammar.Where), Applied: len(cfg.Grammar.Where) > 0 && !cfg.NoConstraints}
 	if !requires(ctx, modDir, arborModule) {
 		res.Todo = append(res.Todo, fmt.Sprintf("the module does not require %s, which the fuzz package imports: go get %[1]s", arborModule))
 	}
@@ -136,6 +148,9 @@ func Write(ctx context.Context, cfg Config) (*Result, error) {
 		"Pkg": pkg, "Func": cfg.Func, "ImportPath": imp, "Name": name, "Target": cfg.Target,
 		"GrammarFile": cfg.GrammarName + ".grammar", "Rel": rel, "Package": pkgPath, "Fuzzer": res.Fuzzer,
 		"BaseImage": cfg.BaseImage, "Project": filepath.Base(modDir), "WrittenBy": writtenBy,
+	}
+	if set != nil {
+		data["Constraints"] = "yes"
 	}
 	files := []struct {
 		path string
@@ -172,7 +187,9 @@ func Write(ctx context.Context, cfg Config) (*Result, error) {
 	return res, nil
 }
 
-// seeds writes the seeds' bytes into the target's seed corpus.
+// seeds writes the seeds' bytes into the target's seed corpus. They are
+// the bytes of each seed's tree as it is: where the target keeps the
+// grammar's where clauses, a seed that breaks one runs repaired.
 func (r *Result) seeds(g *grammar.Graph, cfg Config, dir string) error {
 	gen := synth.NewByteGenerator(g)
 	out := corpus.GoFuzzDir(dir, cfg.Target)

@@ -1,11 +1,13 @@
 package synth
 
 import (
+	"context"
 	"fmt"
 	"regexp/syntax"
 	"slices"
 	"sync"
 
+	"github.com/arbor-fuzz/arbor/constraint"
 	"github.com/arbor-fuzz/arbor/grammar"
 )
 
@@ -44,6 +46,15 @@ type ByteGenerator struct {
 	// Bounds of the generator (0 means the defaults: DefaultMaxDepth,
 	// DefaultMaxRepeat, DefaultMaxNodes). Set them before the first use.
 	MaxDepth, MaxRepeat, MaxNodes int
+	// Constraints, if set, are where clauses (of g) that the inputs keep:
+	// the tree the bytes describe is repaired by a Satisfier made anew,
+	// with the same seed, for every call, so that the input is still a
+	// function of the bytes alone. A tree the search cannot repair within
+	// its limits is returned as the bytes made it. Repairs cost time (a
+	// millisecond or more on grammars with many clauses), and a repaired
+	// input may differ from the bytes' tree where the bytes did not
+	// decide. Set it before the first use.
+	Constraints *constraint.Set
 
 	mu  sync.Mutex
 	gen *Generator
@@ -65,18 +76,46 @@ func (b *ByteGenerator) FromBytes(data []byte) []byte {
 	// The tree is not handed out: its memory is reused next time.
 	b.gen.a.reset()
 	t := b.generate(data)
+	b.repair(t)
 	return []byte(t.String())
+}
+
+// repairSeed seeds the Satisfier of every call: the repair depends on
+// the tree alone.
+const repairSeed = 0xb17e5
+
+// repair repairs t in place to satisfy b.Constraints, if set, and
+// reports whether it changed t.
+func (b *ByteGenerator) repair(t *grammar.Tree) bool {
+	if b.Constraints == nil || b.Constraints.Len() == 0 {
+		return false
+	}
+	sat := NewSatisfier(b.Constraints, repairSeed, b.gen)
+	_, st := sat.Satisfy(context.Background(), t)
+	return st.Steps > 0
 }
 
 // Derive returns the derivation data describes (its tree, text and the
 // choices made, which Replay regenerates it from), and how many bytes of
 // data it used.
+//
+// With Constraints, the derivation is the repaired tree's, and its
+// choices are read off that tree (ChoicesOf, or ExactChoicesOf where the
+// repair left the bounds); they are nil if neither can read them.
 func (b *ByteGenerator) Derive(data []byte) (d *Derivation, used int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.gen.a = arena{} // the tree is handed out: fresh memory
 	t := b.generate(data)
-	return &Derivation{Tree: t, Text: t.String(), Choices: b.c.choices}, b.c.pos
+	choices := b.c.choices
+	if b.repair(t) {
+		x := &Generator{G: b.g, Policy: RandomPolicy, MaxDepth: b.gen.MaxDepth, MaxRepeat: b.gen.MaxRepeat, MaxNodes: b.gen.MaxNodes}
+		var err error
+		if choices, err = x.ChoicesOf(t); err != nil {
+			choices, _ = x.ExactChoicesOf(t)
+		}
+	}
+	return &Derivation{Tree: t, Text: t.String(), Choices: choices}, b.c.pos
 }
 
 func (b *ByteGenerator) generate(data []byte) *grammar.Tree {
@@ -176,7 +215,9 @@ func (c *byteChooser) shortest(p Point) int {
 //
 // It fails where the generator cannot make t within b's bounds (see
 // ChoicesOf: too many repetitions, too deep, a character the draw does
-// not write) and says which decision.
+// not write) and says which decision. With Constraints, FromBytes makes
+// t again only if t keeps them: one that breaks them comes back
+// repaired.
 func (b *ByteGenerator) BytesOf(t *grammar.Tree) ([]byte, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()

@@ -19,6 +19,7 @@ func newFuzzTargetCmd() *cobra.Command {
 	var cfg fuzztarget.Config
 	var grammarArg, inputs string
 	var asJSON bool
+	var cons constraintsFlag
 	cmd := &cobra.Command{
 		Use:   "fuzz-target --go IMPORTPATH.Func --grammar G --fuzz-target FuzzX --out DIR [--inputs PATH]",
 		Short: "Write a grammar-aware Go fuzz target, its seeds and the OSS-Fuzz / ClusterFuzzLite build files",
@@ -50,8 +51,11 @@ again changes nothing; a target file edited since is replaced only with
 --force.
 
 The module must require github.com/arbor-fuzz/arbor (go get), and 'go mod
-tidy' adds what the new package's imports need. The target's inputs follow the grammar's rules, not
-its where clauses. docs/scale.md has the whole recipe.`,
+tidy' adds what the new package's imports need. The target's inputs keep
+the grammar's where clauses unless --constraints off: the generator
+repairs each tree the bytes make, with the same seed every time, so that
+an input is still a function of its bytes (a seed that breaks a clause
+runs repaired). docs/scale.md has the whole recipe.`,
 		Example: "  arbor fuzz-target --go example.com/m/decoder.Decode --grammar json --fuzz-target FuzzDecode --out fuzz/decode --inputs corpus/",
 		Args:    exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -68,6 +72,10 @@ its where clauses. docs/scale.md has the whole recipe.`,
 			if err := corpus.CheckFuzzTarget(cfg.Target); err != nil {
 				return usageError{err}
 			}
+			if err := cons.check(); err != nil {
+				return err
+			}
+			cfg.NoConstraints = cons.off()
 			ast, warnings, err := datasets.ImportGrammar(grammarArg, datasets.ImportOptions{})
 			if err != nil {
 				return err
@@ -110,9 +118,13 @@ its where clauses. docs/scale.md has the whole recipe.`,
 				}
 			}
 			fmt.Fprintln(w)
-			if res.Unapplied > 0 {
-				fmt.Fprintf(w, "note: the target's inputs follow the grammar's rules, not its %s (a ByteGenerator cannot repair a tree)\n",
-					plural(res.Unapplied, "where clause", "where clauses"))
+			switch {
+			case res.Applied:
+				fmt.Fprintf(w, "the target's inputs keep the grammar's %s: each is repaired, the same way for the same bytes\n",
+					plural(res.Clauses, "where clause", "where clauses"))
+			case res.Clauses > 0:
+				fmt.Fprintf(w, "note: the target's inputs follow the grammar's rules, not its %s (--constraints off)\n",
+					plural(res.Clauses, "where clause", "where clauses"))
 			}
 			for _, t := range res.Todo {
 				fmt.Fprintf(w, "to do: %s\n", t)
@@ -130,6 +142,7 @@ its where clauses. docs/scale.md has the whole recipe.`,
 	fl.StringVar(&cfg.BaseImage, "base-image", "", "OSS-Fuzz's Go builder `image`, for ClusterFuzzLite's Dockerfile (none written without it)")
 	fl.BoolVar(&cfg.Force, "force", false, "replace target files edited since arbor wrote them")
 	fl.BoolVar(&asJSON, "json", false, "print the result as JSON")
+	cons.register(fl, "the target's generator repairs each input to keep them (it costs time per input)")
 	return cmd
 }
 

@@ -39,8 +39,11 @@ func TestFuzzTarget(t *testing.T) {
 		{name: "writes", args: args("--inputs", corpusDir),
 			stdout: []string{"fuzz target FuzzDecode in package example.com/m/fuzz/decode", "wrote fuzz/decode/fuzz_test.go", "wrote .clusterfuzzlite/build.sh",
 				"seeds: 2 in fuzz/decode/testdata/fuzz/FuzzDecode; 1 left out:", "bad.json", "to do: the module does not require github.com/arbor-fuzz/arbor"}},
-		{name: "clauses", args: append(args("--out", filepath.Join(mod, "fuzz", "cron")), "--grammar", "cron"),
-			stdout: []string{"note: the target's inputs follow the grammar's rules, not its 6 where clauses"}},
+		{name: "clauses", args: append(args("--out", filepath.Join(mod, "fuzz", "cron")), "--grammar", "cron", "--fuzz-target", "FuzzCron"),
+			stdout: []string{"the target's inputs keep the grammar's 6 where clauses"}},
+		{name: "clauses off", args: append(args("--out", filepath.Join(mod, "fuzz", "cron2")), "--grammar", "cron", "--fuzz-target", "FuzzCron", "--constraints", "off"),
+			stdout: []string{"note: the target's inputs follow the grammar's rules, not its 6 where clauses (--constraints off)"}},
+		{name: "bad constraints", args: append(args(), "--constraints", "maybe"), code: exitUsage, stderr: []string{"--constraints must be on or off"}},
 		{name: "again", args: args("--inputs", corpusDir, "--json"),
 			stdout: []string{`"written":[]`, `"seeds":2`, `"package":"example.com/m/fuzz/decode"`}},
 	})
