@@ -58,11 +58,11 @@ type E7Config struct {
 	// Fresh is zest-fresh's share of executions given to fresh random
 	// inputs (fuzz.Options.Fresh, in [0, 1); 0 means 0.25).
 	Fresh float64
-	// NoConstraints runs random, rl, zest and zest-fresh without the
-	// grammar's constraints (where clauses); by default every input they
-	// run satisfies them (zest's are repaired or dropped, E7Run.Repaired,
-	// Dropped). gofuzz's inputs never do: Go's fuzzer drives
-	// synth.ByteGenerator, whose bytes decide a tree with no repair.
+	// NoConstraints runs every method without the grammar's constraints
+	// (where clauses); by default every input they run satisfies them
+	// (zest's are repaired or dropped, E7Run.Repaired, Dropped; gofuzz's
+	// generator repairs each tree its bytes decide, the same way for the
+	// same bytes).
 	NoConstraints bool
 	// ArborDir is arbor's source (the module's root folder), which
 	// gofuzz's fuzz test imports; empty means the checkout this binary was
@@ -393,10 +393,8 @@ func e7Subject(ctx context.Context, cfg E7Config, index int, s subject.Setup, se
 			case E7Bonsai:
 				run, err = e7Bonsai(ctx, cfg, s, sess, seed, set)
 			case E7GoFuzz:
-				// Go's fuzzer drives synth.ByteGenerator, which maps
-				// its bytes to a tree with no repair: gofuzz's inputs,
-				// and the coverage reported for them, are without the
-				// grammar's constraints whatever cfg.NoConstraints says.
+				// Go's fuzzer drives synth.ByteGenerator, which repairs
+				// the tree its bytes decide unless cfg.NoConstraints.
 				run, err = gofuzz.run(ctx, cfg, sess)
 			default:
 				run, err = e7Generate(ctx, cfg, s, sess, seed, method == E7RL, set)

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/arbor-fuzz/arbor/constraint"
 	"github.com/arbor-fuzz/arbor/corpus"
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/grammar"
@@ -31,13 +32,12 @@ import (
 // with a corpus of its own, and what Go's fuzzer kept is measured by the
 // subject's session afterwards, as of the times the files appeared.
 //
-// Its inputs are not made to satisfy the grammar's constraints (where
-// clauses), whatever E7Config.NoConstraints says: Go's fuzzer mutates
-// the bytes that synth.ByteGenerator reads its choices from, and the
-// tree they decide is run as it is, with no Satisfier between them (a
-// repair would make the input another one than the bytes Go's fuzzer
-// keeps and mutates). The coverage E7 reports for gofuzz is that of
-// unconstrained inputs.
+// Its inputs keep the grammar's constraints (where clauses) unless
+// E7Config.NoConstraints, as the other methods' do: the ByteGenerator
+// repairs each tree the bytes decide, with a search seeded the same for
+// every call (synth.ByteGenerator.Constraints), so that an input is
+// still a function of the bytes Go's fuzzer keeps and mutates, and the
+// corpus it kept is turned into the same inputs here.
 
 // arborModule is arbor's module path: the fuzz target imports its
 // grammar and synth packages from arbor's source.
@@ -70,7 +70,7 @@ import (
 	"testing"
 
 	"github.com/arbor-fuzz/arbor/grammar"
-	"github.com/arbor-fuzz/arbor/synth"
+	"github.com/arbor-fuzz/arbor/synth"{{constraint import}}
 	subject {{import}}
 )
 
@@ -87,7 +87,7 @@ func generator(tb testing.TB) *synth.ByteGenerator {
 		tb.Fatal(err)
 	}
 	gen := synth.NewByteGenerator(g)
-	gen.MaxDepth = {{maxdepth}}
+	gen.MaxDepth = {{maxdepth}}{{constraints}}
 	return gen
 }
 
@@ -151,10 +151,10 @@ func buildGoFuzz(ctx context.Context, cfg E7Config, s subject.Setup) (_ *goFuzzT
 		}
 	}()
 	text := grammar.Format(s.Grammar.Source)
-	if g.gen, err = byteGenerator(text, cfg.MaxDepth); err != nil {
+	if g.gen, err = byteGenerator(text, cfg.MaxDepth, !cfg.NoConstraints); err != nil {
 		return nil, "", fmt.Errorf("the grammar, formatted: %w", err)
 	}
-	fz, err := g.writeModule(ctx, s.Target, text, cfg.MaxDepth, src, modDir)
+	fz, err := g.writeModule(ctx, s.Target, text, cfg.MaxDepth, g.gen.Constraints != nil, src, modDir)
 	if err != nil {
 		return nil, "", err
 	}
@@ -189,7 +189,7 @@ func goFuzzSkip(s subject.Setup) string {
 // writeModule writes the fuzz test's module, fz, for the grammar's text,
 // and the workspace that joins it with arbor's source and the subject's
 // module; it returns fz's folder.
-func (g *goFuzzTarget) writeModule(ctx context.Context, t coverage.Target, text string, maxDepth int, src, modDir string) (string, error) {
+func (g *goFuzzTarget) writeModule(ctx context.Context, t coverage.Target, text string, maxDepth int, constraints bool, src, modDir string) (string, error) {
 	version, err := goOutput(ctx, g.dir, nil, "env", "GOVERSION")
 	if err != nil {
 		return "", err
@@ -215,8 +215,13 @@ func (g *goFuzzTarget) writeModule(ctx context.Context, t coverage.Target, text 
 	if err := os.WriteFile(filepath.Join(fz, "go.mod"), fmt.Appendf(nil, "module arborgofuzz\n\ngo %s\n", version), 0o644); err != nil {
 		return "", err
 	}
+	imp, keep := "", ""
+	if constraints {
+		imp = "\n\t\"github.com/arbor-fuzz/arbor/constraint\""
+		keep = "\n\tset, err := constraint.Compile(g)\n\tif err != nil {\n\t\ttb.Fatal(err)\n\t}\n\tgen.Constraints = set"
+	}
 	test := strings.NewReplacer("{{import}}", strconv.Quote(t.ImportPath), "{{func}}", t.Func, "{{grammar}}", strconv.Quote(text),
-		"{{maxdepth}}", strconv.Itoa(maxDepth), "{{agree}}", agreeVectors(g.gen)).Replace(goFuzzTest)
+		"{{maxdepth}}", strconv.Itoa(maxDepth), "{{agree}}", agreeVectors(g.gen), "{{constraint import}}", imp, "{{constraints}}", keep).Replace(goFuzzTest)
 	return fz, os.WriteFile(filepath.Join(fz, "fuzz_test.go"), []byte(test), 0o644)
 }
 
@@ -250,7 +255,7 @@ func (g *goFuzzTarget) compile(ctx context.Context, fz, src string) (skip string
 
 // byteGenerator is the ByteGenerator the fuzz test builds: from the
 // grammar's text, with the depth bound.
-func byteGenerator(text string, maxDepth int) (*synth.ByteGenerator, error) {
+func byteGenerator(text string, maxDepth int, constraints bool) (*synth.ByteGenerator, error) {
 	ast, err := grammar.Parse("subject.grammar", []byte(text))
 	if err != nil {
 		return nil, err
@@ -261,6 +266,11 @@ func byteGenerator(text string, maxDepth int) (*synth.ByteGenerator, error) {
 	}
 	gen := synth.NewByteGenerator(gr)
 	gen.MaxDepth = maxDepth
+	if constraints && len(ast.Where) > 0 {
+		if gen.Constraints, err = constraint.Compile(gr); err != nil {
+			return nil, err
+		}
+	}
 	return gen, nil
 }
 

@@ -47,10 +47,12 @@ measured alike. --methods picks some (default random,rl,zest,zest-fresh,gofuzz):
               on the grammar-aware fuzz target synth.ByteGenerator makes of
               the subject's grammar; afterwards the inputs it kept are run
               through the session, at the times their files appeared
-The inputs of random, rl, zest and zest-fresh satisfy the grammar's
-constraints (where clauses; zest repairs or drops a mutant that breaks
-one, counted in --json) unless --constraints off; gofuzz's do not: Go's
-fuzzer drives synth.ByteGenerator, which cannot repair a tree.
+Every method's inputs satisfy the grammar's constraints (where clauses)
+unless --constraints off: zest repairs or drops a mutant that breaks
+one (counted in --json), and gofuzz's generator repairs each tree the
+bytes make, the same way for the same bytes (synth.ByteGenerator's
+Constraints), so that Go's fuzzer still keeps and mutates what decides
+an input.
 It reports, per subject and method, medians over repetitions of the
 executions made, the units any input ran and the units accepted inputs
 ran (Zest's semantic coverage), what the latter grew in the last tenth
@@ -138,7 +140,7 @@ joins their e7.json files.`,
 	cmd.Flags().DurationVar(&per, "time", 30*time.Second, "wall time of each run")
 	cmd.Flags().StringSliceVar(&methods, "methods", eval.E7DefaultMethods, "methods to run, of "+strings.Join(eval.E7Methods, ","))
 	cmd.Flags().Float64Var(&fresh, "fresh", eval.DefaultE7Fresh, "zest-fresh's share of executions given to fresh random inputs (as arbor fuzz --fresh)")
-	cons.register(cmd.Flags(), "random, rl and zest inputs satisfy them (zest's repaired or dropped); gofuzz's never do")
+	cons.register(cmd.Flags(), "every method's inputs satisfy them (zest's mutants repaired or dropped, gofuzz's trees repaired)")
 	cmd.Flags().StringVar(&shard, "shard", "", "run only shard `i/n` of the repetitions (join the shards with 'eval E7 merge')")
 	cmd.Flags().BoolVar(&resume, "resume", false, "continue the campaign whose e7.json is in --out, keeping its finished runs")
 	cmd.AddCommand(newE7MergeCmd())

@@ -54,8 +54,7 @@ and half-second runs of Go's fuzzer are mostly its workers' start-up.
 
 The inputs the experiments generate satisfy the grammars' constraints
 (where clauses) unless --constraints off, as each experiment's own
---constraints says (E2's forestation sets and gofuzz's inputs are left
-as they are).
+--constraints says (E2's forestation sets are left as they are).
 
 Progress goes to stderr: a bar on a terminal, plain lines otherwise.
 Ctrl-C stops the run; report.md keeps the parts already finished and
