@@ -134,7 +134,7 @@ runs repaired). docs/scale.md has the whole recipe.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&cfg.Func, "go", "", "the Go function to fuzz, func([]byte) error or func([]byte), as `importpath.Func`")
+	fl.StringVar(&cfg.Func, "go", "", "or any Go function func([]byte) error, as `importpath.Func`")
 	fl.StringVar(&grammarArg, "grammar", "", "grammar of the function's inputs: a grammar file or a bundled grammar")
 	fl.StringVar(&cfg.Target, "fuzz-target", "", "the Go fuzz target's name, `FuzzX`")
 	fl.StringVar(&cfg.Dir, "out", "", "the fuzz package's folder, inside the function's module")
