@@ -205,6 +205,9 @@ func (s *Satisfier) Satisfy(ctx context.Context, t *grammar.Tree) (broken int, s
 // satisfy is Satisfy of a tree the checker has just checked in full
 // and found to break vs: a caller that checked it need not again.
 func (s *Satisfier) satisfy(ctx context.Context, t *grammar.Tree, vs []constraint.Violation) (broken int, st RepairStats) {
+	// The subtrees regenerated for this tree share no block with other
+	// trees' (arena.detach).
+	s.gen.a.detach()
 	limit := s.steps()
 	most := 2*t.Size() + minRegenerate
 	for st.Steps < limit && len(vs) > 0 && ctx.Err() == nil {
