@@ -105,6 +105,7 @@ func MergeE7(results []*E7Result) (merged *E7Result, missing int, err error) {
 	}
 	first := results[0]
 	subjects := map[string]*E7Subject{}
+	seen := map[string]map[e7Key]bool{} // subject → its runs so far
 	for i, r := range results {
 		if err := sameCampaign(first, r); err != nil {
 			return nil, 0, fmt.Errorf("result %d is of another campaign than result 1: %w", i+1, err)
@@ -122,9 +123,14 @@ func MergeE7(results []*E7Result) (merged *E7Result, missing int, err error) {
 				m.Unit, m.Units = s.Unit, s.Units
 			}
 			for _, run := range s.Runs {
-				if slices.ContainsFunc(m.Runs, func(o E7Run) bool { return o.Method == run.Method && o.Rep == run.Rep }) {
+				k := e7Key{run.Method, run.Rep}
+				if seen[s.Subject][k] {
 					return nil, 0, fmt.Errorf("%s: the %s run of repetition %d is in two results (the second is result %d)", s.Subject, run.Method, run.Rep, i+1)
 				}
+				if seen[s.Subject] == nil {
+					seen[s.Subject] = map[e7Key]bool{}
+				}
+				seen[s.Subject][k] = true
 				m.Runs = append(m.Runs, run)
 			}
 			for _, sk := range s.Skipped {

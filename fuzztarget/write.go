@@ -15,6 +15,7 @@ import (
 
 	"github.com/arbor-fuzz/arbor/constraint"
 	"github.com/arbor-fuzz/arbor/corpus"
+	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/grammar"
 	"github.com/arbor-fuzz/arbor/grammar/load"
 	"github.com/arbor-fuzz/arbor/synth"
@@ -285,17 +286,17 @@ func execute(t *template.Template, data map[string]string) []byte {
 	return b.Bytes()
 }
 
-// splitFunc splits importpath.Name.
+// splitFunc splits importpath.Name, as coverage.ParseTarget reads it,
+// and checks that the name is exported: the fuzz package calls it.
 func splitFunc(f string) (imp, name string, err error) {
-	i := strings.LastIndex(f, ".")
-	if i <= 0 || i < strings.LastIndex(f, "/") {
+	t, err := coverage.ParseTarget(f)
+	if err != nil {
 		return "", "", fmt.Errorf("the function %q is not importpath.Name (example.com/m/decoder.Decode)", f)
 	}
-	imp, name = f[:i], f[i+1:]
-	if !token.IsIdentifier(name) || !token.IsExported(name) {
-		return "", "", fmt.Errorf("the function %q: %q is not an exported Go name", f, name)
+	if !token.IsExported(t.Func) {
+		return "", "", fmt.Errorf("the function %q: %q is not an exported Go name", f, t.Func)
 	}
-	return imp, name, nil
+	return t.ImportPath, t.Func, nil
 }
 
 // packageName makes a Go package name of a folder's name: its letters

@@ -109,7 +109,7 @@ func (b *ByteGenerator) Derive(data []byte) (d *Derivation, used int) {
 	t := b.generate(data)
 	choices := b.c.choices
 	if b.repair(t) {
-		x := &Generator{G: b.g, Policy: RandomPolicy, MaxDepth: b.gen.MaxDepth, MaxRepeat: b.gen.MaxRepeat, MaxNodes: b.gen.MaxNodes}
+		x := b.bounded()
 		var err error
 		if choices, err = x.ChoicesOf(t); err != nil {
 			choices, _ = x.ExactChoicesOf(t)
@@ -221,7 +221,7 @@ func (c *byteChooser) shortest(p Point) int {
 func (b *ByteGenerator) BytesOf(t *grammar.Tree) ([]byte, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	x := &Generator{G: b.g, Policy: RandomPolicy, MaxDepth: b.MaxDepth, MaxRepeat: b.MaxRepeat, MaxNodes: b.MaxNodes}
+	x := b.bounded()
 	choices, err := x.ChoicesOf(t)
 	if err != nil {
 		return nil, err
@@ -237,6 +237,12 @@ func (b *ByteGenerator) BytesOf(t *grammar.Tree) ([]byte, error) {
 		return nil, fmt.Errorf("the bytes of the tree make another input (%q, want %q)", clip(got), clip(want))
 	}
 	return w.out, nil
+}
+
+// bounded is a random generator of b's grammar with b's bounds, which
+// reads and replays the decisions b's trees take.
+func (b *ByteGenerator) bounded() *Generator {
+	return &Generator{G: b.g, Policy: RandomPolicy, MaxDepth: b.MaxDepth, MaxRepeat: b.MaxRepeat, MaxNodes: b.MaxNodes}
 }
 
 // byteWriter replays choices and writes each as byteChooser reads it.

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -169,11 +168,7 @@ status is 1.`,
 			}
 			var results []*eval.E7Result
 			for _, a := range args {
-				path := a
-				if fi, err := os.Stat(a); err == nil && fi.IsDir() {
-					path = filepath.Join(a, "e7.json")
-				}
-				r, err := eval.ReadE7(path)
+				r, err := eval.ReadE7(resultFile(a, "e7.json"))
 				if err != nil {
 					return err
 				}

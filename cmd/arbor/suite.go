@@ -127,11 +127,7 @@ it finished) are named, the rest is written, and the exit status is 1.`,
 			}
 			var results []*eval.SuiteResult
 			for _, a := range args {
-				path := a
-				if fi, err := os.Stat(a); err == nil && fi.IsDir() {
-					path = filepath.Join(a, "suite.json")
-				}
-				r, err := eval.ReadSuite(path)
+				r, err := eval.ReadSuite(resultFile(a, "suite.json"))
 				if err != nil {
 					return err
 				}
@@ -206,4 +202,13 @@ func printSuite(w io.Writer, res *eval.SuiteResult) error {
 		fmt.Fprintf(w, "failed: %s\n", list(failed))
 	}
 	return nil
+}
+
+// resultFile is the result file a merge reads for its argument arg: arg
+// itself, or the file name in it when arg is a folder (a shard's --out).
+func resultFile(arg, name string) string {
+	if fi, err := os.Stat(arg); err == nil && fi.IsDir() {
+		return filepath.Join(arg, name)
+	}
+	return arg
 }
