@@ -140,21 +140,27 @@ type E7Run struct {
 	// Corpus is, for gofuzz, the inputs measured: the seed and what Go's
 	// fuzzer kept.
 	Corpus int `json:"corpus,omitempty"`
-	// Note says what went unusually (gofuzz: Go's fuzzer stopped early at
-	// a failure).
+	// Note says what went unusually (gofuzz: Go's fuzzer failed, and was
+	// started again or stopped early).
 	Note string `json:"note,omitempty"`
-	// Failure is, for a gofuzz run that Go's fuzzer stopped early, what
-	// it stopped at. Such a run is not whole: E7Row leaves it out.
-	Failure *E7Failure `json:"failure,omitempty"`
+	// Failure is, for a gofuzz run where Go's fuzzer failed, the first
+	// failure; Failures counts them, and Restarts the times Go's fuzzer
+	// was started again after one, for the time left. Stopped says it
+	// stopped early at a failure, with time left it did not fuzz for: such
+	// a run is not whole, and E7Row leaves it out.
+	Failure  *E7Failure `json:"failure,omitempty"`
+	Failures int        `json:"failures,omitempty"`
+	Restarts int        `json:"restarts,omitempty"`
+	Stopped  bool       `json:"stopped,omitempty"`
 	// With the grammar's constraints, zest's inputs repaired before they
 	// ran and dropped unrun (fuzz.Stats.Repaired, Dropped).
 	Repaired int `json:"repaired,omitempty"`
 	Dropped  int `json:"dropped,omitempty"`
 }
 
-// E7Failure is where Go's fuzzer stopped a gofuzz run: the failing
-// input, realized from its bytes as the fuzz target does, and what the
-// fuzzer printed about it.
+// E7Failure is a failure Go's fuzzer stopped at in a gofuzz run: the
+// failing input, realized from its bytes as the fuzz target does, and
+// what the fuzzer printed about it.
 type E7Failure struct {
 	Seconds float64 `json:"seconds"`
 	Input   string  `json:"input"`
@@ -167,9 +173,12 @@ type E7Failure struct {
 // valid coverage against Zest's and against random generation's (nil for
 // the method itself, and when that method did not run).
 type E7Row struct {
-	Method       string   `json:"method"`
-	Runs         int      `json:"runs"`              // the runs the medians are over
-	Stopped      int      `json:"stopped,omitempty"` // runs stopped early at a failure (left out if any run is whole)
+	Method  string `json:"method"`
+	Runs    int    `json:"runs"`              // the runs the medians are over
+	Stopped int    `json:"stopped,omitempty"` // runs stopped early at a failure (left out if any run is whole)
+	// Restarted counts the runs of the medians in which Go's fuzzer was
+	// started again after a failure.
+	Restarted    int      `json:"restarted,omitempty"`
 	Execs        float64  `json:"executions"`
 	Covered      float64  `json:"covered"`
 	ValidCovered float64  `json:"valid_covered"`
@@ -530,7 +539,7 @@ func e7Rows(runs []E7Run) []E7Row {
 	all := groupBy(runs, func(r E7Run) string { return r.Method })
 	by := map[string][]E7Run{}
 	for m, rs := range all {
-		whole := slices.DeleteFunc(slices.Clone(rs), func(r E7Run) bool { return r.Failure != nil })
+		whole := slices.DeleteFunc(slices.Clone(rs), func(r E7Run) bool { return r.Stopped })
 		if len(whole) == 0 {
 			whole = rs
 		}
@@ -553,15 +562,21 @@ func e7Rows(runs []E7Run) []E7Row {
 		}
 		stopped := 0
 		for _, r := range all[m] {
-			if r.Failure != nil {
+			if r.Stopped {
 				stopped++
+			}
+		}
+		restarted := 0
+		for _, r := range rs {
+			if r.Restarts > 0 {
+				restarted++
 			}
 		}
 		gains := make([]float64, len(rs))
 		for i, r := range rs {
 			gains[i] = float64(r.Final.ValidCovered - validAt(r, 0.9*r.Final.Seconds))
 		}
-		row := E7Row{Method: m, Runs: len(rs), Stopped: stopped,
+		row := E7Row{Method: m, Runs: len(rs), Stopped: stopped, Restarted: restarted,
 			Execs:        Median(final(rs, func(p E7Point) int { return p.Execs })),
 			Covered:      Median(final(rs, func(p E7Point) int { return p.Covered })),
 			ValidCovered: Median(final(rs, valid)),

@@ -315,6 +315,71 @@ func Run(in []byte) error {
 	}
 }
 
+// TestE7GoFuzzRestart: Go's fuzzer stops at its first failure; a run
+// with time left starts it again on the corpus it kept, counts every
+// failure, keeps the first, and is whole: its medians count it.
+func TestE7GoFuzzRestart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a fuzz test and runs go test -fuzz")
+	}
+	testenv.NeedTool(t, "go", "Go 1.24 or newer, https://go.dev/doc/install")
+	s := setup(t, "csv")
+	s.Name = "exits-later"
+	// A subject whose every process ends itself 1.5 seconds after it
+	// started: a crash Go's fuzzer cannot recover from, after it fuzzed
+	// for a while, at every start.
+	s.Target = coverage.Target{ImportPath: "example.com/later/lib", Func: "Run", CoverPkgs: []string{"example.com/later/lib"},
+		Dir: writeModule(t, "example.com/later", `package lib
+
+import (
+	"os"
+	"time"
+)
+
+var start = time.Now()
+
+func Run(in []byte) error {
+	if time.Since(start) > 1500*time.Millisecond {
+		os.Exit(7)
+	}
+	return nil
+}
+`)}
+	budget := 6 * time.Second
+	res, err := eval.E7(context.Background(), eval.E7Config{Subjects: []subject.Setup{s}, Time: budget, Reps: 1, Seed: 1,
+		Methods: []string{eval.E7GoFuzz}, CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	es := res.Subjects[0]
+	if es.Error != "" || len(es.Runs) != 1 || len(es.Rows) != 1 {
+		t.Fatalf("subject %+v", es)
+	}
+	r, row := es.Runs[0], es.Rows[0]
+	t.Logf("note %q, %d failures, %d restarts, final %+v", r.Note, r.Failures, r.Restarts, r.Final)
+	if r.Restarts < 1 || r.Failures < r.Restarts || r.Stopped || r.Failure == nil || !strings.Contains(r.Note, "started again") {
+		t.Fatalf("run: note %q, %d failures, %d restarts, stopped %v, failure %+v", r.Note, r.Failures, r.Restarts, r.Stopped, r.Failure)
+	}
+	if r.Final.Seconds < budget.Seconds()-1 {
+		t.Errorf("a run of %v ended after %.2f s", budget, r.Final.Seconds)
+	}
+	if r.Failure.Seconds < 1 || r.Failure.Seconds > 3 || !strings.Contains(r.Failure.Message, "FAIL") {
+		t.Errorf("first failure %+v: want it about 1.5 s in", r.Failure)
+	}
+	// Executions keep counting across the starts.
+	for i := 1; i < len(r.Curve); i++ {
+		if r.Curve[i].Execs < r.Curve[i-1].Execs || r.Curve[i].Seconds < r.Curve[i-1].Seconds {
+			t.Errorf("curve goes back at point %d: %+v", i, r.Curve)
+		}
+	}
+	if row.Runs != 1 || row.Stopped != 0 || row.Restarted != 1 {
+		t.Errorf("row %+v: want its one run, whole and started again", row)
+	}
+	if _, rows := res.Table(); !strings.Contains(rows[0][2], "started again") {
+		t.Errorf("table row %q", rows[0])
+	}
+}
+
 // writeModule writes a module of one package, lib, with the source given.
 func writeModule(t *testing.T, path, lib string) string {
 	t.Helper()

@@ -54,7 +54,12 @@ func DecodeE7(b []byte) (*E7Result, error) {
 		}
 		seen[s.Subject] = true
 		runs := map[e7Key]bool{}
-		for _, run := range s.Runs {
+		for i, run := range s.Runs {
+			if run.Failure != nil && run.Failures == 0 {
+				// Written before Go's fuzzer was started again after a
+				// failure: the run stopped at its first.
+				s.Runs[i].Stopped, s.Runs[i].Failures = true, 1
+			}
 			k := e7Key{run.Method, run.Rep}
 			switch {
 			case !slices.Contains(r.Methods, run.Method):
@@ -63,6 +68,8 @@ func DecodeE7(b []byte) (*E7Result, error) {
 				return nil, fmt.Errorf("%s: %s run of repetition %d, of %d", s.Subject, run.Method, run.Rep, r.Reps)
 			case runs[k]:
 				return nil, fmt.Errorf("%s: two %s runs of repetition %d", s.Subject, run.Method, run.Rep)
+			case run.Failures < 0 || run.Restarts < 0:
+				return nil, fmt.Errorf("%s: a %s run of %d failures and %d restarts", s.Subject, run.Method, run.Failures, run.Restarts)
 			}
 			runs[k] = true
 		}

@@ -157,6 +157,7 @@ func TestDecodeE7(t *testing.T) {
 		{"rep out of range", strings.Replace(ok, `"rep":1`, `"rep":2`, 1), "repetition 2, of 2"},
 		{"twice", strings.Replace(ok, `{"method":"zest","rep":1}`, `{"method":"zest","rep":1},{"method":"zest","rep":1}`, 1), "two zest runs"},
 		{"stranger", strings.Replace(ok, `{"subject":"a"`, `{"subject":"b"`, 1), "not in the campaign's list"},
+		{"negative failures", strings.Replace(ok, `"rep":1`, `"rep":1,"failures":-1`, 1), "-1 failures"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -165,6 +166,25 @@ func TestDecodeE7(t *testing.T) {
 				t.Fatalf("error %v, want %q", err, tt.err)
 			}
 		})
+	}
+	// A gofuzz run written before Go's fuzzer was started again after a
+	// failure has a failure and no count of them: it stopped at its
+	// first, and the medians leave it out.
+	old := `{"seconds_per_run":600,"reps":1,"methods":["gofuzz"],"all_subjects":["a"],"subjects":[{"subject":"a","runs":[
+		{"method":"gofuzz","rep":0,"final":{"seconds":181},"failure":{"seconds":181,"input":"x","message":"FAIL"}}]}]}`
+	r, err := eval.DecodeE7([]byte(old))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run := r.Subjects[0].Runs[0]; !run.Stopped || run.Failures != 1 {
+		t.Errorf("an old stopped run decoded as %+v", run)
+	}
+	m, _, err := eval.MergeE7([]*eval.E7Result{r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if row := m.Subjects[0].Rows[0]; row.Stopped != 1 {
+		t.Errorf("row %+v: want its run stopped", row)
 	}
 	// ReadE7 names the file.
 	path := filepath.Join(t.TempDir(), "e7.json")

@@ -393,15 +393,23 @@ type goFuzzLine struct {
 // -test.fuzztime starts counting; the binary is built already, so only
 // its own start-up (milliseconds) precedes it.
 //
+// Go's fuzzer stops at its first failure. With time left, it is started
+// again for the time left on the corpus it kept (the same cache folder),
+// its failing inputs set aside so that it does not run into them again
+// at once, as a fuzzing service starts a fuzzer again after a crash: a
+// run counts its whole budget, whatever the subject's bugs, and keeps
+// every failure. It is not started again after a failure in its first
+// second, before it fuzzed (a crash of the corpus it starts from).
+//
 // The run's folders are listed every 250 ms; a corpus file's time is its
 // modification time, which Go sets when it writes the file, bounded by
 // the listings before and at which it was first seen, so that a coarse or
 // skewed file clock errs by no more than a listing interval. After the
 // run, the seed (the empty input, at time 0) and every file Go's fuzzer
-// kept, in the order of their times, are decoded from Go's corpus format,
-// turned into their inputs by the same ByteGenerator and run by the
-// subject's session; the curve gets a point at a file's time whenever
-// coverage grows.
+// kept or failed at, in the order of their times, are decoded from Go's
+// corpus format, turned into their inputs by the same ByteGenerator and
+// run by the subject's session; the curve gets a point at a file's time
+// whenever coverage grows.
 func (g *goFuzzTarget) run(ctx context.Context, cfg E7Config, sess *fuzzSession) (E7Run, error) {
 	runDir, err := os.MkdirTemp(g.dir, "run")
 	if err != nil {
@@ -409,54 +417,78 @@ func (g *goFuzzTarget) run(ctx context.Context, cfg E7Config, sess *fuzzSession)
 	}
 	defer os.RemoveAll(runDir)
 	cacheDir := filepath.Join(runDir, "cache")
-	r := &goFuzzRun{folders: []string{filepath.Join(cacheDir, goFuzzFunc), corpus.GoFuzzDir(runDir, goFuzzFunc)}, seen: map[string]float64{}}
+	r := &goFuzzRun{folders: []string{filepath.Join(cacheDir, goFuzzFunc), corpus.GoFuzzDir(runDir, goFuzzFunc)},
+		aside: filepath.Join(runDir, "failures"), seen: map[string]float64{}}
 	runCtx, cancel := context.WithTimeout(ctx, cfg.Time+2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(runCtx, g.bin, "-test.run=^$", "-test.fuzz=^"+goFuzzFunc+"$", "-test.fuzztime="+cfg.Time.String(),
-		"-test.parallel=1", "-test.fuzzminimizetime=0", "-test.fuzzcachedir="+cacheDir)
-	cmd.Dir = runDir
-	// Interrupted, Go's fuzzer stops its workers and exits.
-	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
-	cmd.WaitDelay = 10 * time.Second
-	waitErr, err := r.watch(cmd)
+	left := cfg.Time
+	for {
+		cmd := exec.CommandContext(runCtx, g.bin, "-test.run=^$", "-test.fuzz=^"+goFuzzFunc+"$", "-test.fuzztime="+left.String(),
+			"-test.parallel=1", "-test.fuzzminimizetime=0", "-test.fuzzcachedir="+cacheDir)
+		cmd.Dir = runDir
+		// Interrupted, Go's fuzzer stops its workers and exits.
+		cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+		cmd.WaitDelay = 10 * time.Second
+		began := r.end
+		waitErr, err := r.watch(cmd)
+		if err != nil {
+			return E7Run{}, err
+		}
+		if ctx.Err() != nil {
+			return E7Run{}, ctx.Err()
+		}
+		failed, err := r.ended(runCtx, waitErr)
+		if err != nil {
+			return E7Run{}, err
+		}
+		if !failed {
+			break
+		}
+		if err := r.setAside(); err != nil {
+			return E7Run{}, err
+		}
+		left = cfg.Time - time.Duration(r.end*float64(time.Second))
+		if left < time.Second || r.end-began < 1 {
+			break
+		}
+		r.restarts++
+	}
+	run, err := r.replay(ctx, cfg, sess, g.gen, r.note(cfg.Time))
 	if err != nil {
 		return E7Run{}, err
 	}
-	if ctx.Err() != nil {
-		return E7Run{}, ctx.Err()
-	}
-	note, err := r.verdict(runCtx, waitErr)
-	if err != nil {
-		return E7Run{}, err
-	}
-	run, err := r.replay(ctx, cfg, sess, g.gen, note)
-	if err != nil {
-		return E7Run{}, err
-	}
+	run.Restarts, run.Failures = r.restarts, len(r.failures)
+	run.Stopped = len(r.failures) > 0 && !r.whole(cfg.Time)
 	run.Failure, err = r.failure(g.gen)
 	return run, err
 }
 
-// failure is what Go's fuzzer stopped the run at, if it stopped at a
-// failing input: the first it wrote, realized as the fuzz target does,
-// and its output from the failure on.
+// failure is the first failure Go's fuzzer stopped at, if any: the
+// first failing input it wrote, realized as the fuzz target does, and
+// its output from that failure on.
 func (r *goFuzzRun) failure(gen *synth.ByteGenerator) (*E7Failure, error) {
-	var path string
-	for p := range r.seen {
-		if filepath.Dir(p) == r.folders[1] && (path == "" || r.seen[p] < r.seen[path] || r.seen[p] == r.seen[path] && p < path) {
-			path = p
-		}
-	}
-	if path == "" {
+	if len(r.failures) == 0 {
 		return nil, nil
 	}
-	raw, err := os.ReadFile(path)
+	f := r.failures[0]
+	raw, err := os.ReadFile(f.path)
 	if err != nil {
 		return nil, err
 	}
-	data, err := corpus.Decode(filepath.Base(path), raw)
+	data, err := corpus.Decode(filepath.Base(f.path), raw)
 	if err != nil {
-		return nil, fmt.Errorf("go test -fuzz's failing input %s: %w", filepath.Base(path), err)
+		return nil, fmt.Errorf("go test -fuzz's failing input %s: %w", filepath.Base(f.path), err)
+	}
+	return &E7Failure{Seconds: r.seen[f.path], Input: string(gen.FromBytes(data)), Message: f.message}, nil
+}
+
+// setAside moves the failing inputs Go's fuzzer wrote into its seed
+// corpus out of it (a fuzzer started again runs its seed corpus first,
+// and would stop at them at once), keeping their times, and notes the
+// output that told of them.
+func (r *goFuzzRun) setAside() error {
+	if err := os.MkdirAll(r.aside, 0o755); err != nil {
+		return err
 	}
 	tail := r.tail
 	for i, l := range tail {
@@ -465,20 +497,89 @@ func (r *goFuzzRun) failure(gen *synth.ByteGenerator) (*E7Failure, error) {
 			break
 		}
 	}
-	return &E7Failure{Seconds: r.seen[path], Input: string(gen.FromBytes(data)), Message: strings.Join(tail, "\n")}, nil
+	var found []goFuzzFailure
+	for path, t := range r.seen {
+		if filepath.Dir(path) != r.folders[1] {
+			continue
+		}
+		to := filepath.Join(r.aside, filepath.Base(path))
+		if _, err := os.Stat(to); err == nil {
+			// The same failing input again: it was set aside already.
+			to = filepath.Join(r.aside, fmt.Sprintf("%s.%d", filepath.Base(path), len(r.failures)+len(found)))
+		}
+		if err := os.Rename(path, to); err != nil {
+			return fmt.Errorf("setting aside go test -fuzz's failing input: %w", err)
+		}
+		delete(r.seen, path)
+		r.seen[to] = t
+		found = append(found, goFuzzFailure{path: to, message: strings.Join(tail, "\n")})
+	}
+	slices.SortFunc(found, func(a, b goFuzzFailure) int {
+		if c := cmpFloat(r.seen[a.path], r.seen[b.path]); c != 0 {
+			return c
+		}
+		return strings.Compare(a.path, b.path)
+	})
+	r.failures = append(r.failures, found...)
+	return nil
 }
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// note says how the run ended where Go's fuzzer failed in it.
+func (r *goFuzzRun) note(budget time.Duration) string {
+	var notes []string
+	if r.raced {
+		notes = append(notes, "Go's fuzzer reported its end of time as a failure (golang/go#75804, fixed in Go 1.27); the run is whole")
+	}
+	if n := len(r.failures); n > 0 {
+		first := r.seen[r.failures[0].path]
+		switch {
+		case r.restarts > 0 && r.whole(budget):
+			notes = append(notes, fmt.Sprintf("Go's fuzzer failed %d times, first after %.1f s, and was started again after each with the time left", n, first))
+		case r.restarts > 0:
+			notes = append(notes, fmt.Sprintf("Go's fuzzer failed %d times, first after %.1f s; started again %d times, it stopped after %.1f s", n, first, r.restarts, r.end))
+		default:
+			notes = append(notes, fmt.Sprintf("Go's fuzzer stopped at a failure after %.1f s", first))
+		}
+	}
+	return strings.Join(notes, "; ")
+}
+
+// whole reports whether the run fuzzed for its budget, but for a
+// second.
+func (r *goFuzzRun) whole(budget time.Duration) bool { return r.end >= budget.Seconds()-1 }
 
 // goFuzzRun is a run of Go's fuzzer as it is watched: its progress lines
 // and the files it writes, with their times.
 type goFuzzRun struct {
 	folders  []string // the run's corpus and its failing inputs
+	aside    string   // where failing inputs are set aside
 	start    time.Time
 	started  bool // Go's first progress line was read; start is its time
 	end      float64
 	samples  []execSample
+	base     int                // executions of the fuzzer's earlier starts
 	tail     []string           // the output's last lines, for errors
 	seen     map[string]float64 // file: seconds into the run
 	lastPoll float64
+	failures []goFuzzFailure // in the order of their times
+	restarts int             // times Go's fuzzer was started again after a failure
+	raced    bool            // the last start ended in golang/go#75804
+}
+
+// goFuzzFailure is a failing input Go's fuzzer wrote, set aside, and the
+// output that told of it.
+type goFuzzFailure struct {
+	path, message string
 }
 
 // line takes a line of the fuzz test's output.
@@ -488,7 +589,7 @@ func (r *goFuzzRun) line(l goFuzzLine) {
 	}
 	if m := goFuzzExecs.FindStringSubmatch(l.text); m != nil && r.started {
 		n, _ := strconv.Atoi(m[1])
-		r.samples = append(r.samples, execSample{l.at.Sub(r.start).Seconds(), n})
+		r.samples = append(r.samples, execSample{l.at.Sub(r.start).Seconds(), r.base + n})
 	}
 	if r.tail = append(r.tail, l.text); len(r.tail) > 30 {
 		r.tail = r.tail[1:]
@@ -524,7 +625,13 @@ func (r *goFuzzRun) watch(cmd *exec.Cmd) (waitErr, err error) {
 	}
 	defer pr.Close()
 	cmd.Stdout, cmd.Stderr = pw, pw
-	r.start = time.Now()
+	if !r.started {
+		r.start = time.Now()
+	}
+	if len(r.samples) > 0 {
+		// A start after a failure counts its executions from 0.
+		r.base = r.samples[len(r.samples)-1].execs
+	}
 	if err := cmd.Start(); err != nil {
 		pw.Close()
 		return nil, err
@@ -585,37 +692,37 @@ loop:
 	return waitErr, nil
 }
 
-// verdict says whether the run counts, with a note on how it ended where
-// it ended unusually, or why not.
-func (r *goFuzzRun) verdict(runCtx context.Context, waitErr error) (note string, err error) {
+// ended says how a start of Go's fuzzer ended: at a failure (failed),
+// at its time, or in a way that makes the run not count (err).
+func (r *goFuzzRun) ended(runCtx context.Context, waitErr error) (failed bool, err error) {
 	log := strings.Join(r.tail, "\n")
-	failures, failedAt := 0, 0.0
-	for path, t := range r.seen {
+	failures := 0
+	for path := range r.seen {
 		if filepath.Dir(path) == r.folders[1] {
-			failures, failedAt = failures+1, max(failedAt, t)
+			failures++
 		}
 	}
+	r.raced = false
 	switch {
 	case runCtx.Err() != nil:
-		return "", fmt.Errorf("go test -fuzz did not stop %v after its time\n%s", 2*time.Minute, log)
+		return false, fmt.Errorf("go test -fuzz did not stop %v after its time\n%s", 2*time.Minute, log)
 	case !r.started:
-		return "", fmt.Errorf("go test -fuzz did not start fuzzing: %v\n%s", waitErr, log)
+		return false, fmt.Errorf("go test -fuzz did not start fuzzing: %v\n%s", waitErr, log)
 	case waitErr != nil && failures == 0 && goFuzzDeadlineRace(r.tail):
-		return "Go's fuzzer reported its end of time as a failure (golang/go#75804, fixed in Go 1.27); the run is whole", nil
+		r.raced = true
+		return false, nil
 	case waitErr != nil && failures == 0:
-		return "", fmt.Errorf("go test -fuzz: %w\n%s", waitErr, log)
-	case waitErr != nil:
-		// Go's fuzzer stops at its first failure (a panic is recovered,
-		// so this is a fatal error: a stack overflow, running out of
-		// memory); the failing input counts as found.
-		return fmt.Sprintf("Go's fuzzer stopped at a failure after %.1f s", failedAt), nil
+		return false, fmt.Errorf("go test -fuzz: %w\n%s", waitErr, log)
 	}
-	return "", nil
+	// Go's fuzzer stops at its first failure (a panic is recovered, so
+	// this is a fatal error: a stack overflow, running out of memory, a
+	// hang); the failing input counts as found.
+	return waitErr != nil, nil
 }
 
 // replay runs the seed and every file the run kept, in the order of
 // their times, through the subject's session, and draws the run's curve:
-// the inputs as Go's fuzzer made them, without the grammar's constraints.
+// the inputs as the fuzz target made them.
 func (r *goFuzzRun) replay(ctx context.Context, cfg E7Config, sess *fuzzSession, gen *synth.ByteGenerator, note string) (E7Run, error) {
 	type entry struct {
 		path    string

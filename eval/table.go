@@ -218,6 +218,9 @@ func (r *E7Result) Table() (header []string, rows [][]string) {
 			case row.Stopped > 0:
 				method += fmt.Sprintf(" (%d stopped at a failure, left out)", row.Stopped)
 			}
+			if row.Restarted > 0 {
+				method += fmt.Sprintf(" (started again after failures in %d of %d runs)", row.Restarted, row.Runs)
+			}
 			rows = append(rows, []string{s.Subject, units, method, fmt.Sprintf("%.0f", row.Execs),
 				fmt.Sprintf("%.1f", row.Covered), fmt.Sprintf("%.1f", row.ValidCovered), fmt.Sprintf("%.1f", row.LastGain), PValue(row.PvsZest), PValue(row.PvsRandom)})
 		}

@@ -68,10 +68,14 @@ gofuzz builds its fuzz test once per subject, before its runs, and its
 clock starts when Go's fuzzer starts, so compiling is not in its time;
 its executions are Go's count. It needs the go command and arbor's source
 (the checkout this arbor was built from), and applies to Go subjects
-only: otherwise it is skipped, and the table says why. A run that Go's
-fuzzer stops at a failure (a crash it cannot recover from) keeps the
-failing input and the fuzzer's message in e7.json, and is left out of
-the medians (the table says how many).
+only: otherwise it is skipped, and the table says why. Go's fuzzer
+stops at its first failure (a crash it cannot recover from, a hang):
+with time left it is started again for the time left on the corpus it
+kept, the failing inputs set aside, so that the run lasts its time;
+e7.json keeps the first failing input, the fuzzer's message and the
+counts of failures and restarts. A run whose fuzzer fails within a
+second of a start is not started again, and is left out of the medians
+(the table says how many).
 
 --out DIR gets e7.json, e7.csv (every run's final state), e7-curves.csv
 (coverage whenever it grew) and e7-SUBJECT.svg (median valid coverage
