@@ -543,8 +543,10 @@ func (r *goFuzzRun) note(budget time.Duration) string {
 	if n := len(r.failures); n > 0 {
 		first := r.seen[r.failures[0].path]
 		switch {
+		case r.restarts > 0 && r.whole(budget) && n == 1:
+			notes = append(notes, fmt.Sprintf("Go's fuzzer failed after %.1f s and was started again for the time left", first))
 		case r.restarts > 0 && r.whole(budget):
-			notes = append(notes, fmt.Sprintf("Go's fuzzer failed %d times, first after %.1f s, and was started again after each with the time left", n, first))
+			notes = append(notes, fmt.Sprintf("Go's fuzzer failed %d times, first after %.1f s, and was started again after each for the time left", n, first))
 		case r.restarts > 0:
 			notes = append(notes, fmt.Sprintf("Go's fuzzer failed %d times, first after %.1f s; started again %d times, it stopped after %.1f s", n, first, r.restarts, r.end))
 		default:
