@@ -265,19 +265,13 @@ func TestE7GoFuzz(t *testing.T) {
 	}
 }
 
-// TestE7GoFuzzFailure: a run Go's fuzzer stops at a failure keeps the
-// failing input and the fuzzer's message, and the row says it stopped.
+// TestE7GoFuzzFailure: a run whose fuzzer fails within a second of its
+// start (so at every start) is not started again: it keeps the failing
+// input and the fuzzer's message, and the row says it stopped.
 func TestE7GoFuzzFailure(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a fuzz test and runs go test -fuzz")
-	}
-	testenv.NeedTool(t, "go", "Go 1.24 or newer, https://go.dev/doc/install")
-	s := setup(t, "csv")
-	s.Name = "exits"
 	// A subject that ends its process on its 40th input: a crash Go's
 	// fuzzer cannot recover from, after its seed has run.
-	s.Target = coverage.Target{ImportPath: "example.com/exits/lib", Func: "Run", CoverPkgs: []string{"example.com/exits/lib"},
-		Dir: writeModule(t, "example.com/exits", `package lib
+	res := goFuzzFailing(t, "exits", 3*time.Second, `package lib
 
 import "os"
 
@@ -289,19 +283,10 @@ func Run(in []byte) error {
 	}
 	return nil
 }
-`)}
-	res, err := eval.E7(context.Background(), eval.E7Config{Subjects: []subject.Setup{s}, Time: 3 * time.Second, Reps: 1, Seed: 1,
-		Methods: []string{eval.E7GoFuzz}, CacheDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	es := res.Subjects[0]
-	if es.Error != "" || len(es.Runs) != 1 || len(es.Rows) != 1 {
-		t.Fatalf("subject %+v", es)
-	}
-	r, row := es.Runs[0], es.Rows[0]
-	if r.Failure == nil || !strings.Contains(r.Note, "stopped at a failure") {
-		t.Fatalf("run note %q, failure %+v", r.Note, r.Failure)
+`)
+	r, row := res.Subjects[0].Runs[0], res.Subjects[0].Rows[0]
+	if r.Failure == nil || !r.Stopped || r.Restarts != 0 || !strings.Contains(r.Note, "stopped at a failure") {
+		t.Fatalf("run note %q, failure %+v, stopped %v, %d restarts", r.Note, r.Failure, r.Stopped, r.Restarts)
 	}
 	if !strings.Contains(r.Failure.Message, "FAIL") || r.Failure.Seconds < 0 || r.Failure.Seconds > r.Final.Seconds+1 {
 		t.Errorf("failure %+v", r.Failure)
@@ -319,17 +304,11 @@ func Run(in []byte) error {
 // with time left starts it again on the corpus it kept, counts every
 // failure, keeps the first, and is whole: its medians count it.
 func TestE7GoFuzzRestart(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a fuzz test and runs go test -fuzz")
-	}
-	testenv.NeedTool(t, "go", "Go 1.24 or newer, https://go.dev/doc/install")
-	s := setup(t, "csv")
-	s.Name = "exits-later"
 	// A subject whose every process ends itself 1.5 seconds after it
 	// started: a crash Go's fuzzer cannot recover from, after it fuzzed
 	// for a while, at every start.
-	s.Target = coverage.Target{ImportPath: "example.com/later/lib", Func: "Run", CoverPkgs: []string{"example.com/later/lib"},
-		Dir: writeModule(t, "example.com/later", `package lib
+	budget := 6 * time.Second
+	res := goFuzzFailing(t, "exits-later", budget, `package lib
 
 import (
 	"os"
@@ -344,18 +323,8 @@ func Run(in []byte) error {
 	}
 	return nil
 }
-`)}
-	budget := 6 * time.Second
-	res, err := eval.E7(context.Background(), eval.E7Config{Subjects: []subject.Setup{s}, Time: budget, Reps: 1, Seed: 1,
-		Methods: []string{eval.E7GoFuzz}, CacheDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	es := res.Subjects[0]
-	if es.Error != "" || len(es.Runs) != 1 || len(es.Rows) != 1 {
-		t.Fatalf("subject %+v", es)
-	}
-	r, row := es.Runs[0], es.Rows[0]
+`)
+	r, row := res.Subjects[0].Runs[0], res.Subjects[0].Rows[0]
 	t.Logf("note %q, %d failures, %d restarts, final %+v", r.Note, r.Failures, r.Restarts, r.Final)
 	if r.Restarts < 1 || r.Failures < r.Restarts || r.Stopped || r.Failure == nil || !strings.Contains(r.Note, "started again") {
 		t.Fatalf("run: note %q, %d failures, %d restarts, stopped %v, failure %+v", r.Note, r.Failures, r.Restarts, r.Stopped, r.Failure)
@@ -378,6 +347,30 @@ func Run(in []byte) error {
 	if _, rows := res.Table(); !strings.Contains(rows[0][2], "started again") {
 		t.Errorf("table row %q", rows[0])
 	}
+}
+
+// goFuzzFailing runs E7's gofuzz once for budget on a subject whose
+// function is lib.Run of the source given (on csv's grammar), and
+// checks that it made one run and one row.
+func goFuzzFailing(t *testing.T, name string, budget time.Duration, lib string) *eval.E7Result {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds a fuzz test and runs go test -fuzz")
+	}
+	testenv.NeedTool(t, "go", "Go 1.24 or newer, https://go.dev/doc/install")
+	s := setup(t, "csv")
+	s.Name = name
+	path := "example.com/" + name
+	s.Target = coverage.Target{ImportPath: path + "/lib", Func: "Run", CoverPkgs: []string{path + "/lib"}, Dir: writeModule(t, path, lib)}
+	res, err := eval.E7(context.Background(), eval.E7Config{Subjects: []subject.Setup{s}, Time: budget, Reps: 1, Seed: 1,
+		Methods: []string{eval.E7GoFuzz}, CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if es := res.Subjects[0]; es.Error != "" || len(es.Runs) != 1 || len(es.Rows) != 1 {
+		t.Fatalf("subject %+v", es)
+	}
+	return res
 }
 
 // writeModule writes a module of one package, lib, with the source given.
