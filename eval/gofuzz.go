@@ -2,6 +2,7 @@ package eval
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -515,23 +516,13 @@ func (r *goFuzzRun) setAside() error {
 		found = append(found, goFuzzFailure{path: to, message: strings.Join(tail, "\n")})
 	}
 	slices.SortFunc(found, func(a, b goFuzzFailure) int {
-		if c := cmpFloat(r.seen[a.path], r.seen[b.path]); c != 0 {
+		if c := cmp.Compare(r.seen[a.path], r.seen[b.path]); c != 0 {
 			return c
 		}
 		return strings.Compare(a.path, b.path)
 	})
 	r.failures = append(r.failures, found...)
 	return nil
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // note says how the run ended where Go's fuzzer failed in it.
