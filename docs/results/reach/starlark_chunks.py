@@ -1,6 +1,6 @@
 """Split go.starlark.net's own test scripts into modules the starlark subject can run.
 
-Usage: python3 split.py STARLARK_MODULE_DIR OUT_DIR
+Usage: python3 starlark_chunks.py STARLARK_MODULE_DIR OUT_DIR
 
 Each script of STARLARK_MODULE_DIR/starlark/testdata is cut at its "---"
 lines, as the library's own test runner cuts it. The assert module is not
