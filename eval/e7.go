@@ -330,6 +330,10 @@ func e7Subject(ctx context.Context, cfg E7Config, index int, s subject.Setup, se
 	if err != nil {
 		return E7Subject{}, err
 	}
+	start, err := e7StartInput(ctx, cfg, s, set)
+	if err != nil {
+		return E7Subject{}, err
+	}
 	methods := cfg.Methods
 	// The runs an earlier run of the campaign finished, and whether Go's
 	// fuzzer has runs left to make (its fuzz test takes a while to build).
@@ -387,11 +391,19 @@ func e7Subject(ctx context.Context, cfg E7Config, index int, s subject.Setup, se
 			if cfg.Progress != nil {
 				cfg.Progress(fmt.Sprintf("E7 %s: %s, repetition %d of %d", s.Name, method, rep+1, cfg.Reps))
 			}
-			// Every run starts in a fresh process of the subject, so
-			// that each is credited alike with the work a process does
-			// only once (type caches, lazy tables): sharing one warm
-			// process would credit it to whichever run came first.
+			// Every run starts in a fresh process of the subject, warmed
+			// up with the same input before the run's clock starts, so
+			// that no run is credited with the work a process does only
+			// once (type caches, lazy tables, an environment built on
+			// the first call). Sharing one warm process credited it to
+			// whichever run came first; a cold process per run credited
+			// it to each run's first input, and where that input was
+			// rejected the run lost those blocks from its valid
+			// coverage (a cel run: 445 blocks).
 			sess.Close()
+			if _, err := sess.WarmUp(start, cfg.Timeout); err != nil {
+				return E7Subject{}, fmt.Errorf("%s: warm-up: %w", method, err)
+			}
 			var run E7Run
 			var err error
 			switch method {
@@ -420,6 +432,22 @@ func e7Subject(ctx context.Context, cfg E7Config, index int, s subject.Setup, se
 		}
 	}
 	return es, nil
+}
+
+// e7StartInput is the input every run's process is warmed up with: the
+// grammar's shortest input (satisfying set's constraints where it can),
+// the same for every method and repetition.
+func e7StartInput(ctx context.Context, cfg E7Config, s subject.Setup, set *constraint.Set) ([]byte, error) {
+	var start []byte
+	opts := synth.GenerateOptions{Policy: synth.ShortestPolicy, Seed: cfg.Seed, MaxDepth: cfg.MaxDepth, Constraints: set}
+	err := synth.GenerateFunc(ctx, s.Grammar, 1, opts, func(in synth.Input) error {
+		start = []byte(in.Text)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("the warm-up input: %w", err)
+	}
+	return start, nil
 }
 
 // coverageCurve folds runs' coverage into a curve: a point whenever

@@ -79,6 +79,12 @@ func TestE7Shards(t *testing.T) {
 	if err != nil || missing != 0 {
 		t.Fatalf("merge: %v, %d missing", err, missing)
 	}
+	for _, s := range whole.Subjects {
+		if s.Error != "" {
+			// Say why a subject's runs are missing, not only that they are.
+			t.Errorf("the whole campaign, %s: %s", s.Subject, s.Error)
+		}
+	}
 	if got, want := runKeys(merged), runKeys(whole); !slices.Equal(got, want) || len(want) != 16 {
 		t.Errorf("merged runs %v\nwhole campaign's %v", got, want)
 	}
