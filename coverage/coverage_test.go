@@ -430,6 +430,94 @@ func TestRepliesBeforeACrash(t *testing.T) {
 	}
 }
 
+// TestWarmStarts: with WarmStarts, a process the session starts after a
+// crash runs the warm-up input before the next recorded one, so that
+// input is not credited with the work a process does once; without it,
+// it is (what a fuzzing campaign's restarts credited to the input after
+// each crash). A warm-up that crashes its process leaves the request to
+// a cold one rather than warming up without end.
+func TestWarmStarts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a harness")
+	}
+	mod := writeModule(t, map[string]string{
+		"go.mod": "module example.com/warmtest\n\ngo 1.24\n",
+		"lib/lib.go": `package lib
+
+import "os"
+
+var ready bool
+
+// Run sets up on its first call in a process, as a type cache does;
+// "exit" ends the process.
+func Run(in []byte) error {
+	if string(in) == "exit" {
+		os.Exit(3)
+	}
+	if !ready {
+		ready = true
+		setUp()
+	}
+	return nil
+}
+
+func setUp() {
+	for i := 0; i < 3; i++ {
+		_ = i
+	}
+}
+`,
+	})
+	bin, err := Build(context.Background(), Target{ImportPath: "example.com/warmtest/lib", Func: "Run", Dir: mod}, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name      string
+		warm      []byte
+		wantSetUp bool // in the coverage of the first input after the crash
+	}{
+		{"no warm-ups", nil, true},
+		{"warm-ups", []byte("a"), false},
+		{"a warm-up that crashes", []byte("exit"), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := Start(bin, RunOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			setUp := slices.Index(s.Funcs.Names, "example.com/warmtest/lib.setUp")
+			if setUp < 0 {
+				t.Fatalf("functions %v", s.Funcs.Names)
+			}
+			s.WarmStarts(tt.warm, 5*time.Second)
+			if _, err := s.WarmUp([]byte("a"), 5*time.Second); err != nil {
+				t.Fatal(err)
+			}
+			for i, step := range []struct {
+				in        string
+				want      Outcome
+				wantSetUp bool
+			}{
+				{"b", OK, false},        // the first process, warmed by WarmUp
+				{"exit", Panic, false},  // ends it
+				{"c", OK, tt.wantSetUp}, // in the process started after the crash
+				{"d", OK, false},        // set up already
+			} {
+				r, err := s.Record([]byte(step.in), 5*time.Second)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.Outcome != step.want || slices.Contains(r.Covered, setUp) != step.wantSetUp {
+					t.Errorf("input %d (%q): %s (%s), set-up covered %t; want %s, %t", i, step.in, r.Outcome, r.Message, slices.Contains(r.Covered, setUp), step.want, step.wantSetUp)
+				}
+			}
+		})
+	}
+}
+
 // TestRecordChunks: a recording read and recorded a few inputs at a time
 // (Options.Chunk, what bounds its memory) gives every input the record a
 // recording of all at once gives it, with the same summary, whatever

@@ -105,6 +105,10 @@ type Session struct {
 	report     supervisorReport
 	blob       []byte
 	starts     int // processes started so far
+	// warm, if set, is run unrecorded in each process started (see
+	// WarmStarts), with warmTimeout.
+	warm        []byte
+	warmTimeout time.Duration
 	// fresh is set from a process's start to its first reply, and
 	// unrecorded to its first recorded reply: both may take longer than
 	// the others (Binary.StartGrace).
@@ -364,6 +368,20 @@ func (s *Session) WarmUp(input []byte, timeout time.Duration) (*Result, error) {
 	return s.run('W', input, timeout)
 }
 
+// WarmStarts makes every harness process the session starts from now
+// on run input unrecorded, as WarmUp does, before any other request
+// but a warm-up of the caller's own. WarmUp after a fresh start warms
+// the first process; WarmStarts warms each one the session starts by
+// itself after a crash or a timeout, whose first recorded input would
+// otherwise be credited with the work a process does once (a fuzzing
+// campaign's restarts gave that input blocks no other input has). A
+// warm-up that ends its process is not tried again: the request goes
+// to a cold process. nil stops the warm-ups. A CommandTarget's
+// sessions, which start a process per input, ignore it.
+func (s *Session) WarmStarts(input []byte, timeout time.Duration) {
+	s.warm, s.warmTimeout = input, timeout
+}
+
 // Record runs an input and returns its outcome and coverage.
 func (s *Session) Record(input []byte, timeout time.Duration) (*Result, error) {
 	return s.run('R', input, timeout)
@@ -387,7 +405,7 @@ func (s *Session) send(kind byte, input []byte) error {
 		return fmt.Errorf("input of %d bytes is too large", len(input))
 	}
 	if s.cmd == nil {
-		if err := s.start(); err != nil {
+		if err := s.startWarm(kind); err != nil {
 			return err
 		}
 	}
@@ -404,6 +422,31 @@ func (s *Session) send(kind byte, input []byte) error {
 	s.stdin.Write(hdr[:])
 	s.stdin.Write(input)
 	s.stdin.Flush()
+	return nil
+}
+
+// startWarm starts a harness process for a request of the given kind
+// and, where the session warms its processes (WarmStarts) and the
+// request is not a warm-up itself, runs the warm-up in it first.
+func (s *Session) startWarm(kind byte) error {
+	if err := s.start(); err != nil {
+		return err
+	}
+	if s.warm == nil || kind == 'W' {
+		return nil
+	}
+	// The process is up, so this send does not come back here.
+	if err := s.send('W', s.warm); err != nil {
+		return err
+	}
+	if _, err := s.receive('W', s.warmTimeout); err != nil {
+		return err
+	}
+	if s.cmd == nil {
+		// The warm-up crashed or hung the process: a cold one, rather
+		// than warm-ups without end.
+		return s.start()
+	}
 	return nil
 }
 

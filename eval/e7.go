@@ -334,6 +334,11 @@ func e7Subject(ctx context.Context, cfg E7Config, index int, s subject.Setup, se
 	if err != nil {
 		return E7Subject{}, err
 	}
+	// A process started after a crash or a timeout within a run is
+	// warmed up too, or the input after each one would be credited with
+	// the one-time work (below).
+	sess.WarmStarts(start, cfg.Timeout)
+	defer sess.WarmStarts(nil, 0)
 	methods := cfg.Methods
 	// The runs an earlier run of the campaign finished, and whether Go's
 	// fuzzer has runs left to make (its fuzz test takes a while to build).
