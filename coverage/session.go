@@ -369,15 +369,15 @@ func (s *Session) WarmUp(input []byte, timeout time.Duration) (*Result, error) {
 }
 
 // WarmStarts makes every harness process the session starts from now
-// on run input unrecorded, as WarmUp does, before any other request
-// but a warm-up of the caller's own. WarmUp after a fresh start warms
-// the first process; WarmStarts warms each one the session starts by
-// itself after a crash or a timeout, whose first recorded input would
-// otherwise be credited with the work a process does once (a fuzzing
-// campaign's restarts gave that input blocks no other input has). A
-// warm-up that ends its process is not tried again: the request goes
-// to a cold process. nil stops the warm-ups. A CommandTarget's
-// sessions, which start a process per input, ignore it.
+// on run input unrecorded, as WarmUp does (within timeout), before any
+// other request but a warm-up of the caller's own. WarmUp after a fresh
+// start warms the first process; WarmStarts warms each one the session
+// starts by itself after a crash or a timeout, whose first recorded
+// input would otherwise be credited with the work a process does once
+// (in a fuzzing campaign, the input after each crash was). A warm-up
+// that ends its process is not tried again: the request goes to a cold
+// process. nil stops the warm-ups. A CommandTarget's sessions, which
+// start a process per input, ignore it.
 func (s *Session) WarmStarts(input []byte, timeout time.Duration) {
 	s.warm, s.warmTimeout = input, timeout
 }
