@@ -336,9 +336,8 @@ func e7Subject(ctx context.Context, cfg E7Config, index int, s subject.Setup, se
 	}
 	// A process started after a crash or a timeout within a run is
 	// warmed up too, or the input after each one would be credited with
-	// the one-time work (below).
+	// the one-time work (below). The session is this subject's alone.
 	sess.WarmStarts(start, cfg.Timeout)
-	defer sess.WarmStarts(nil, 0)
 	methods := cfg.Methods
 	// The runs an earlier run of the campaign finished, and whether Go's
 	// fuzzer has runs left to make (its fuzz test takes a while to build).
