@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/arbor-fuzz/arbor/constraint"
+	"github.com/arbor-fuzz/arbor/features"
 	"github.com/arbor-fuzz/arbor/subject"
 	"github.com/arbor-fuzz/arbor/synth"
 )
@@ -54,15 +55,25 @@ type E11Side struct {
 	// CPU-second.
 	AcceptedPerSecond float64 `json:"accepted_per_cpu_second"`
 	MeanBytes         float64 `json:"mean_bytes"`
+	// Paths2 and AcceptedPaths2 are the distinct 2-paths of the grammar
+	// (features.Coverage) that the Inputs judged hold, all of them and
+	// those the program accepted: what they say, not only whether they
+	// pass. A constrained generator can reach a high accepted share by
+	// writing a narrow part of the language (graphql's repair turns most
+	// fields into __typename); the accepted 2-paths show it.
+	Paths2         int `json:"paths_2"`
+	AcceptedPaths2 int `json:"accepted_paths_2"`
 }
 
 // E11Subject is E11 on one subject.
 type E11Subject struct {
-	Subject string  `json:"subject"`
-	Clauses int     `json:"clauses"`
-	Off     E11Side `json:"without"`
-	On      E11Side `json:"with"`
-	Error   string  `json:"error,omitempty"`
+	Subject string `json:"subject"`
+	Clauses int    `json:"clauses"`
+	// Paths2Total is the number of the grammar's 2-paths.
+	Paths2Total int64   `json:"paths_2_total"`
+	Off         E11Side `json:"without"`
+	On          E11Side `json:"with"`
+	Error       string  `json:"error,omitempty"`
 }
 
 // E11Result is E11 on every subject whose grammar has constraints.
@@ -102,6 +113,9 @@ func e11Subject(ctx context.Context, cfg E11Config, s subject.Setup, sess *fuzzS
 		return E11Subject{}, err
 	}
 	out := E11Subject{Subject: s.Name, Clauses: set.Len()}
+	if total := features.CountUpTo(s.Grammar, 2)[1]; total.IsInt64() {
+		out.Paths2Total = total.Int64()
+	}
 	oracle := &subject.SessionOracle{Session: sess.Session, Timeout: cfg.Timeout}
 	check := constraint.NewChecker(set)
 	// satisfies tells whether an input satisfies every clause: what the
@@ -123,8 +137,10 @@ func e11Subject(ctx context.Context, cfg E11Config, s subject.Setup, sess *fuzzS
 		// The inputs the program judges.
 		opts := synth.GenerateOptions{Seed: cfg.Seed, MaxDepth: cfg.MaxDepth, Constraints: side.set}
 		bytes := 0
+		all, accepted := features.NewCoverage(s.Grammar, 2), features.NewCoverage(s.Grammar, 2)
 		err := synth.GenerateFunc(ctx, s.Grammar, cfg.Inputs, opts, func(in synth.Input) error {
 			bytes += len(in.Text)
+			all.Add(in.Tree)
 			if in.Broken > 0 {
 				side.to.Unrepaired++
 			}
@@ -137,6 +153,7 @@ func e11Subject(ctx context.Context, cfg E11Config, s subject.Setup, sess *fuzzS
 			}
 			if v.Valid {
 				side.to.Accepted++
+				accepted.Add(in.Tree)
 			}
 			return nil
 		})
@@ -145,6 +162,7 @@ func e11Subject(ctx context.Context, cfg E11Config, s subject.Setup, sess *fuzzS
 		}
 		side.to.Share = float64(side.to.Accepted) / float64(cfg.Inputs)
 		side.to.MeanBytes = float64(bytes) / float64(cfg.Inputs)
+		side.to.Paths2, side.to.AcceptedPaths2 = all.Covered(2), accepted.Covered(2)
 		// The generator's speed, apart from the program's.
 		var micros, perSecond []float64
 		for rep := range cfg.Reps {
@@ -176,16 +194,18 @@ func e11Subject(ctx context.Context, cfg E11Config, s subject.Setup, sess *fuzzS
 func (r *E11Result) Table() (header []string, rows [][]string) {
 	for _, s := range r.Subjects {
 		if s.Error != "" {
-			rows = append(rows, []string{s.Subject, "", "error: " + s.Error, "", "", "", "", "", ""})
+			rows = append(rows, []string{s.Subject, "", "error: " + s.Error, "", "", "", "", "", "", "", ""})
 			continue
 		}
 		rows = append(rows, []string{s.Subject, strconv.Itoa(s.Clauses),
 			fmt.Sprintf("%.2f", s.Off.Share), fmt.Sprintf("%.2f", s.On.Share), strconv.Itoa(s.On.Unrepaired),
 			fmt.Sprintf("%.0f", s.Off.MicrosPerInput), fmt.Sprintf("%.0f", s.On.MicrosPerInput),
-			fmt.Sprintf("%.0f", s.Off.SatisfyingPerSecond), fmt.Sprintf("%.0f", s.On.SatisfyingPerSecond)})
+			fmt.Sprintf("%.0f", s.Off.SatisfyingPerSecond), fmt.Sprintf("%.0f", s.On.SatisfyingPerSecond),
+			fmt.Sprintf("%d/%d", s.Off.AcceptedPaths2, s.Paths2Total), fmt.Sprintf("%d/%d", s.On.AcceptedPaths2, s.Paths2Total)})
 	}
 	return []string{"subject", "clauses", "accepted without", "accepted with", "unrepaired",
-		"µs/input without", "µs/input with", "satisfying/CPU-s without", "satisfying/CPU-s with"}, rows
+		"µs/input without", "µs/input with", "satisfying/CPU-s without", "satisfying/CPU-s with",
+		"accepted 2-paths without", "accepted 2-paths with"}, rows
 }
 
 // CSVTable is e11.csv: every figure of both sides.
@@ -198,11 +218,12 @@ func (r *E11Result) CSVTable() (header []string, rows [][]string) {
 		}{{"without", s.Off}, {"with", s.On}} {
 			rows = append(rows, []string{s.Subject, side.name, strconv.Itoa(s.Clauses), strconv.Itoa(side.v.Accepted), f(side.v.Share),
 				strconv.Itoa(side.v.Satisfying), strconv.Itoa(side.v.Unrepaired), f(side.v.MicrosPerInput), f(side.v.SatisfyingPerSecond),
-				f(side.v.AcceptedPerSecond), f(side.v.MeanBytes), s.Error})
+				f(side.v.AcceptedPerSecond), f(side.v.MeanBytes),
+				strconv.Itoa(side.v.Paths2), strconv.Itoa(side.v.AcceptedPaths2), strconv.FormatInt(s.Paths2Total, 10), s.Error})
 		}
 	}
 	return []string{"subject", "constraints", "clauses", "accepted", "accepted_share", "satisfying", "unrepaired", "cpu_us_per_input",
-		"satisfying_per_cpu_second", "accepted_per_cpu_second", "mean_bytes", "error"}, rows
+		"satisfying_per_cpu_second", "accepted_per_cpu_second", "mean_bytes", "paths_2", "accepted_paths_2", "paths_2_total", "error"}, rows
 }
 
 // WriteE11 writes e11.json and e11.csv into dir.

@@ -53,6 +53,19 @@ func TestE11(t *testing.T) {
 	if r.Off.Satisfying > r.On.Satisfying || r.On.SatisfyingPerSecond <= 0 || r.Off.MicrosPerInput <= 0 {
 		t.Errorf("with the constraint: %+v; without: %+v", r.On, r.Off)
 	}
+	// What the inputs say: every side's accepted inputs hold some of the
+	// grammar's 2-paths, no more than all its inputs hold.
+	for _, side := range []eval.E11Side{r.Off, r.On} {
+		if side.AcceptedPaths2 <= 0 || side.AcceptedPaths2 > side.Paths2 || int64(side.Paths2) > r.Paths2Total {
+			t.Errorf("2-paths: accepted %d, all %d, of the grammar %d", side.AcceptedPaths2, side.Paths2, r.Paths2Total)
+		}
+	}
+	// Some inputs without the constraint are rejected for what only they
+	// hold (a range past its end), so all of them hold more 2-paths than
+	// the accepted ones: the accepted count is of the accepted only.
+	if r.Off.AcceptedPaths2 >= r.Off.Paths2 {
+		t.Errorf("without the constraint: accepted inputs hold %d 2-paths, all %d", r.Off.AcceptedPaths2, r.Off.Paths2)
+	}
 	files, err := eval.WriteE11(filepath.Join(t.TempDir(), "e11"), res)
 	if err != nil {
 		t.Fatal(err)

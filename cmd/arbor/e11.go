@@ -26,7 +26,9 @@ running, and E11 reports the median CPU time per input and the inputs
 that satisfy every constraint per CPU-second: with constraints, the
 inputs the search repaired; without, random inputs filtered by the
 constraint checker (the rejection-sampling baseline, which pays for the
-check).
+check). It also counts the grammar's 2-paths the accepted inputs hold:
+what they say, not only whether they pass, since a generator can reach
+a high accepted share by writing a narrow part of the language.
 
 --out DIR gets e11.json and e11.csv; --json prints the result.`,
 		Example: "  arbor eval E11 --seed 7\n  arbor eval E11 --subjects graphql,template --inputs 1000",
