@@ -113,9 +113,6 @@ func e11Subject(ctx context.Context, cfg E11Config, s subject.Setup, sess *fuzzS
 		return E11Subject{}, err
 	}
 	out := E11Subject{Subject: s.Name, Clauses: set.Len()}
-	if total := features.CountUpTo(s.Grammar, 2)[1]; total.IsInt64() {
-		out.Paths2Total = total.Int64()
-	}
 	oracle := &subject.SessionOracle{Session: sess.Session, Timeout: cfg.Timeout}
 	check := constraint.NewChecker(set)
 	// satisfies tells whether an input satisfies every clause: what the
@@ -163,6 +160,9 @@ func e11Subject(ctx context.Context, cfg E11Config, s subject.Setup, sess *fuzzS
 		side.to.Share = float64(side.to.Accepted) / float64(cfg.Inputs)
 		side.to.MeanBytes = float64(bytes) / float64(cfg.Inputs)
 		side.to.Paths2, side.to.AcceptedPaths2 = all.Covered(2), accepted.Covered(2)
+		if total := all.Total(2); total.IsInt64() {
+			out.Paths2Total = total.Int64()
+		}
 		// The generator's speed, apart from the program's.
 		var micros, perSecond []float64
 		for rep := range cfg.Reps {
@@ -192,9 +192,14 @@ func e11Subject(ctx context.Context, cfg E11Config, s subject.Setup, sess *fuzzS
 // Table is E11's rows: per subject, each side's accepted share and
 // generation speed.
 func (r *E11Result) Table() (header []string, rows [][]string) {
+	header = []string{"subject", "clauses", "accepted without", "accepted with", "unrepaired",
+		"µs/input without", "µs/input with", "satisfying/CPU-s without", "satisfying/CPU-s with",
+		"accepted 2-paths without", "accepted 2-paths with"}
 	for _, s := range r.Subjects {
 		if s.Error != "" {
-			rows = append(rows, []string{s.Subject, "", "error: " + s.Error, "", "", "", "", "", "", "", ""})
+			row := make([]string, len(header))
+			row[0], row[2] = s.Subject, "error: "+s.Error
+			rows = append(rows, row)
 			continue
 		}
 		rows = append(rows, []string{s.Subject, strconv.Itoa(s.Clauses),
@@ -203,9 +208,7 @@ func (r *E11Result) Table() (header []string, rows [][]string) {
 			fmt.Sprintf("%.0f", s.Off.SatisfyingPerSecond), fmt.Sprintf("%.0f", s.On.SatisfyingPerSecond),
 			fmt.Sprintf("%d/%d", s.Off.AcceptedPaths2, s.Paths2Total), fmt.Sprintf("%d/%d", s.On.AcceptedPaths2, s.Paths2Total)})
 	}
-	return []string{"subject", "clauses", "accepted without", "accepted with", "unrepaired",
-		"µs/input without", "µs/input with", "satisfying/CPU-s without", "satisfying/CPU-s with",
-		"accepted 2-paths without", "accepted 2-paths with"}, rows
+	return header, rows
 }
 
 // CSVTable is e11.csv: every figure of both sides.
