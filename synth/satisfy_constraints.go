@@ -45,6 +45,11 @@ const (
 // so the tree stays a derivation of the grammar and its choice sequence
 // can be read off it (Generator.ChoicesOf).
 //
+// Make keeps one choice of each tree it repairs, the 2-path its
+// satisfying trees have held least often, through the first quarter of
+// the repair (keep.go): a repair left free collapses the inputs onto
+// the parts of the language that need nothing to agree.
+//
 // A Satisfier is deterministic for its seed and not safe for
 // concurrent use.
 type Satisfier struct {
@@ -61,6 +66,19 @@ type Satisfier struct {
 	cands             []*constraint.Node
 	undo              []func()
 	changed           *grammar.Tree // the node the last change changed the children or value of
+
+	// keep holds the tree nodes a repair must not take out of the tree
+	// (Satisfier.protect): the node of the rarest 2-path of the tree
+	// being repaired, and its ancestors. Nil when nothing is kept.
+	keep map[*grammar.Tree]bool
+	// held counts, per 2-path (pathKey), its occurrences in the
+	// satisfying trees Make returned, and the repairs that kept it in
+	// vain.
+	held map[uint64]int
+	// NoKeep turns off keeping the rarest 2-path through a repair
+	// (docs/algorithms.md says why it is on).
+	NoKeep bool
+	slots  []slot // regenerateBeside's
 }
 
 // NewSatisfier returns a Satisfier of s's constraints whose random
@@ -118,6 +136,7 @@ func (s *Satisfier) Make(ctx context.Context, gen *Generator, reset func()) (t *
 			}
 			vs, ok := s.check.CheckWithin(t, limit)
 			if len(vs) == 0 {
+				s.note(t)
 				return t, 0, false
 			}
 			checked = nil
@@ -144,7 +163,26 @@ func (s *Satisfier) Make(ctx context.Context, gen *Generator, reset func()) (t *
 		if checked == nil {
 			checked = s.check.Check(best)
 		}
+		var kept uint64
+		protected := false
+		if !last && !s.NoKeep {
+			// The last try keeps nothing: a 2-path the clauses forbid
+			// must not cost the input.
+			kept, protected = s.protect(best)
+		}
 		broken, _ := s.satisfy(ctx, best, checked)
+		mended := protected && s.keep != nil && broken == 0 // around the kept node
+		s.keep = nil
+		if broken == 0 {
+			s.note(best)
+		}
+		if protected && !mended {
+			// Kept in vain: counted as if held, so that a 2-path the
+			// clauses forbid stops being the rarest. (Doubling its count
+			// instead made the inputs narrower on 6 of the 11 grammars
+			// with clauses.)
+			s.held[kept]++
+		}
 		if broken == 0 || last {
 			return best, broken, true
 		}
@@ -176,6 +214,12 @@ func (s *Satisfier) steps() int {
 // mendable is the most instances a tree may break for a repair to be
 // tried: past it, a repair in the steps there are has no hope.
 func (s *Satisfier) mendable() int { return s.steps() / hopeless }
+
+// keepSteps: a repair keeps the node Make chose (Satisfier.protect)
+// for the first 1/keepSteps of its steps. Keeping for half of them
+// widened the inputs no more than a quarter did, at more cost (E11 on
+// the whole suite, docs/algorithms.md).
+const keepSteps = 4
 
 // hopeless is the ratio of repair steps to broken instances under which
 // Make does not try to repair a tree but draws smaller ones: a change
@@ -211,6 +255,11 @@ func (s *Satisfier) satisfy(ctx context.Context, t *grammar.Tree, vs []constrain
 	limit := s.steps()
 	most := 2*t.Size() + minRegenerate
 	for st.Steps < limit && len(vs) > 0 && ctx.Err() == nil {
+		if st.Steps == limit/keepSteps && s.keep != nil {
+			// The steps that keep a node did not repair the tree
+			// around it: the rest may change anything.
+			s.keep = nil
+		}
 		st.Steps++
 		v := vs[s.r.IntN(len(vs))]
 		s.undo = s.undo[:0]
@@ -271,7 +320,17 @@ func (s *Satisfier) change(t *grammar.Tree, v constraint.Violation) bool {
 			return true
 		}
 	}
-	return s.regenerate(e)
+	if s.regenerate(e) {
+		return true
+	}
+	// What the change would have taken out holds the kept node: a
+	// subtree beside it changes instead, under e or an occurrence
+	// above it (a field kept whose type is wrong for where it is
+	// selected needs a change above it).
+	for up := Geometric(s.r, 2) - 1; up > 0 && e.Parent() != nil && e != v.Scope; up-- {
+		e = e.Parent()
+	}
+	return s.keep != nil && s.regenerateBeside(e)
 }
 
 // candidates lists the other occurrences, in v's scope, of the rules
@@ -324,7 +383,7 @@ func (s *Satisfier) copyValue(src, dst *grammar.Tree) bool {
 	for _, d := range to {
 		for _, f := range from {
 			switch {
-			case d.Node.Kind == grammar.KindRef && f.Node.Kind == grammar.KindRef && d.Node.Name == f.Node.Name:
+			case d.Node.Kind == grammar.KindRef && f.Node.Kind == grammar.KindRef && d.Node.Name == f.Node.Name && !s.keep[d.Children[0]]:
 				s.replaceChild(d, 0, copyTree(f.Children[0]))
 				return true
 			case d.Node.Kind == grammar.KindRegex && f.Node.Kind.Symbolic() && f.Node.Kind != grammar.KindRef && s.matches(d.Node, f.Value):
@@ -406,6 +465,9 @@ func (s *Satisfier) regenerate(e *constraint.Node) bool {
 		// The start rule's outermost occurrence: the whole tree.
 		return s.regenerateRoot(t)
 	}
+	if s.keep[t.Children[0]] {
+		return false
+	}
 	s.gen.nodes = 0
 	s.replaceChild(t, 0, s.gen.Expand(t.Node.Children[0], e.Depth()))
 	return true
@@ -417,6 +479,9 @@ func (s *Satisfier) regenerate(e *constraint.Node) bool {
 const minRegenerate = 64
 
 func (s *Satisfier) regenerateRoot(t *grammar.Tree) bool {
+	if s.keep != nil {
+		return false
+	}
 	s.gen.nodes = 0
 	fresh := s.gen.Expand(t.Node, 0)
 	old := t.Children
@@ -436,7 +501,7 @@ func (s *Satisfier) drop(root *grammar.Tree, e *constraint.Node) bool {
 		if n.Kind != grammar.KindQuant {
 			continue
 		}
-		if len(p.parent.Children) <= n.Min {
+		if len(p.parent.Children) <= n.Min || s.keep[p.parent.Children[p.index]] {
 			return false
 		}
 		parent, old := p.parent, p.parent.Children

@@ -31,6 +31,9 @@ type GenerateOptions struct {
 	// FreshTries, ConstraintTries and RepairSteps are the Satisfier's
 	// FreshTries, Tries and MaxSteps (0: their defaults).
 	FreshTries, ConstraintTries, RepairSteps int
+	// NoKeep is the Satisfier's NoKeep: repairs may change any part of
+	// a tree (for comparison; the default keeps its rarest 2-path).
+	NoKeep bool
 }
 
 // GenerateFunc generates n inputs of g with the policy, one at a time,
@@ -51,6 +54,7 @@ func GenerateFunc(ctx context.Context, g *grammar.Graph, n int, opts GenerateOpt
 	if opts.Constraints.Len() > 0 {
 		sat = NewSatisfier(opts.Constraints, opts.Seed, gen)
 		sat.MaxSteps, sat.FreshTries, sat.Tries = opts.RepairSteps, opts.FreshTries, opts.ConstraintTries
+		sat.NoKeep = opts.NoKeep
 	}
 	for range n {
 		if err := ctx.Err(); err != nil {
