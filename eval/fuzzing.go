@@ -88,3 +88,30 @@ func (f *fuzzSession) zestDomains() []fuzz.Domain {
 	}
 	return []fuzz.Domain{fuzz.Coverage(), fuzz.ValidCoverage()}
 }
+
+// Finished names the subjects the result holds: all of them, or after
+// an interruption those finished before it (E8, E9, E10 and E11 return
+// them with the context's error; an unfinished subject is left out).
+func (r *E8Result) Finished() []string { return subjectNames(r.Subjects) }
+
+// Finished is as E8Result's.
+func (r *E9Result) Finished() []string { return subjectNames(r.Subjects) }
+
+// Finished is as E8Result's.
+func (r *E10Result) Finished() []string { return subjectNames(r.Subjects) }
+
+// Finished is as E8Result's.
+func (r *E11Result) Finished() []string { return subjectNames(r.Subjects) }
+
+func subjectNames[T interface{ name() string }](subjects []T) []string {
+	out := make([]string, len(subjects))
+	for i, s := range subjects {
+		out[i] = s.name()
+	}
+	return out
+}
+
+func (s E8Subject) name() string  { return s.Subject }
+func (s E9Subject) name() string  { return s.Subject }
+func (s E10Subject) name() string { return s.Subject }
+func (s E11Subject) name() string { return s.Subject }

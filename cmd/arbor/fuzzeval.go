@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -76,12 +77,29 @@ func runFuzzExperiment[R tabler](cmd *cobra.Command, f *fuzzExperiment,
 	if terminal {
 		progress = func(s string) { fmt.Fprintf(errOut, "\r\033[K%s", s) }
 	}
-	res, err := run(contextOf(cmd), setups, progress)
+	ctx := contextOf(cmd)
+	res, err := run(ctx, setups, progress)
 	if terminal {
 		fmt.Fprintln(errOut)
 	}
+	var stopped error
 	if err != nil {
-		return err
+		// Interrupted (Ctrl-C, SIGTERM): the subjects finished before
+		// it are written and printed as a whole run's would be, and the
+		// exit status says the run is not whole. E7 keeps its own
+		// checkpoint, which holds the unfinished subject's runs too, and
+		// does not offer Finished.
+		done, ok := any(res).(interface{ Finished() []string })
+		if ctx.Err() == nil || !ok || len(done.Finished()) == 0 {
+			return err
+		}
+		names := done.Finished()
+		where := ""
+		if f.out != "" {
+			where = " and written to " + f.out
+		}
+		stopped = fmt.Errorf("interrupted: the results of the subjects finished before it (%s) are printed%s; the others' are not: %w",
+			strings.Join(names, ", "), where, err)
 	}
 	if f.out != "" {
 		if _, err := write(f.out, res); err != nil {
@@ -90,7 +108,12 @@ func runFuzzExperiment[R tabler](cmd *cobra.Command, f *fuzzExperiment,
 	}
 	w := cmd.OutOrStdout()
 	if f.asJSON {
-		return json.NewEncoder(w).Encode(res)
+		err = json.NewEncoder(w).Encode(res)
+	} else {
+		err = printTable(w, res)
 	}
-	return printTable(w, res)
+	if stopped != nil {
+		return stopped
+	}
+	return err
 }
