@@ -90,10 +90,13 @@ func runFuzzExperiment[R tabler](cmd *cobra.Command, f *fuzzExperiment,
 		// checkpoint, which holds the unfinished subject's runs too, and
 		// does not offer Finished.
 		done, ok := any(res).(interface{ Finished() []string })
-		if ctx.Err() == nil || !ok || len(done.Finished()) == 0 {
+		var names []string
+		if ok {
+			names = done.Finished()
+		}
+		if ctx.Err() == nil || len(names) == 0 {
 			return err
 		}
-		names := done.Finished()
 		where := ""
 		if f.out != "" {
 			where = " and written to " + f.out
