@@ -115,6 +115,10 @@ func TestE7Resume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if s := full.Subjects[0]; len(s.Runs) != 4 {
+		// Say why, rather than fail on the slice below.
+		t.Fatalf("the whole campaign made %d runs of 4; its error: %q", len(s.Runs), s.Error)
+	}
 	// Stopped after three runs: what its checkpoint wrote.
 	part := *full
 	part.Subjects = []eval.E7Subject{full.Subjects[0]}
