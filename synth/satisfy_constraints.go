@@ -79,6 +79,12 @@ type Satisfier struct {
 	// (docs/algorithms.md says why it is on).
 	NoKeep bool
 	slots  []slot // regenerateBeside's
+
+	// pastRepair counts, per try of Make but the last, the Makes in a row
+	// in which that try drew no tree a repair could mend; makes counts
+	// Makes (firstTry).
+	pastRepair []int
+	makes      int
 }
 
 // NewSatisfier returns a Satisfier of s's constraints whose random
@@ -104,7 +110,9 @@ func NewSatisfier(s *constraint.Set, seed uint64, bounds *Generator) *Satisfier 
 // it (then it is a copy, not in gen's memory). reset, if set, is called
 // before each tree is generated (a recorder's or a guide's fresh
 // start); the choices recorded are then those of the last tree made,
-// which is the tree returned only when it is unchanged.
+// which is the tree returned only when it is unchanged. Make starts at
+// the first try whose size has lately drawn trees a repair can mend
+// (firstTry).
 func (s *Satisfier) Make(ctx context.Context, gen *Generator, reset func()) (t *grammar.Tree, broken int, changed bool) {
 	fresh, tries := s.FreshTries, s.Tries
 	if fresh <= 0 {
@@ -115,7 +123,11 @@ func (s *Satisfier) Make(ctx context.Context, gen *Generator, reset func()) (t *
 	}
 	size := gen.MaxNodes
 	defer func() { gen.MaxNodes = size }()
-	for try := 1; ; try++ {
+	first := s.firstTry(tries)
+	if first > 1 {
+		gen.MaxNodes = RetryMaxNodes(size, first-1)
+	}
+	for try := first; ; try++ {
 		var best *grammar.Tree
 		var checked []constraint.Violation // what best breaks, if the checker's last check was of it
 		least := 0
@@ -136,6 +148,9 @@ func (s *Satisfier) Make(ctx context.Context, gen *Generator, reset func()) (t *
 			}
 			vs, ok := s.check.CheckWithin(t, limit)
 			if len(vs) == 0 {
+				if try < tries {
+					s.tried(try, true)
+				}
 				s.note(t)
 				return t, 0, false
 			}
@@ -151,6 +166,9 @@ func (s *Satisfier) Make(ctx context.Context, gen *Generator, reset func()) (t *
 			}
 		}
 		last := try == tries || ctx.Err() != nil
+		if try < tries {
+			s.tried(try, best != nil)
+		}
 		if best == nil {
 			if !last {
 				// Past repair in the steps it has: smaller trees at once.
@@ -176,6 +194,43 @@ func (s *Satisfier) Make(ctx context.Context, gen *Generator, reset func()) (t *
 			return best, broken, true
 		}
 		gen.MaxNodes = RetryMaxNodes(size, try)
+	}
+}
+
+// Make skips a try whose draws were past repair in skipAfter Makes in a
+// row, but in one Make of probeEvery, which tries every size again:
+// exprlang's random trees at the first two sizes break more clauses
+// than a repair can mend in every Make, and drawing and checking them
+// took half its generation time.
+const (
+	skipAfter  = 4
+	probeEvery = 16
+)
+
+// firstTry is the try Make starts at: the first that has not been past
+// repair in skipAfter Makes in a row, or 1 in a probing Make.
+func (s *Satisfier) firstTry(tries int) int {
+	s.makes++
+	if len(s.pastRepair) < tries-1 {
+		s.pastRepair = append(s.pastRepair, make([]int, tries-1-len(s.pastRepair))...)
+	}
+	if s.makes%probeEvery == 0 {
+		return 1
+	}
+	try := 1
+	for try < tries && s.pastRepair[try-1] >= skipAfter {
+		try++
+	}
+	return try
+}
+
+// tried notes whether a try (not the last) drew a tree a repair could
+// mend.
+func (s *Satisfier) tried(try int, mendable bool) {
+	if mendable {
+		s.pastRepair[try-1] = 0
+	} else {
+		s.pastRepair[try-1]++
 	}
 }
 
