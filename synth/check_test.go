@@ -43,8 +43,10 @@ func TestCheckDurationEndsInFlight(t *testing.T) {
 		if err != nil {
 			t.Fatalf("run %d: the duration's end is an error: %v", i, err)
 		}
-		if res.Trials == 0 || res.Trials != o.judged-1 {
-			t.Errorf("run %d: %d trials counted of %d judged (the cut one is not counted)", i, res.Trials, o.judged)
+		// The cut input is not counted; on a loaded machine the
+		// duration may end between inputs instead, and none is cut.
+		if res.Trials != o.judged-1 && res.Trials != o.judged {
+			t.Errorf("run %d: %d trials counted of %d judged", i, res.Trials, o.judged)
 		}
 	}
 	// An oracle's error that is not the duration's stays an error.
