@@ -90,9 +90,13 @@ func (f *fuzzSession) zestDomains() []fuzz.Domain {
 }
 
 // Finished names the subjects the result holds: all of them, or after
-// an interruption those finished before it (E8, E9, E10 and E11 return
-// them with the context's error; an unfinished subject is left out).
+// an interruption those finished before it (E7, E8, E9, E10 and E11
+// return them with the context's error; an unfinished subject is left
+// out, though E7's checkpoint keeps its finished runs).
 func (r *E8Result) Finished() []string { return subjectNames(r.Subjects) }
+
+// Finished is as E8Result's.
+func (r *E7Result) Finished() []string { return subjectNames(r.Subjects) }
 
 // Finished is as E8Result's.
 func (r *E9Result) Finished() []string { return subjectNames(r.Subjects) }
@@ -111,6 +115,7 @@ func subjectNames[T interface{ name() string }](subjects []T) []string {
 	return out
 }
 
+func (s E7Subject) name() string  { return s.Subject }
 func (s E8Subject) name() string  { return s.Subject }
 func (s E9Subject) name() string  { return s.Subject }
 func (s E10Subject) name() string { return s.Subject }

@@ -80,8 +80,10 @@ second of a start is not started again, and is left out of the medians
 --out DIR gets e7.json, e7.csv (every run's final state), e7-curves.csv
 (coverage whenever it grew) and e7-SUBJECT.svg (median valid coverage
 over time), rewritten after every run, so that an interrupted campaign
-keeps the runs it finished. Progress goes to standard error: one line
-per run when it is not a terminal. --json prints the result.
+keeps the runs it finished. Interrupted (Ctrl-C), E7 prints the
+subjects it finished, with or without --out, and exits 1. Progress goes
+to standard error: one line per run when it is not a terminal. --json
+prints the result.
 
 Long campaigns: --resume continues the campaign whose e7.json is in
 --out (the same settings), keeping the runs it finished and running the
@@ -136,7 +138,15 @@ joins their e7.json files.`,
 				return eval.E7(ctx, eval.E7Config{Subjects: subjects, Time: per, Reps: f.reps, Seed: f.seed, MaxDepth: f.maxDepth, Timeout: f.timeout,
 					Methods: methods, Fresh: fresh, NoConstraints: cons.off(), CacheDir: coverage.DefaultCacheDir(), Progress: progress, Checkpoint: checkpoint,
 					Shard: i, Shards: n, Done: done})
-			}, eval.WriteE7)
+			}, func(dir string, r *eval.E7Result) ([]string, error) {
+				if contextOf(cmd).Err() != nil {
+					// Interrupted: the checkpoint in dir holds the
+					// finished runs of the unfinished subject too,
+					// which --resume keeps; r does not.
+					return nil, nil
+				}
+				return eval.WriteE7(dir, r)
+			})
 		},
 	}
 	f.register(cmd.Flags(), "runs of each method on each subject", 10)

@@ -86,9 +86,8 @@ func runFuzzExperiment[R tabler](cmd *cobra.Command, f *fuzzExperiment,
 	if err != nil {
 		// Interrupted (Ctrl-C, SIGTERM): the subjects finished before
 		// it are written and printed as a whole run's would be, and the
-		// exit status says the run is not whole. E7 keeps its own
-		// checkpoint, which holds the unfinished subject's runs too, and
-		// does not offer Finished.
+		// exit status says the run is not whole. (E7's write leaves its
+		// checkpoint, which holds the unfinished subject's runs too.)
 		done, ok := any(res).(interface{ Finished() []string })
 		var names []string
 		if ok {
