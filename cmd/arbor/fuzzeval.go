@@ -63,7 +63,7 @@ func (f *fuzzExperiment) setups(ctx context.Context) ([]subject.Setup, error) {
 func runFuzzExperiment[R tabler](cmd *cobra.Command, f *fuzzExperiment,
 	run func(ctx context.Context, subjects []subject.Setup, progress func(string)) (R, error),
 	write func(dir string, r R) ([]string, error)) error {
-	fuzzingGC()
+	generatingGC()
 	setups, err := f.setups(contextOf(cmd))
 	if err != nil {
 		return err

@@ -86,6 +86,7 @@ writes the unique valid inputs.
 			"  arbor rlcheck --subject xml --trials 3000 --format gofuzz --fuzz-target FuzzUnmarshal --out ./xmlpkg",
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			generatingGC()
 			return runRLCheck(cmd, f)
 		},
 	}
