@@ -62,6 +62,7 @@ says where the run stopped.`,
 		Example: "  arbor eval all --out results --quick",
 		Args:    exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			generatingGC()
 			if out == "" {
 				return usageError{errors.New("--out is required")}
 			}

@@ -54,6 +54,7 @@ whole suite's table, the same as one run's but for the timings.`,
 		Example: "  arbor eval suite --quick\n  arbor eval suite --out results/suite --subjects json,yaml,css\n  arbor eval suite --shard 2/4 --out results/shard-2",
 		Args:    exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			generatingGC()
 			if err := cons.check(); err != nil {
 				return err
 			}
