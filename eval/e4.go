@@ -306,6 +306,13 @@ func (t *targetRun) targetEach(ctx context.Context) error {
 	t.step("targeting each of %d functions: %d inputs, at most %d executions (%s)", len(m.Functions), cfg.Inputs, cfg.Budget, t.res.Mode)
 	start := time.Now()
 	var times []float64 // offline: solving times, in milliseconds
+	// E5's grammar-random inputs, as many per function as requested,
+	// come from one generator, as arbor generate makes inputs: its
+	// constraint search learns across inputs (the sizes past repair, the
+	// 2-paths its inputs hold), which a generator per function, seeded
+	// per function, started afresh each time (on exprlang, the random
+	// side drew and threw away 8 trees an input).
+	random := newRandomInputs(e.Grammar, e.Seed+1000, e.MaxDepth, e.MaxRepeat, t.cons)
 	for i := range m.Functions {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -319,11 +326,8 @@ func (t *targetRun) targetEach(ctx context.Context) error {
 			return err
 		}
 		tf.RandomHitsAtExecutions = hitsAmong(t.base, t.baseOrder, fn.Name, i*97, tf.Executions)
-		// As many grammar-random inputs as requested, from a generator
-		// seeded per function, for E5.
-		gen := newRandomInputs(e.Grammar, e.Seed+1000+uint64(i), e.MaxDepth, e.MaxRepeat, t.cons)
 		for k := 0; k < tf.Random; k++ {
-			t.inputs = append(t.inputs, newTargetInput(gen.next(), i, "random"))
+			t.inputs = append(t.inputs, newTargetInput(random.next(), i, "random"))
 		}
 		t.res.Constraints += tf.Constraints
 		t.res.Unsolved += tf.Unsolved
