@@ -334,10 +334,6 @@ func e7Subject(ctx context.Context, cfg E7Config, index int, s subject.Setup, se
 	if err != nil {
 		return E7Subject{}, err
 	}
-	// A process started after a crash or a timeout within a run is
-	// warmed up too, or the input after each one would be credited with
-	// the one-time work (below). The session is this subject's alone.
-	sess.WarmStarts(start, cfg.Timeout)
 	methods := cfg.Methods
 	// The runs an earlier run of the campaign finished, and whether Go's
 	// fuzzer has runs left to make (its fuzz test takes a while to build).
@@ -404,9 +400,13 @@ func e7Subject(ctx context.Context, cfg E7Config, index int, s subject.Setup, se
 			// it to each run's first input, and where that input was
 			// rejected the run lost those blocks from its valid
 			// coverage (a cel run: 445 blocks).
+			// A process started after a crash or a timeout within the
+			// run is warmed up too (fuzz.WarmUp), or the input after
+			// each one would be credited with the one-time work. The
+			// session is this subject's alone.
 			sess.Close()
-			if _, err := sess.WarmUp(start, cfg.Timeout); err != nil {
-				return E7Subject{}, fmt.Errorf("%s: warm-up: %w", method, err)
+			if err := fuzz.WarmUp(ctx, start, cfg.Timeout, sess.Session); err != nil {
+				return E7Subject{}, fmt.Errorf("%s: %w", method, err)
 			}
 			var run E7Run
 			var err error
@@ -438,20 +438,10 @@ func e7Subject(ctx context.Context, cfg E7Config, index int, s subject.Setup, se
 	return es, nil
 }
 
-// e7StartInput is the input every run's process is warmed up with: the
-// grammar's shortest input (satisfying set's constraints where it can),
-// the same for every method and repetition.
+// e7StartInput is the input every run's process is warmed up with
+// (fuzz.WarmInput), the same for every method and repetition.
 func e7StartInput(ctx context.Context, cfg E7Config, s subject.Setup, set *constraint.Set) ([]byte, error) {
-	var start []byte
-	opts := synth.GenerateOptions{Policy: synth.ShortestPolicy, Seed: cfg.Seed, MaxDepth: cfg.MaxDepth, Constraints: set}
-	err := synth.GenerateFunc(ctx, s.Grammar, 1, opts, func(in synth.Input) error {
-		start = []byte(in.Text)
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("the warm-up input: %w", err)
-	}
-	return start, nil
+	return fuzz.WarmInput(ctx, s.Grammar, set, cfg.MaxDepth, cfg.Seed)
 }
 
 // coverageCurve folds runs' coverage into a curve: a point whenever

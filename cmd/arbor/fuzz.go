@@ -233,6 +233,7 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags) error {
 	runner := &coverage.SessionRunner{Session: s, Timeout: f.timeout}
 	// Each further worker records what the first records.
 	var parallel []coverage.Runner
+	sessions := []*coverage.Session{s}
 	for range f.workers - 1 {
 		w, err := coverage.Start(bin, run)
 		if err != nil {
@@ -241,12 +242,26 @@ func runFuzz(cmd *cobra.Command, f *fuzzFlags) error {
 		defer w.Close()
 		w.Blocks = s.Blocks
 		parallel = append(parallel, &coverage.SessionRunner{Session: w, Timeout: f.timeout})
+		sessions = append(sessions, w)
 	}
-	seeds, err := f.seeds(ctx, cmd.ErrOrStderr(), setup.Grammar, store, runner, bounds)
+	set, err := f.constraints.set(setup.Grammar)
 	if err != nil {
 		return err
 	}
-	set, err := f.constraints.set(setup.Grammar)
+	// As E7's runs: no input, the seeds included, is credited with the
+	// work a process does once. The warm-up counts against --time too.
+	warm, err := fuzz.WarmInput(ctx, setup.Grammar, set, bounds.MaxDepth, f.seed)
+	if err != nil {
+		return err
+	}
+	wait := f.timeout
+	if f.duration > 0 {
+		wait = min(wait, f.duration)
+	}
+	if err := fuzz.WarmUp(ctx, warm, wait, sessions...); err != nil {
+		return err
+	}
+	seeds, err := f.seeds(ctx, cmd.ErrOrStderr(), setup.Grammar, store, runner, bounds)
 	if err != nil {
 		return err
 	}
