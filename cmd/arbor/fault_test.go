@@ -32,7 +32,17 @@ func TestMain(m *testing.M) {
 				os.Exit(2)
 			}
 		}
-		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+		code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+		if path := os.Getenv("ARBOR_TEST_PEAK"); path != "" {
+			// The process's own peak resident size (Linux), which the
+			// parent's rusage cannot give: Linux carries the parent's
+			// peak into a child that starts sharing its memory, as Go's
+			// exec does (TestChainGrammarMemory).
+			if status, err := os.ReadFile("/proc/self/status"); err == nil {
+				os.WriteFile(path, status, 0o644)
+			}
+		}
+		os.Exit(code)
 	}
 	os.Exit(m.Run())
 }
