@@ -65,7 +65,6 @@ the k-path coverage of the set follows it (with --out - too).
 			"  arbor generate json --mode kpath --k 2 --format gofuzz --fuzz-target FuzzDecode --out ./decoder",
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			generatingGC()
 			return runGenerate(cmd, args[0], f)
 		},
 	}

@@ -86,7 +86,6 @@ writes the unique valid inputs.
 			"  arbor rlcheck --subject xml --trials 3000 --format gofuzz --fuzz-target FuzzUnmarshal --out ./xmlpkg",
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			generatingGC()
 			return runRLCheck(cmd, f)
 		},
 	}

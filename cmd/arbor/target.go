@@ -122,7 +122,6 @@ them to FuzzX.verify.cov.jsonl.`,
   arbor target --model json.model.gz --subject json --function 'encoding/json.unquote' --format gofuzz --fuzz-target FuzzUnquote --out ./decoder`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			generatingGC()
 			return runTarget(cmd, f)
 		},
 	}
