@@ -12,6 +12,7 @@ import (
 
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/eval"
+	"github.com/arbor-fuzz/arbor/internal/fixture"
 	"github.com/arbor-fuzz/arbor/internal/testenv"
 	"github.com/arbor-fuzz/arbor/subject"
 )
@@ -400,29 +401,7 @@ func TestE7FreshProcess(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a subject")
 	}
-	mod := writeModule(t, "example.com/once", `package lib
-
-import "errors"
-
-var started bool
-
-// Run does its one-time work on its first call only, as a type cache
-// does, and rejects that call's input.
-func Run(in []byte) error {
-	if !started {
-		started = true
-		setUp()
-		return errors.New("first call")
-	}
-	return nil
-}
-
-func setUp() {
-	for i := 0; i < 3; i++ {
-		_ = i
-	}
-}
-`)
+	mod := fixture.OnceModule(t)
 	s := setup(t, "csv")
 	s.Name = "once"
 	s.Target = coverage.Target{ImportPath: "example.com/once/lib", Func: "Run", Dir: mod, CoverPkgs: []string{"example.com/once/lib"}}

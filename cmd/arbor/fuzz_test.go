@@ -10,6 +10,7 @@ import (
 
 	"github.com/arbor-fuzz/arbor/datasets"
 	"github.com/arbor-fuzz/arbor/fuzz"
+	"github.com/arbor-fuzz/arbor/internal/fixture"
 	"github.com/arbor-fuzz/arbor/synth"
 )
 
@@ -274,41 +275,13 @@ func TestFuzzWarmsUp(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a harness")
 	}
-	dir := t.TempDir()
-	files := map[string]string{
-		"go.mod": "module example.com/once\n\ngo 1.24\n",
-		"once.go": `package once
-
-import "errors"
-
-var started bool
-
-// Run does its one-time work on its first call only, as a type cache
-// does, and rejects that call's input.
-func Run(b []byte) error {
-	if !started {
-		started = true
-		setUp()
-		return errors.New("first call")
-	}
-	return nil
-}
-
-func setUp() {
-	for i := 0; i < 3; i++ {
-		_ = i
-	}
-}
-`,
-		"once.grammar": "S := Item{1,4} ;\nItem := \"a\" | \"b\" ;\n",
-	}
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	mod := fixture.OnceModule(t)
+	grammarFile := filepath.Join(t.TempDir(), "once.grammar")
+	if err := os.WriteFile(grammarFile, []byte("S := Item{1,4} ;\nItem := \"a\" | \"b\" ;\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	for _, workers := range []string{"1", "2"} {
-		s := runFuzzCLI(t, "--go", "example.com/once.Run", "--dir", dir, "--grammar", filepath.Join(dir, "once.grammar"),
+		s := runFuzzCLI(t, "--go", "example.com/once/lib.Run", "--dir", mod, "--grammar", grammarFile,
 			"--execs", "50", "--workers", workers, "--out", filepath.Join(t.TempDir(), "c"))
 		if s.Domains["blocks"] == 0 || s.Domains["valid-blocks"] != s.Domains["blocks"] {
 			t.Errorf("%s workers: domains %v: the blocks of the rejected first call counted as the campaign's", workers, s.Domains)
