@@ -377,17 +377,7 @@ func goFuzzFailing(t *testing.T, name string, budget time.Duration, lib string) 
 // writeModule writes a module of one package, lib, with the source given.
 func writeModule(t *testing.T, path, lib string) string {
 	t.Helper()
-	mod := t.TempDir()
-	for name, text := range map[string]string{"go.mod": "module " + path + "\n\ngo 1.24\n", "lib/lib.go": lib} {
-		file := filepath.Join(mod, name)
-		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return mod
+	return fixture.Module(t, map[string]string{"go.mod": "module " + path + "\n\ngo 1.24\n", "lib/lib.go": lib})
 }
 
 // TestE7FreshProcess checks that every run starts in a process of its

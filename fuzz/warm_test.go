@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/arbor-fuzz/arbor/coverage"
+	"github.com/arbor-fuzz/arbor/internal/fixture"
 )
 
 // TestWarmUp: a session warmed up with an input that finishes runs it
@@ -21,8 +22,7 @@ func TestWarmUp(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a harness")
 	}
-	mod := t.TempDir()
-	for name, text := range map[string]string{
+	mod := fixture.Module(t, map[string]string{
 		"go.mod": "module example.com/warm\n\ngo 1.24\n",
 		"lib/lib.go": `package lib
 
@@ -58,15 +58,7 @@ func setUp() {
 		_ = i
 	}
 }
-`} {
-		file := filepath.Join(mod, name)
-		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+`})
 	bin, err := coverage.Build(context.Background(), coverage.Target{ImportPath: "example.com/warm/lib", Func: "Run", Dir: mod}, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
