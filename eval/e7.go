@@ -330,7 +330,8 @@ func e7Subject(ctx context.Context, cfg E7Config, index int, s subject.Setup, se
 	if err != nil {
 		return E7Subject{}, err
 	}
-	start, err := e7StartInput(ctx, cfg, s, set)
+	// Every run's process is warmed up with the same input.
+	start, err := fuzz.WarmInput(ctx, s.Grammar, set, cfg.MaxDepth, cfg.Seed)
 	if err != nil {
 		return E7Subject{}, err
 	}
@@ -399,11 +400,9 @@ func e7Subject(ctx context.Context, cfg E7Config, index int, s subject.Setup, se
 			// whichever run came first; a cold process per run credited
 			// it to each run's first input, and where that input was
 			// rejected the run lost those blocks from its valid
-			// coverage (a cel run: 445 blocks).
-			// A process started after a crash or a timeout within the
-			// run is warmed up too (fuzz.WarmUp), or the input after
-			// each one would be credited with the one-time work. The
-			// session is this subject's alone.
+			// coverage (a cel run: 445 blocks). fuzz.WarmUp warms the
+			// processes started after a crash or a timeout within the
+			// run too. The session is this subject's alone.
 			sess.Close()
 			if err := fuzz.WarmUp(ctx, start, cfg.Timeout, sess.Session); err != nil {
 				return E7Subject{}, fmt.Errorf("%s: %w", method, err)
@@ -436,12 +435,6 @@ func e7Subject(ctx context.Context, cfg E7Config, index int, s subject.Setup, se
 		}
 	}
 	return es, nil
-}
-
-// e7StartInput is the input every run's process is warmed up with
-// (fuzz.WarmInput), the same for every method and repetition.
-func e7StartInput(ctx context.Context, cfg E7Config, s subject.Setup, set *constraint.Set) ([]byte, error) {
-	return fuzz.WarmInput(ctx, s.Grammar, set, cfg.MaxDepth, cfg.Seed)
 }
 
 // coverageCurve folds runs' coverage into a curve: a point whenever

@@ -151,9 +151,7 @@ func (s *Satisfier) regenerateBeside(e *constraint.Node) bool {
 	}
 	at := s.slots[s.r.IntN(len(s.slots))]
 	old := at.parent.Children[at.i]
-	limit := s.gen.MaxNodes
-	s.gen.MaxNodes = max(minRegenerate, 2*old.Size())
-	defer func() { s.gen.MaxNodes = limit }()
+	defer s.bound(old.Size())()
 	s.gen.nodes = 0
 	s.replaceChild(at.parent, at.i, s.gen.Expand(old.Node, at.depth))
 	return true

@@ -148,9 +148,7 @@ func (s *Satisfier) Make(ctx context.Context, gen *Generator, reset func()) (t *
 			}
 			vs, ok := s.check.CheckWithin(t, limit)
 			if len(vs) == 0 {
-				if try < tries {
-					s.tried(try, true)
-				}
+				s.tried(try, tries, true)
 				s.note(t)
 				return t, 0, false
 			}
@@ -166,9 +164,7 @@ func (s *Satisfier) Make(ctx context.Context, gen *Generator, reset func()) (t *
 			}
 		}
 		last := try == tries || ctx.Err() != nil
-		if try < tries {
-			s.tried(try, best != nil)
-		}
+		s.tried(try, tries, best != nil)
 		if best == nil {
 			if !last {
 				// Past repair in the steps it has: smaller trees at once.
@@ -224,12 +220,14 @@ func (s *Satisfier) firstTry(tries int) int {
 	return try
 }
 
-// tried notes whether a try (not the last) drew a tree a repair could
-// mend.
-func (s *Satisfier) tried(try int, mendable bool) {
-	if mendable {
+// tried notes whether a try of tries drew a tree a repair could mend;
+// the last try, never skipped, is not counted.
+func (s *Satisfier) tried(try, tries int, mendable bool) {
+	switch {
+	case try >= tries:
+	case mendable:
 		s.pastRepair[try-1] = 0
-	} else {
+	default:
 		s.pastRepair[try-1]++
 	}
 }
@@ -497,14 +495,7 @@ func (s *Satisfier) regenerate(e *constraint.Node) bool {
 		}
 	}
 	t := e.Tree()
-	// A subtree made anew is about the size of the one it replaces, at
-	// most twice (the generator closes off past it): on a grammar whose
-	// random trees are large (govaluate's average 3.5 KB), a
-	// regeneration within the generator's own bound made subtrees a
-	// hundred times the input's size, which every later check paid for.
-	limit := s.gen.MaxNodes
-	s.gen.MaxNodes = max(minRegenerate, 2*(t.Size()+len(e.Text)))
-	defer func() { s.gen.MaxNodes = limit }()
+	defer s.bound(t.Size() + len(e.Text))()
 	if t.Node.Kind != grammar.KindRef {
 		// The start rule's outermost occurrence: the whole tree.
 		return s.regenerateRoot(t)
@@ -515,6 +506,19 @@ func (s *Satisfier) regenerate(e *constraint.Node) bool {
 	s.gen.nodes = 0
 	s.replaceChild(t, 0, s.gen.Expand(t.Node.Children[0], e.Depth()))
 	return true
+}
+
+// bound sets the generator's size bound for a subtree made anew in
+// place of one of size n, and returns what restores it. The new one is
+// about the size of the one it replaces, at most twice (the generator
+// closes off past it): on a grammar whose random trees are large
+// (govaluate's average 3.5 KB), a regeneration within the generator's
+// own bound made subtrees a hundred times the input's size, which every
+// later check paid for.
+func (s *Satisfier) bound(n int) (restore func()) {
+	limit := s.gen.MaxNodes
+	s.gen.MaxNodes = max(minRegenerate, 2*n)
+	return func() { s.gen.MaxNodes = limit }
 }
 
 // minRegenerate is the size bound (in the generator's units: nodes and
