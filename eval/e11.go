@@ -34,13 +34,16 @@ func (cfg *E11Config) setDefaults() {
 }
 
 // E11Side is one side of E11: grammar-random inputs without the
-// grammar's constraints, or with them.
+// grammar's constraints, with them, or with them and drawn by a guide
+// that learns from the checker (synth.GenerateOptions.Guided).
 type E11Side struct {
-	// Of the Inputs judged: how many the program accepted, and how many
-	// satisfy every constraint (checked, whatever made them).
+	// Of the Inputs judged: how many the program accepted, how many
+	// satisfy every constraint (checked, whatever made them), and how
+	// many are distinct.
 	Accepted   int     `json:"accepted"`
 	Share      float64 `json:"accepted_share"`
 	Satisfying int     `json:"satisfying"`
+	Distinct   int     `json:"distinct"`
 	// Unrepaired is how many the search could not repair (with
 	// constraints only).
 	Unrepaired int `json:"unrepaired"`
@@ -73,6 +76,7 @@ type E11Subject struct {
 	Paths2Total int64   `json:"paths_2_total"`
 	Off         E11Side `json:"without"`
 	On          E11Side `json:"with"`
+	Guided      E11Side `json:"guided"`
 	Error       string  `json:"error,omitempty"`
 }
 
@@ -125,18 +129,22 @@ func e11Subject(ctx context.Context, cfg E11Config, s subject.Setup, sess *fuzzS
 		return len(check.Check(in.Tree)) == 0
 	}
 	for _, side := range []struct {
-		set *constraint.Set
-		to  *E11Side
-	}{{nil, &out.Off}, {set, &out.On}} {
+		name   string
+		set    *constraint.Set
+		guided bool
+		to     *E11Side
+	}{{"without constraints", nil, false, &out.Off}, {"with constraints", set, false, &out.On}, {"with constraints, guided", set, true, &out.Guided}} {
 		if cfg.Progress != nil {
-			cfg.Progress(fmt.Sprintf("E11 %s: %s constraints", s.Name, map[bool]string{true: "with", false: "without"}[side.set != nil]))
+			cfg.Progress(fmt.Sprintf("E11 %s: %s", s.Name, side.name))
 		}
 		// The inputs the program judges.
-		opts := synth.GenerateOptions{Seed: cfg.Seed, MaxDepth: cfg.MaxDepth, Constraints: side.set}
+		opts := synth.GenerateOptions{Seed: cfg.Seed, MaxDepth: cfg.MaxDepth, Constraints: side.set, Guided: side.guided}
 		bytes := 0
 		all, accepted := features.NewCoverage(s.Grammar, 2), features.NewCoverage(s.Grammar, 2)
+		distinct := map[string]bool{}
 		err := synth.GenerateFunc(ctx, s.Grammar, cfg.Inputs, opts, func(in synth.Input) error {
 			bytes += len(in.Text)
+			distinct[in.Text] = true
 			all.Add(in.Tree)
 			if in.Broken > 0 {
 				side.to.Unrepaired++
@@ -158,6 +166,7 @@ func e11Subject(ctx context.Context, cfg E11Config, s subject.Setup, sess *fuzzS
 			return out, err
 		}
 		side.to.Share = float64(side.to.Accepted) / float64(cfg.Inputs)
+		side.to.Distinct = len(distinct)
 		side.to.MeanBytes = float64(bytes) / float64(cfg.Inputs)
 		side.to.Paths2, side.to.AcceptedPaths2 = all.Covered(2), accepted.Covered(2)
 		if total := all.Total(2); total.IsInt64() {
@@ -167,7 +176,7 @@ func e11Subject(ctx context.Context, cfg E11Config, s subject.Setup, sess *fuzzS
 		var micros, perSecond []float64
 		for rep := range cfg.Reps {
 			satisfying := 0
-			opts := synth.GenerateOptions{Seed: cfg.Seed + 1000 + uint64(rep), MaxDepth: cfg.MaxDepth, Constraints: side.set}
+			opts := synth.GenerateOptions{Seed: cfg.Seed + 1000 + uint64(rep), MaxDepth: cfg.MaxDepth, Constraints: side.set, Guided: side.guided}
 			start := cpuTime()
 			err := synth.GenerateFunc(ctx, s.Grammar, cfg.SpeedInputs, opts, func(in synth.Input) error {
 				if satisfies(side.set != nil, in) {
@@ -192,9 +201,9 @@ func e11Subject(ctx context.Context, cfg E11Config, s subject.Setup, sess *fuzzS
 // Table is E11's rows: per subject, each side's accepted share and
 // generation speed.
 func (r *E11Result) Table() (header []string, rows [][]string) {
-	header = []string{"subject", "clauses", "accepted without", "accepted with", "unrepaired",
-		"µs/input without", "µs/input with", "satisfying/CPU-s without", "satisfying/CPU-s with",
-		"accepted 2-paths without", "accepted 2-paths with"}
+	header = []string{"subject", "clauses", "accepted without", "accepted with", "guided", "unrepaired",
+		"µs/input without", "µs/input with", "guided", "satisfying/CPU-s without", "satisfying/CPU-s with", "guided",
+		"accepted 2-paths without", "accepted 2-paths with", "guided", "distinct with", "guided"}
 	for _, s := range r.Subjects {
 		if s.Error != "" {
 			row := make([]string, len(header))
@@ -203,10 +212,11 @@ func (r *E11Result) Table() (header []string, rows [][]string) {
 			continue
 		}
 		rows = append(rows, []string{s.Subject, strconv.Itoa(s.Clauses),
-			fmt.Sprintf("%.2f", s.Off.Share), fmt.Sprintf("%.2f", s.On.Share), strconv.Itoa(s.On.Unrepaired),
-			fmt.Sprintf("%.0f", s.Off.MicrosPerInput), fmt.Sprintf("%.0f", s.On.MicrosPerInput),
-			fmt.Sprintf("%.0f", s.Off.SatisfyingPerSecond), fmt.Sprintf("%.0f", s.On.SatisfyingPerSecond),
-			fmt.Sprintf("%d/%d", s.Off.AcceptedPaths2, s.Paths2Total), fmt.Sprintf("%d/%d", s.On.AcceptedPaths2, s.Paths2Total)})
+			fmt.Sprintf("%.2f", s.Off.Share), fmt.Sprintf("%.2f", s.On.Share), fmt.Sprintf("%.2f", s.Guided.Share), strconv.Itoa(s.On.Unrepaired),
+			fmt.Sprintf("%.0f", s.Off.MicrosPerInput), fmt.Sprintf("%.0f", s.On.MicrosPerInput), fmt.Sprintf("%.0f", s.Guided.MicrosPerInput),
+			fmt.Sprintf("%.0f", s.Off.SatisfyingPerSecond), fmt.Sprintf("%.0f", s.On.SatisfyingPerSecond), fmt.Sprintf("%.0f", s.Guided.SatisfyingPerSecond),
+			fmt.Sprintf("%d/%d", s.Off.AcceptedPaths2, s.Paths2Total), fmt.Sprintf("%d/%d", s.On.AcceptedPaths2, s.Paths2Total), fmt.Sprintf("%d/%d", s.Guided.AcceptedPaths2, s.Paths2Total),
+			strconv.Itoa(s.On.Distinct), strconv.Itoa(s.Guided.Distinct)})
 	}
 	return header, rows
 }
@@ -218,14 +228,14 @@ func (r *E11Result) CSVTable() (header []string, rows [][]string) {
 		for _, side := range []struct {
 			name string
 			v    E11Side
-		}{{"without", s.Off}, {"with", s.On}} {
+		}{{"without", s.Off}, {"with", s.On}, {"guided", s.Guided}} {
 			rows = append(rows, []string{s.Subject, side.name, strconv.Itoa(s.Clauses), strconv.Itoa(side.v.Accepted), f(side.v.Share),
-				strconv.Itoa(side.v.Satisfying), strconv.Itoa(side.v.Unrepaired), f(side.v.MicrosPerInput), f(side.v.SatisfyingPerSecond),
+				strconv.Itoa(side.v.Satisfying), strconv.Itoa(side.v.Distinct), strconv.Itoa(side.v.Unrepaired), f(side.v.MicrosPerInput), f(side.v.SatisfyingPerSecond),
 				f(side.v.AcceptedPerSecond), f(side.v.MeanBytes),
 				strconv.Itoa(side.v.Paths2), strconv.Itoa(side.v.AcceptedPaths2), strconv.FormatInt(s.Paths2Total, 10), s.Error})
 		}
 	}
-	return []string{"subject", "constraints", "clauses", "accepted", "accepted_share", "satisfying", "unrepaired", "cpu_us_per_input",
+	return []string{"subject", "constraints", "clauses", "accepted", "accepted_share", "satisfying", "distinct", "unrepaired", "cpu_us_per_input",
 		"satisfying_per_cpu_second", "accepted_per_cpu_second", "mean_bytes", "paths_2", "accepted_paths_2", "paths_2_total", "error"}, rows
 }
 

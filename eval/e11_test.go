@@ -55,7 +55,15 @@ func TestE11(t *testing.T) {
 	}
 	// What the inputs say: every side's accepted inputs hold some of the
 	// grammar's 2-paths, no more than all its inputs hold.
-	for _, side := range []eval.E11Side{r.Off, r.On} {
+	// The guided side satisfies the constraints as the repaired side does,
+	// and its inputs are counted, distinct ones no more than all. (Its
+	// accepted share is not bound to rise: the guide learns what the
+	// clauses check, and these four leave most of what cron rejects
+	// unchecked.)
+	if g := r.Guided; g.Satisfying != 200-g.Unrepaired || g.SatisfyingPerSecond <= 0 || g.Distinct <= 0 || g.Distinct > 200 {
+		t.Errorf("guided: %+v; without: %+v", g, r.Off)
+	}
+	for _, side := range []eval.E11Side{r.Off, r.On, r.Guided} {
 		if side.AcceptedPaths2 <= 0 || side.AcceptedPaths2 > side.Paths2 || int64(side.Paths2) > r.Paths2Total {
 			t.Errorf("2-paths: accepted %d, all %d, of the grammar %d", side.AcceptedPaths2, side.Paths2, r.Paths2Total)
 		}

@@ -85,6 +85,17 @@ type Satisfier struct {
 	// Makes (firstTry).
 	pastRepair []int
 	makes      int
+
+	// Guide, if set, is the guide that makes the choices of the
+	// generator Make draws with (a GuideChooser's), and Make rewards it
+	// for each tree it draws, as RLCheck rewards its guide for each
+	// input the program judges, with the checker as the judge: a tree
+	// that satisfies the clauses and holds a 2-path no satisfying tree
+	// drawn before held is new, one that satisfies them otherwise is
+	// seen, one that breaks one is invalid. The guide learns which
+	// choices, where, make trees that satisfy the clauses.
+	Guide  *Guide
+	guided map[uint64]bool // the 2-paths of the satisfying trees drawn
 }
 
 // NewSatisfier returns a Satisfier of s's constraints whose random
@@ -147,6 +158,7 @@ func (s *Satisfier) Make(ctx context.Context, gen *Generator, reset func()) (t *
 				limit = least - 1
 			}
 			vs, ok := s.check.CheckWithin(t, limit)
+			s.reward(t, len(vs) == 0)
 			if len(vs) == 0 {
 				s.tried(try, tries, true)
 				s.note(t)
@@ -190,6 +202,32 @@ func (s *Satisfier) Make(ctx context.Context, gen *Generator, reset func()) (t *
 			return best, broken, true
 		}
 		gen.MaxNodes = RetryMaxNodes(size, try)
+	}
+}
+
+// reward ends the Guide's episode of drawing t (Satisfier.Guide).
+func (s *Satisfier) reward(t *grammar.Tree, satisfied bool) {
+	g := s.Guide
+	if g == nil {
+		return
+	}
+	if !satisfied {
+		g.Reward(g.Rewards.Invalid)
+		return
+	}
+	if s.guided == nil {
+		s.guided = map[uint64]bool{}
+	}
+	novel := false
+	walkPaths2(t, func(k uint64, _ []*grammar.Tree) {
+		if !s.guided[k] {
+			s.guided[k], novel = true, true
+		}
+	})
+	if novel {
+		g.Reward(g.Rewards.New)
+	} else {
+		g.Reward(g.Rewards.Seen)
 	}
 }
 

@@ -34,6 +34,17 @@ type GenerateOptions struct {
 	// NoKeep is the Satisfier's NoKeep: repairs may change any part of
 	// a tree (for comparison; the default keeps its rarest 2-path).
 	NoKeep bool
+	// Guided, with Constraints, draws the trees with RLCheck's guide
+	// (NewGuide, seeded with Seed; the state is the last 5 symbols on
+	// the path from the root) and makes the constraint checker its
+	// judge (Satisfier.Guide): the guide learns which choices make
+	// trees that satisfy the clauses, and Make repairs what it still
+	// draws broken. Inputs come faster where the clauses can be
+	// satisfied as drawn, and are the guide's, not uniform random
+	// choices: they hold fewer of the grammar's 2-paths, and where the
+	// clauses leave a program's checks unsaid the guide can settle on
+	// what the program rejects (docs/algorithms.md, "Guided drawing").
+	Guided bool
 }
 
 // GenerateFunc generates n inputs of g with the policy, one at a time,
@@ -44,6 +55,11 @@ type GenerateOptions struct {
 // input when ctx is done, returning either error as it is.
 func GenerateFunc(ctx context.Context, g *grammar.Graph, n int, opts GenerateOptions, emit func(Input) error) error {
 	var chooser Chooser = NewRandom(opts.Seed)
+	var guide *Guide
+	if opts.Guided && opts.Constraints.Len() > 0 {
+		guide = NewGuide(opts.Seed)
+		chooser = &GuideChooser{Guide: guide, State: TreeState}
+	}
 	var rec *Recorder
 	if opts.Choices {
 		rec = &Recorder{C: chooser}
@@ -55,6 +71,7 @@ func GenerateFunc(ctx context.Context, g *grammar.Graph, n int, opts GenerateOpt
 		sat = NewSatisfier(opts.Constraints, opts.Seed, gen)
 		sat.MaxSteps, sat.FreshTries, sat.Tries = opts.RepairSteps, opts.FreshTries, opts.ConstraintTries
 		sat.NoKeep = opts.NoKeep
+		sat.Guide = guide
 	}
 	for range n {
 		if err := ctx.Err(); err != nil {

@@ -15,12 +15,14 @@ func newE11Cmd() *cobra.Command {
 	var inputs, speed int
 	cmd := &cobra.Command{
 		Use:   "E11 [--subjects a,b] [--inputs N] [--seed S]",
-		Short: "Constraints: accepted share and valid inputs per CPU-second, without and with the grammar's where clauses",
+		Short: "Constraints: accepted share and valid inputs per CPU-second, without and with the grammar's where clauses (repaired, and guided)",
 		Long: `E11 measures what a grammar's constraints (where clauses, docs/notation.md)
 buy generation, on every bundled subject whose grammar has some (others
 are left out). Each side generates --inputs grammar-random inputs from
-the same --seed, without the constraints and with them (repaired by
-arbor's search), and the program judges them: the accepted share. Then
+the same --seed, without the constraints, with them (repaired by
+arbor's search), and with them drawn by a guide that learns from the
+constraint checker which choices satisfy them (generate --guided), and
+the program judges them: the accepted share. Then
 each side generates --speed-inputs inputs --reps times, the program not
 running, and E11 reports the median CPU time per input and the inputs
 that satisfy every constraint per CPU-second: with constraints, the
@@ -28,7 +30,8 @@ inputs the search repaired; without, random inputs filtered by the
 constraint checker (the rejection-sampling baseline, which pays for the
 check). It also counts the grammar's 2-paths the accepted inputs hold:
 what they say, not only whether they pass, since a generator can reach
-a high accepted share by writing a narrow part of the language.
+a high accepted share by writing a narrow part of the language, and
+how many of the inputs are distinct.
 
 --out DIR gets e11.json and e11.csv; --json prints the result.`,
 		Example: "  arbor eval E11 --seed 7\n  arbor eval E11 --subjects graphql,template --inputs 1000",
