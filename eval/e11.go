@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"strconv"
 	"time"
@@ -141,10 +142,10 @@ func e11Subject(ctx context.Context, cfg E11Config, s subject.Setup, sess *fuzzS
 		opts := synth.GenerateOptions{Seed: cfg.Seed, MaxDepth: cfg.MaxDepth, Constraints: side.set, Guided: side.guided}
 		bytes := 0
 		all, accepted := features.NewCoverage(s.Grammar, 2), features.NewCoverage(s.Grammar, 2)
-		distinct := map[string]bool{}
+		distinct := map[[sha256.Size]byte]bool{} // by hash: inputs may be large
 		err := synth.GenerateFunc(ctx, s.Grammar, cfg.Inputs, opts, func(in synth.Input) error {
 			bytes += len(in.Text)
-			distinct[in.Text] = true
+			distinct[sha256.Sum256([]byte(in.Text))] = true
 			all.Add(in.Tree)
 			if in.Broken > 0 {
 				side.to.Unrepaired++
