@@ -60,3 +60,31 @@ where all(Item, {.text in ["a", "b"]}) ;`)
 		}
 	}
 }
+
+// TestGuideChooserMemory: a guide chooser whose state is the path from
+// the root keeps nothing per choice, so that a caller that never
+// Resets it (generate --guided drew a million inputs so) does not grow
+// its memory with every input; one whose state is the input's last
+// choices keeps them until Reset.
+func TestGuideChooserMemory(t *testing.T) {
+	g, _ := constrained(t, `Doc := Item (" " Item){,5} ;
+Item := "a" | "b" | "c" ;`)
+	for _, tc := range []struct {
+		state StateKind
+		keeps bool
+	}{{TreeState, false}, {NoState, false}, {WindowState, true}} {
+		c := &GuideChooser{Guide: NewGuide(1), State: tc.state}
+		gen := NewGenerator(g, c, RandomPolicy)
+		for range 200 {
+			gen.Generate()
+			c.Guide.Reward(0)
+		}
+		if kept := c.all.Len(); (kept > 0) != tc.keeps {
+			t.Errorf("state %d: %d choices kept after 200 inputs without Reset", tc.state, kept)
+		}
+		c.Reset()
+		if c.all.Len() != 0 {
+			t.Errorf("state %d: Reset kept %d choices", tc.state, c.all.Len())
+		}
+	}
+}

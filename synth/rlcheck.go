@@ -47,7 +47,12 @@ func (c *GuideChooser) Choose(p Point) int {
 	}
 	point := p.Node.ID<<4 | int(p.Kind)<<12 | p.Sub<<16
 	v := p.Options[c.Guide.SelectIndex(len(p.Options), st, point)]
-	c.all.Push(uint64(point)<<32 | uint64(uint32(v)))
+	if c.State == WindowState {
+		// Only this state reads the input's choices: kept for the
+		// others, they would grow with every input a caller that does
+		// not Reset draws.
+		c.all.Push(uint64(point)<<32 | uint64(uint32(v)))
+	}
 	return v
 }
 
