@@ -10,9 +10,9 @@ import (
 // TestMakeGuided: with a Guide that makes the generator's choices,
 // Make rewards it for every tree it draws, and the guide learns the
 // choices that satisfy the clauses: its inputs are drawn satisfying
-// far more often than unguided ones, every input
-// satisfies the clauses, and each replays from the choices recorded
-// (as drawn) or read off the tree (repaired).
+// far more often than unguided ones, every input satisfies the
+// clauses, and each replays from the choices recorded (as drawn) or
+// read off the tree (repaired).
 func TestMakeGuided(t *testing.T) {
 	// Each item is one of six words and the clause wants every item to
 	// be a or b: a random document of up to 6 items satisfies it about
@@ -62,10 +62,10 @@ where all(Item, {.text in ["a", "b"]}) ;`)
 }
 
 // TestGuideChooserMemory: a guide chooser whose state is the path from
-// the root keeps nothing per choice, so that a caller that never
-// Resets it (generate --guided drew a million inputs so) does not grow
-// its memory with every input; one whose state is the input's last
-// choices keeps them until Reset.
+// the root keeps nothing per choice, so that a caller that does not
+// Reset it does not grow its memory with every input (generate
+// --guided did, until it reset it per tree); one whose state is the
+// input's last choices keeps them until Reset.
 func TestGuideChooserMemory(t *testing.T) {
 	g, _ := constrained(t, `Doc := Item (" " Item){,5} ;
 Item := "a" | "b" | "c" ;`)
