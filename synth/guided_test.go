@@ -63,9 +63,9 @@ where all(Item, {.text in ["a", "b"]}) ;`)
 
 // TestGuideChooserMemory: a guide chooser whose state is the path from
 // the root keeps nothing per choice, so that a caller that does not
-// Reset it does not grow its memory with every input (generate
-// --guided did, until it reset it per tree); one whose state is the
-// input's last choices keeps them until Reset.
+// Reset it (generate --guided does not) does not grow its memory with
+// every input; one whose state is the input's last choices keeps them
+// until Reset.
 func TestGuideChooserMemory(t *testing.T) {
 	g, _ := constrained(t, `Doc := Item (" " Item){,5} ;
 Item := "a" | "b" | "c" ;`)

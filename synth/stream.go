@@ -56,11 +56,11 @@ type GenerateOptions struct {
 func GenerateFunc(ctx context.Context, g *grammar.Graph, n int, opts GenerateOptions, emit func(Input) error) error {
 	var chooser Chooser = NewRandom(opts.Seed)
 	var guide *Guide
-	var guided *GuideChooser
 	if opts.Guided && opts.Constraints.Len() > 0 {
+		// Its state is the path from the root, which a new tree starts
+		// afresh: the chooser needs no Reset between trees.
 		guide = NewGuide(opts.Seed)
-		guided = &GuideChooser{Guide: guide, State: TreeState}
-		chooser = guided
+		chooser = &GuideChooser{Guide: guide, State: TreeState}
 	}
 	var rec *Recorder
 	if opts.Choices {
@@ -86,7 +86,7 @@ func GenerateFunc(ctx context.Context, g *grammar.Graph, n int, opts GenerateOpt
 			rec.Choices = rec.Choices[:0]
 		}
 		if sat != nil {
-			if err := satisfy(ctx, gen, sat, rec, guided, &in); err != nil {
+			if err := satisfy(ctx, gen, sat, rec, &in); err != nil {
 				return err
 			}
 		} else {
@@ -220,17 +220,11 @@ func (m *setMeasure) add(in Input) error {
 }
 
 // satisfy makes in.Tree with sat (Make) and, with rec, sets in.Choices
-// to the choices of the tree it kept; a guided chooser (may be nil)
-// starts each tree drawn afresh.
-func satisfy(ctx context.Context, gen *Generator, sat *Satisfier, rec *Recorder, guided *GuideChooser, in *Input) error {
+// to the choices of the tree it kept.
+func satisfy(ctx context.Context, gen *Generator, sat *Satisfier, rec *Recorder, in *Input) error {
 	var reset func()
-	switch {
-	case rec != nil && guided != nil:
-		reset = func() { rec.Choices = rec.Choices[:0]; guided.Reset() }
-	case rec != nil:
+	if rec != nil {
 		reset = func() { rec.Choices = rec.Choices[:0] }
-	case guided != nil:
-		reset = guided.Reset
 	}
 	t, broken, changed := sat.Make(ctx, gen, reset)
 	if err := ctx.Err(); err != nil {

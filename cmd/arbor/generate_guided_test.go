@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/arbor-fuzz/arbor/constraint"
-	"github.com/arbor-fuzz/arbor/datasets"
+	"github.com/arbor-fuzz/arbor/internal/fixture"
 	"github.com/arbor-fuzz/arbor/synth"
 )
 
@@ -16,10 +16,7 @@ import (
 // nothing to learn from (no clauses, --constraints off) or no random
 // draws (--mode kpath).
 func TestGenerateGuided(t *testing.T) {
-	g, err := datasets.LoadGrammar("gotemplate")
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := fixture.Grammar(t, "gotemplate")
 	set, err := constraint.Compile(g)
 	if err != nil {
 		t.Fatal(err)
