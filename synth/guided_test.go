@@ -88,3 +88,54 @@ Item := "a" | "b" | "c" ;`)
 		}
 	}
 }
+
+// TestConstrainedGeneratorCredit: in RLCheck's loop with constraints,
+// the program's verdict on the input as run rewards the guide's choices
+// of every tree Make drew for it, broken ones too (docs/algorithms.md,
+// "The bandit generator", says why this stays): with a program that
+// accepts everything, the choices that always break the clause are
+// credited with its positive rewards, not with -1, and every input
+// satisfies the clause.
+func TestConstrainedGeneratorCredit(t *testing.T) {
+	// Item's choice points offer six options (Doc's repetition count
+	// four); c to f (2 to 5) are only ever in trees that break the
+	// clause, and are repaired away.
+	g, set := constrained(t, `Doc := Item (" " Item){,3} ;
+Item := "a" | "b" | "c" | "d" | "e" | "f" ;
+where all(Item, {.text in ["a", "b"]}) ;`)
+	check := constraint.NewChecker(set)
+	for _, seed := range []uint64{1, 2, 3} {
+		guide := NewGuide(seed)
+		gen := ConstrainedGenerator(g, guide, TreeState, seed, 0, set)
+		accept := FuncOracle(func([]byte) bool { return true })
+		res, err := Check(context.Background(), func() []byte {
+			in := gen()
+			trees, err := g.ParseAll(in, 1)
+			if err != nil {
+				t.Fatalf("seed %d: %q does not parse: %v", seed, in, err)
+			}
+			if vs := check.Check(trees[0]); len(vs) != 0 {
+				t.Fatalf("seed %d: %q breaks the clause", seed, in)
+			}
+			return in
+		}, guide, accept, CheckOptions{Trials: 400})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Valid != 400 {
+			t.Fatalf("seed %d: %d valid of 400", seed, res.Valid)
+		}
+		var broken entry
+		for _, table := range guide.q {
+			if len(table) == 6 {
+				for _, e := range table[2:] {
+					broken.n, broken.sum = broken.n+e.n, broken.sum+e.sum
+				}
+			}
+		}
+		t.Logf("seed %d: c-f chosen %d times, mean reward %.2f", seed, broken.n, broken.sum/float64(broken.n))
+		if broken.n == 0 || broken.sum <= 0 {
+			t.Errorf("seed %d: choices that break the clause got %v over %d steps, want the program's positive rewards", seed, broken.sum, broken.n)
+		}
+	}
+}

@@ -278,8 +278,14 @@ func GrammarGenerator(g *grammar.Graph, guide *Guide, state StateKind, seed uint
 // ConstrainedGenerator is GrammarGenerator whose inputs satisfy set's
 // constraints (nil: none): each tree is repaired by a Satisfier, and one
 // it cannot repair is given up for a fresh one, up to
-// DefaultConstraintTries; the guide is rewarded for the choices it made,
-// the repair's being its own.
+// DefaultConstraintTries. Check's reward, the program's verdict on the
+// input as it was run (repaired or not), ends one episode that holds
+// the guide's choices of every tree Make drew for it: the guide learns
+// which choices lead to new valid inputs through the repair, and the
+// clauses are the repair's work, not the guide's. Rewarding the trees
+// drawn broken as invalid instead, so that the guide learns the clauses
+// too, was measured on every constrained subject and not kept
+// (docs/algorithms.md, "The bandit generator").
 func ConstrainedGenerator(g *grammar.Graph, guide *Guide, state StateKind, seed uint64, maxDepth int, set *constraint.Set) func() []byte {
 	var gen *Generator
 	reset := func() {}
