@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"os"
 	"time"
@@ -57,8 +58,11 @@ byte comes through. --choices adds each input's
 recorded choice sequence (to DIR/choices.jsonl, or to each JSON line).
 Every mode writes each input as soon as it is made, so memory does not
 grow with -n. With --out DIR, a line on standard error says how many
-inputs went where, from which seed; for kpath and forest a summary with
-the k-path coverage of the set follows it (with --out - too).
+inputs went where, how many of them are distinct (a grammar that derives
+a few short inputs often repeats them, and constraints that small trees
+satisfy as drawn favour those), from which seed; for kpath and forest a
+summary with the k-path coverage of the set follows it (with --out -
+too).
 
 --guided (random mode, with the grammar's where clauses) draws the trees
 with RLCheck's bandit guide and makes the constraint checker its judge:
@@ -115,11 +119,15 @@ func runGenerate(cmd *cobra.Command, grammarArg string, f generateFlags) error {
 	if f.mode == "kpath" || f.mode == "forest" {
 		return generateSet(ctx, cmd.ErrOrStderr(), g, from, f, w)
 	}
-	broken, err := generateStream(ctx, g, f, w)
+	var distinct distinctCount
+	if f.out != "-" {
+		distinct = distinctCount{}
+	}
+	broken, err := generateStream(ctx, g, f, w, distinct)
 	if err := w.Close(err); err != nil {
 		return err
 	}
-	f.summarizeFiles(cmd.ErrOrStderr(), f.n)
+	f.summarizeFiles(cmd.ErrOrStderr(), f.n, len(distinct))
 	if broken > 0 {
 		fmt.Fprintf(cmd.ErrOrStderr(), "%d of %d inputs break a constraint the search could not repair (arbor parse --constraints on names which)\n", broken, f.n)
 	}
@@ -178,23 +186,41 @@ func (f generateFlags) writer(stdout io.Writer, grammarArg string) *corpus.Write
 }
 
 // summarizeFiles says on stderr, when the inputs went to files, how many
-// went where and from which seed, so that --out DIR does not finish
-// silently; with --out - the data on stdout says it.
-func (f generateFlags) summarizeFiles(w io.Writer, count int) {
+// went where, how many of them are distinct and from which seed, so that
+// --out DIR does not finish silently; with --out - the data on stdout
+// says it.
+func (f generateFlags) summarizeFiles(w io.Writer, count, distinct int) {
 	if f.out == "-" {
 		return
 	}
 	l := f.layout("")
-	fmt.Fprintf(w, "%d inputs in %s (seed %d)", count, l.InputDir(f.out), f.seed)
+	fmt.Fprintf(w, "%d inputs in %s (%d distinct, seed %d)", count, l.InputDir(f.out), distinct, f.seed)
 	if f.choices {
 		fmt.Fprintf(w, "; their choices in %s", l.SideFile(f.out, "choices.jsonl"))
 	}
 	fmt.Fprintln(w)
 }
 
-// generateStream generates f.n random or shortest inputs into w and
-// returns how many of them break a constraint.
-func generateStream(ctx context.Context, g *grammar.Graph, f generateFlags, w *corpus.Writer) (broken int, err error) {
+// distinctCount counts distinct inputs by a 64-bit hash (FNV-1a), a few
+// bytes an input however long it is, so that memory stays small over
+// millions of inputs (the chance that two of a million distinct inputs
+// share a hash is 3 in 10^8). A nil one counts nothing: with --out -
+// no summary is printed.
+type distinctCount map[uint64]struct{}
+
+func (d distinctCount) add(in string) {
+	if d == nil {
+		return
+	}
+	h := fnv.New64a()
+	io.WriteString(h, in)
+	d[h.Sum64()] = struct{}{}
+}
+
+// generateStream generates f.n random or shortest inputs into w, counts
+// the distinct ones into distinct, and returns how many break a
+// constraint.
+func generateStream(ctx context.Context, g *grammar.Graph, f generateFlags, w *corpus.Writer, distinct distinctCount) (broken int, err error) {
 	opts := synth.GenerateOptions{Policy: synth.RandomPolicy, Seed: f.seed, MaxDepth: f.maxDepth, MaxRepeat: f.maxRepeat, Choices: f.choices}
 	if f.mode == "shortest" {
 		opts.Policy = synth.ShortestPolicy
@@ -210,6 +236,7 @@ func generateStream(ctx context.Context, g *grammar.Graph, f generateFlags, w *c
 		if in.Broken > 0 {
 			broken++
 		}
+		distinct.add(in.Text)
 		return w.Write(in.Text, in.Choices)
 	})
 	if err != nil && err == ctx.Err() {
@@ -231,11 +258,15 @@ func generateSet(ctx context.Context, stderr io.Writer, g, from *grammar.Graph, 
 	if f.closeOff == "shortest" {
 		opts.CloseOff = synth.ShortestPolicy
 	}
-	st, err := synth.GenerateSet(ctx, g, opts, func(in synth.Input) error { return w.Write(in.Text, in.Choices) })
+	distinct := distinctCount{}
+	st, err := synth.GenerateSet(ctx, g, opts, func(in synth.Input) error {
+		distinct.add(in.Text)
+		return w.Write(in.Text, in.Choices)
+	})
 	if err := w.Close(err); err != nil {
 		return err
 	}
-	f.summarizeFiles(stderr, st.Inputs)
+	f.summarizeFiles(stderr, st.Inputs, len(distinct))
 	fmt.Fprintf(stderr, "%s: %d inputs (mean %.1f bytes) in %v; %d-path coverage %.4f (%d of %v)\n",
 		f.mode, st.Inputs, float64(st.Bytes)/float64(max(1, st.Inputs)), st.Elapsed.Round(time.Microsecond),
 		f.k, st.Paths.Fraction(f.k), st.Paths.Covered(f.k), st.Paths.Total(f.k))

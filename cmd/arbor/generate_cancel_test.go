@@ -29,7 +29,7 @@ func TestGenerateCancelled(t *testing.T) {
 			ctx := testctx.Countdown(40)
 			w := f.writer(io.Discard, "json")
 			if mode == "random" {
-				_, err := generateStream(ctx, g, f, w)
+				_, err := generateStream(ctx, g, f, w, distinctCount{})
 				err = w.Close(err)
 				if !errors.Is(err, context.Canceled) {
 					t.Fatalf("error %v, want the context's", err)

@@ -268,7 +268,11 @@ func TestGenerateSetStreams(t *testing.T) {
 			if gofuzz {
 				folder, side = corpus.GoFuzzDir(got, "FuzzX"), filepath.Join(got, "testdata", "fuzz", "FuzzX.choices.jsonl")
 			}
-			wantErr := fmt.Sprintf("%d inputs in %s (seed %d)", len(inputs), folder, c.seed)
+			distinct := map[string]bool{}
+			for _, in := range inputs {
+				distinct[in.Text] = true
+			}
+			wantErr := fmt.Sprintf("%d inputs in %s (%d distinct, seed %d)", len(inputs), folder, len(distinct), c.seed)
 			if c.choices {
 				wantErr += "; their choices in " + side
 			}

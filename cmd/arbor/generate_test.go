@@ -6,7 +6,8 @@ import (
 )
 
 // TestGenerateOutSummary: generate --out DIR says on stderr how many
-// inputs went where from which seed, in every mode, and nothing when the
+// inputs went where, how many are distinct (url's shortest inputs are
+// one input twice) and from which seed, in every mode, and nothing when the
 // inputs go to stdout as data (issue 31, item 6).
 func TestGenerateOutSummary(t *testing.T) {
 	dir := t.TempDir()
@@ -16,10 +17,10 @@ func TestGenerateOutSummary(t *testing.T) {
 		args   []string
 		stderr string // the whole of it, when --out - (want) is empty
 	}{
-		{"random", []string{"generate", "json", "-n", "7", "--seed", "3", "--out", out("r")}, "7 inputs in " + out("r") + " (seed 3)\n"},
-		{"shortest", []string{"generate", "url", "--mode", "shortest", "-n", "2", "--out", out("s")}, "2 inputs in " + out("s") + " (seed 1)\n"},
+		{"random", []string{"generate", "json", "-n", "7", "--seed", "3", "--out", out("r")}, "7 inputs in " + out("r") + " (7 distinct, seed 3)\n"},
+		{"shortest", []string{"generate", "url", "--mode", "shortest", "-n", "2", "--out", out("s")}, "2 inputs in " + out("s") + " (1 distinct, seed 1)\n"},
 		{"choices", []string{"generate", "csv", "-n", "4", "--seed", "9", "--choices", "--out", out("c")},
-			"4 inputs in " + out("c") + " (seed 9); their choices in " + filepath.Join(out("c"), "choices.jsonl") + "\n"},
+			"4 inputs in " + out("c") + " (4 distinct, seed 9); their choices in " + filepath.Join(out("c"), "choices.jsonl") + "\n"},
 		{"stdout", []string{"generate", "json", "-n", "3", "--out", "-"}, ""},
 	}
 	for _, tt := range tests {
