@@ -7,10 +7,13 @@ import (
 	"hash/fnv"
 	"io"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/arbor-fuzz/arbor/constraint"
 	"github.com/arbor-fuzz/arbor/corpus"
 	"github.com/arbor-fuzz/arbor/datasets"
 	"github.com/arbor-fuzz/arbor/grammar"
@@ -95,7 +98,7 @@ unsaid the program may reject more of them (docs/algorithms.md,
 	fl.BoolVar(&f.choices, "choices", false, "also write each input's choice sequence")
 	fl.BoolVar(&f.force, "force", false, "write into an --out folder that already holds files")
 	fl.BoolVar(&f.guided, "guided", false, "random mode: draw with a bandit guide that learns from the constraint checker which choices satisfy the where clauses")
-	f.constraints.register(fl, "random and shortest inputs satisfy them (repaired by local search; one that cannot be repaired is counted on stderr)")
+	f.constraints.register(fl, "random and shortest inputs satisfy them (repaired by local search; those that cannot be repaired are written, counted on stderr and the clauses they break named)")
 	f.outputFormat.register(fl)
 	return cmd
 }
@@ -128,10 +131,63 @@ func runGenerate(cmd *cobra.Command, grammarArg string, f generateFlags) error {
 		return err
 	}
 	f.summarizeFiles(cmd.ErrOrStderr(), f.n, len(distinct))
-	if broken > 0 {
-		fmt.Fprintf(cmd.ErrOrStderr(), "%d of %d inputs break a constraint the search could not repair (arbor parse --constraints on names which)\n", broken, f.n)
-	}
+	broken.print(cmd.ErrOrStderr(), f.n)
 	return nil
+}
+
+// unrepaired tallies the inputs that break a constraint the search could
+// not repair, by the clauses they break, so that generate names the
+// clauses that failed (an unsatisfiable one, or one the search cannot
+// reach) rather than only counting the inputs.
+type unrepaired struct {
+	inputs  int
+	check   *constraint.Checker
+	clauses map[*constraint.Clause]int // inputs breaking each
+}
+
+// add tallies the clauses t breaks.
+func (u *unrepaired) add(set *constraint.Set, t *grammar.Tree) {
+	if u.check == nil {
+		u.check, u.clauses = constraint.NewChecker(set), map[*constraint.Clause]int{}
+	}
+	u.inputs++
+	seen := map[*constraint.Clause]bool{}
+	for _, v := range u.check.Check(t) {
+		if !seen[v.Clause] {
+			seen[v.Clause] = true
+			u.clauses[v.Clause]++
+		}
+	}
+}
+
+// print says how many of n inputs break a clause, and which clauses, the
+// ones most inputs break first.
+func (u *unrepaired) print(w io.Writer, n int) {
+	if u.inputs == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%d of %d inputs break a constraint the search could not repair (arbor parse --constraints on shows where); the clauses they break:\n", u.inputs, n)
+	cls := make([]*constraint.Clause, 0, len(u.clauses))
+	for c := range u.clauses {
+		cls = append(cls, c)
+	}
+	slices.SortFunc(cls, func(a, b *constraint.Clause) int {
+		if d := u.clauses[b] - u.clauses[a]; d != 0 {
+			return d
+		}
+		return strings.Compare(a.Where.Pos.String(), b.Where.Pos.String())
+	})
+	for _, c := range cls {
+		text, _, cut := strings.Cut(c.String(), "\n")
+		if r := []rune(text); cut || len(r) > 70 {
+			text = string(r[:min(len(r), 70)]) + "..."
+		}
+		inputs := "inputs"
+		if u.clauses[c] == 1 {
+			inputs = "input"
+		}
+		fmt.Fprintf(w, "  %s (%d %s): %s\n", c.Where.Pos, u.clauses[c], inputs, text)
+	}
 }
 
 // check validates the flags as usage errors.
@@ -218,23 +274,25 @@ func (d distinctCount) add(in string) {
 }
 
 // generateStream generates f.n random or shortest inputs into w, counts
-// the distinct ones into distinct, and returns how many break a
-// constraint.
-func generateStream(ctx context.Context, g *grammar.Graph, f generateFlags, w *corpus.Writer, distinct distinctCount) (broken int, err error) {
+// the distinct ones into distinct, and returns the tally of those that
+// break a constraint.
+func generateStream(ctx context.Context, g *grammar.Graph, f generateFlags, w *corpus.Writer, distinct distinctCount) (broken *unrepaired, err error) {
+	broken = &unrepaired{}
 	opts := synth.GenerateOptions{Policy: synth.RandomPolicy, Seed: f.seed, MaxDepth: f.maxDepth, MaxRepeat: f.maxRepeat, Choices: f.choices}
 	if f.mode == "shortest" {
 		opts.Policy = synth.ShortestPolicy
 	}
 	if opts.Constraints, err = f.constraints.set(g); err != nil {
-		return 0, err
+		return broken, err
 	}
 	if f.guided && opts.Constraints.Len() == 0 {
-		return 0, usageError{errors.New("--guided learns from the grammar's where clauses, and this grammar has none")}
+		return broken, usageError{errors.New("--guided learns from the grammar's where clauses, and this grammar has none")}
 	}
 	opts.Guided = f.guided
 	err = synth.GenerateFunc(ctx, g, f.n, opts, func(in synth.Input) error {
 		if in.Broken > 0 {
-			broken++
+			// Before the generator reuses the tree's memory.
+			broken.add(opts.Constraints, in.Tree)
 		}
 		distinct.add(in.Text)
 		return w.Write(in.Text, in.Choices)
