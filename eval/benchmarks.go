@@ -58,10 +58,12 @@ func E6Benchmarks(ctx context.Context, cfg E6BenchmarkConfig) (_ []Benchmark, cl
 			return gen, o, nil
 		}},
 		{Name: "json-schema", Trials: cfg.Trials, Make: func(g *synth.Guide) (func() []byte, synth.Oracle, error) {
-			return synth.ConstrainedGenerator(jsonG, g, synth.TreeState, seed, 12, jsonCons), synth.FuncOracle(NumberRecord), nil
+			gen, _ := synth.ConstrainedGenerator(jsonG, g, synth.TreeState, seed, 12, jsonCons)
+			return gen, synth.FuncOracle(NumberRecord), nil
 		}},
 		{Name: "xml", Trials: cfg.Trials, Make: func(g *synth.Guide) (func() []byte, synth.Oracle, error) {
-			return synth.ConstrainedGenerator(xml.Grammar, g, synth.TreeState, seed, 12, xmlCons), &subject.SessionOracle{Session: sess, Timeout: time.Second}, nil
+			gen, _ := synth.ConstrainedGenerator(xml.Grammar, g, synth.TreeState, seed, 12, xmlCons)
+			return gen, &subject.SessionOracle{Session: sess, Timeout: time.Second}, nil
 		}},
 	}
 	return benchmarks, func() { sess.Close() }, nil

@@ -491,7 +491,7 @@ func e7Generate(ctx context.Context, cfg E7Config, s subject.Setup, sess *fuzzSe
 		guide = synth.NewImprovedGuide(seed)
 	}
 	c := newCoverageCurve(sess)
-	gen := synth.ConstrainedGenerator(s.Grammar, guide, synth.TreeState, seed, cfg.MaxDepth, set)
+	gen, _ := synth.ConstrainedGenerator(s.Grammar, guide, synth.TreeState, seed, cfg.MaxDepth, set)
 	oracle := &subject.SessionOracle{Session: sess.Session, Timeout: cfg.Timeout, Observe: c.observe}
 	if _, err := synth.Check(ctx, gen, guide, oracle, synth.CheckOptions{Duration: cfg.Time}); err != nil {
 		return E7Run{}, err

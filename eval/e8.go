@@ -112,7 +112,7 @@ func e8Subject(ctx context.Context, cfg E8Config, s subject.Setup, sess *fuzzSes
 	}
 	// Base rates from a separate random sample (seed+1, as E4's).
 	hits := make([]int, len(names))
-	gen := synth.ConstrainedGenerator(s.Grammar, nil, synth.TreeState, cfg.Seed+1, cfg.MaxDepth, set)
+	gen, _ := synth.ConstrainedGenerator(s.Grammar, nil, synth.TreeState, cfg.Seed+1, cfg.MaxDepth, set)
 	for range cfg.BaseInputs {
 		if err := ctx.Err(); err != nil {
 			return E8Subject{}, err

@@ -106,7 +106,7 @@ where all(Item, {.text in ["a", "b"]}) ;`)
 	check := constraint.NewChecker(set)
 	for _, seed := range []uint64{1, 2, 3} {
 		guide := NewGuide(seed)
-		gen := ConstrainedGenerator(g, guide, TreeState, seed, 0, set)
+		gen, unrepaired := ConstrainedGenerator(g, guide, TreeState, seed, 0, set)
 		accept := FuncOracle(func([]byte) bool { return true })
 		res, err := Check(context.Background(), func() []byte {
 			in := gen()
@@ -125,6 +125,9 @@ where all(Item, {.text in ["a", "b"]}) ;`)
 		if res.Valid != 400 {
 			t.Fatalf("seed %d: %d valid of 400", seed, res.Valid)
 		}
+		if n := unrepaired(); n != 0 {
+			t.Errorf("seed %d: %d inputs counted unrepaired, and every one satisfies the clause", seed, n)
+		}
 		var broken entry
 		for _, table := range guide.q {
 			if len(table) == 6 {
@@ -136,6 +139,22 @@ where all(Item, {.text in ["a", "b"]}) ;`)
 		t.Logf("seed %d: c-f chosen %d times, mean reward %.2f", seed, broken.n, broken.sum/float64(broken.n))
 		if broken.n == 0 || broken.sum <= 0 {
 			t.Errorf("seed %d: choices that break the clause got %v over %d steps, want the program's positive rewards", seed, broken.sum, broken.n)
+		}
+	}
+}
+
+// TestConstrainedGeneratorUnrepaired: the inputs that break a clause
+// the search cannot mend are returned as they are, and counted.
+func TestConstrainedGeneratorUnrepaired(t *testing.T) {
+	g, set := constrained(t, `S := "a" | "b" ;
+where S: self.text == "c" ;`)
+	gen, unrepaired := ConstrainedGenerator(g, NewGuide(1), TreeState, 1, 0, set)
+	for i := range 5 {
+		if in := string(gen()); in != "a" && in != "b" {
+			t.Fatalf("input %d is %q", i, in)
+		}
+		if n := unrepaired(); n != i+1 {
+			t.Fatalf("after %d inputs, %d counted unrepaired", i+1, n)
 		}
 	}
 }

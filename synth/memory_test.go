@@ -37,7 +37,7 @@ func TestGenerateMemory(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			gen := synth.ConstrainedGenerator(g, nil, synth.TreeState, 1, 0, set)
+			gen, _ := synth.ConstrainedGenerator(g, nil, synth.TreeState, 1, 0, set)
 			heap := func() uint64 {
 				runtime.GC()
 				var ms runtime.MemStats

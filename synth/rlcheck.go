@@ -272,7 +272,8 @@ func (t *tally) count(input []byte, v Verdict, guide *Guide) float64 {
 // GrammarGenerator returns a generator of grammar inputs whose choices a
 // guide makes (or, with a nil guide, a seeded random chooser).
 func GrammarGenerator(g *grammar.Graph, guide *Guide, state StateKind, seed uint64, maxDepth int) func() []byte {
-	return ConstrainedGenerator(g, guide, state, seed, maxDepth, nil)
+	next, _ := ConstrainedGenerator(g, guide, state, seed, maxDepth, nil)
+	return next
 }
 
 // ConstrainedGenerator is GrammarGenerator whose inputs satisfy set's
@@ -286,7 +287,11 @@ func GrammarGenerator(g *grammar.Graph, guide *Guide, state StateKind, seed uint
 // drawn broken as invalid instead, so that the guide learns the clauses
 // too, was measured on every constrained subject and not kept
 // (docs/algorithms.md, "The bandit generator").
-func ConstrainedGenerator(g *grammar.Graph, guide *Guide, state StateKind, seed uint64, maxDepth int, set *constraint.Set) func() []byte {
+//
+// unrepaired tells how many of the inputs made so far break a
+// constraint the search could not repair: those are returned as they
+// are, and a caller reports them.
+func ConstrainedGenerator(g *grammar.Graph, guide *Guide, state StateKind, seed uint64, maxDepth int, set *constraint.Set) (next func() []byte, unrepaired func() int) {
 	var gen *Generator
 	reset := func() {}
 	if guide == nil {
@@ -297,17 +302,22 @@ func ConstrainedGenerator(g *grammar.Graph, guide *Guide, state StateKind, seed 
 		reset = ch.Reset
 	}
 	gen.MaxDepth = maxDepth
+	broken := 0
+	count := func() int { return broken }
 	if set.Len() == 0 {
 		return func() []byte {
 			reset()
 			return []byte(gen.Generate().String())
-		}
+		}, count
 	}
 	sat := NewSatisfier(set, seed, gen)
 	return func() []byte {
 		// Check stops between trials; one trial's search is bounded
 		// by the Satisfier's steps.
-		t, _, _ := sat.Make(context.Background(), gen, reset)
+		t, n, _ := sat.Make(context.Background(), gen, reset)
+		if n > 0 {
+			broken++
+		}
 		return []byte(t.String())
-	}
+	}, count
 }

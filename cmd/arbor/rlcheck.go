@@ -78,8 +78,10 @@ decaying ε), --guide rl --published RLCheck's (ε = 0.25 throughout),
 from the root (parent), of the whole input (window), or none. --out
 writes the unique valid inputs.
 
---json prints {"trials":..,"valid":..,"invalid":..,"timeouts":..,"unique_valid":..,"diverse_valid":..,"failures":..}
-(trials = valid + invalid + timeouts).
+--json prints {"trials":..,"valid":..,"invalid":..,"timeouts":..,"unique_valid":..,"diverse_valid":..,"failures":..,"unrepaired":..}
+(trials = valid + invalid + timeouts; unrepaired: the inputs that broke
+one of the grammar's constraints the search could not repair, run as
+they were).
 
 ` + formatHelp,
 		Example: "  arbor rlcheck --example bst --trials 100000\n  arbor rlcheck --grammar xml --subject xml --trials 3000 --out valid-xml/\n" +
@@ -155,7 +157,7 @@ func runRLCheck(cmd *cobra.Command, f rlcheckFlags) error {
 		return err
 	}
 	defer cleanup()
-	gen, oracle, err := bench.make(guide)
+	gen, unrepaired, oracle, err := bench.make(guide)
 	if err != nil {
 		return err
 	}
@@ -170,14 +172,18 @@ func runRLCheck(cmd *cobra.Command, f rlcheckFlags) error {
 			return err
 		}
 	}
-	if err := printRLCheck(cmd.OutOrStdout(), bench.name, f, res); err != nil {
+	broken := 0
+	if unrepaired != nil {
+		broken = unrepaired()
+	}
+	if err := printRLCheck(cmd.OutOrStdout(), bench.name, f, res, broken); err != nil {
 		return err
 	}
 	return checkErr
 }
 
 // printRLCheck prints the summary of the trials, as JSON with --json.
-func printRLCheck(w io.Writer, name string, f rlcheckFlags, res *synth.CheckResult) error {
+func printRLCheck(w io.Writer, name string, f rlcheckFlags, res *synth.CheckResult, unrepaired int) error {
 	if f.asJSON {
 		return json.NewEncoder(w).Encode(struct {
 			Trials       int `json:"trials"`
@@ -187,10 +193,14 @@ func printRLCheck(w io.Writer, name string, f rlcheckFlags, res *synth.CheckResu
 			UniqueValid  int `json:"unique_valid"`
 			DiverseValid int `json:"diverse_valid"`
 			Failures     int `json:"failures"`
-		}{res.Trials, res.Valid, res.Invalid, res.Timeouts, res.UniqueValid, res.DiverseValid, res.Failures})
+			Unrepaired   int `json:"unrepaired"`
+		}{res.Trials, res.Valid, res.Invalid, res.Timeouts, res.UniqueValid, res.DiverseValid, res.Failures, unrepaired})
 	}
 	fmt.Fprintf(w, "%s, guide %s: %d trials in %.2fs: %d valid, %d invalid, %d timeouts, %d unique valid, %d diverse valid, %d failures\n",
 		name, f.guide, res.Trials, res.Seconds, res.Valid, res.Invalid, res.Timeouts, res.UniqueValid, res.DiverseValid, res.Failures)
+	if unrepaired > 0 {
+		fmt.Fprintf(w, "%d inputs broke a constraint the search could not repair, and ran as they were (arbor generate names the clauses)\n", unrepaired)
+	}
 	for _, fl := range res.FailureList {
 		fmt.Fprintf(w, "failure: %s\n", fl)
 	}
@@ -209,10 +219,12 @@ func (f *rlcheckFlags) grammarName() string {
 }
 
 // rlcheckSetup is a generator and oracle: make returns a fresh generator
-// driven by the guide (nil: uniformly random choices).
+// driven by the guide (nil: uniformly random choices) and, for a grammar
+// with constraints, the count of its inputs that break one the search
+// could not repair (nil: none can).
 type rlcheckSetup struct {
 	name string
-	make func(guide *synth.Guide) (gen func() []byte, oracle synth.Oracle, err error)
+	make func(guide *synth.Guide) (gen func() []byte, unrepaired func() int, oracle synth.Oracle, err error)
 }
 
 // benchmark builds the generator and oracle the flags describe.
@@ -220,9 +232,9 @@ func (f *rlcheckFlags) benchmark(cmd *cobra.Command, st synth.StateKind) (rlchec
 	nothing := func() {}
 	switch {
 	case f.example == "bst":
-		return rlcheckSetup{name: "bst", make: func(guide *synth.Guide) (func() []byte, synth.Oracle, error) {
+		return rlcheckSetup{name: "bst", make: func(guide *synth.Guide) (func() []byte, func() int, synth.Oracle, error) {
 			gen, oracle := bst.Generator(guide, st, f.seed)
-			return gen, oracle, nil
+			return gen, nil, oracle, nil
 		}}, nothing, nil
 	case f.example != "":
 		return rlcheckSetup{}, nothing, usageError{fmt.Errorf("unknown --example %q (there is bst)", f.example)}
@@ -275,7 +287,8 @@ func (f *rlcheckFlags) benchmark(cmd *cobra.Command, st synth.StateKind) (rlchec
 		return rlcheckSetup{}, nothing, usageError{errors.New("with --grammar give one of --subject, --go and --oracle-cmd")}
 	}
 	name := grammarArg
-	return rlcheckSetup{name: name, make: func(guide *synth.Guide) (func() []byte, synth.Oracle, error) {
-		return synth.ConstrainedGenerator(g, guide, st, f.seed, f.maxDepth, set), oracle, nil
+	return rlcheckSetup{name: name, make: func(guide *synth.Guide) (func() []byte, func() int, synth.Oracle, error) {
+		gen, unrepaired := synth.ConstrainedGenerator(g, guide, st, f.seed, f.maxDepth, set)
+		return gen, unrepaired, oracle, nil
 	}}, cleanup, nil
 }

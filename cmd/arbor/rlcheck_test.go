@@ -4,6 +4,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -56,5 +58,48 @@ func TestRLCheckOracleOutcomes(t *testing.T) {
 	}
 	if _, errOut, code := runArbor(t, "", "rlcheck", "--grammar", "expr", "--oracle-cmd", "exit 0", "--timeout", "0s", "--trials", "1"); code != exitUsage {
 		t.Errorf("--timeout 0: exit %d, %s", code, errOut)
+	}
+}
+
+// TestRLCheckUnrepaired: rlcheck says how many of its inputs broke a
+// constraint the search could not repair (they run as they are), in
+// text and as "unrepaired" in JSON, and says nothing of it where every
+// input satisfies the clauses.
+func TestRLCheckUnrepaired(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	never := write("never.grammar", "S := \"a\" | \"b\" ;\nwhere S: self.text == \"c\" ;\n")
+	mended := write("mended.grammar", "S := \"a\" | \"b\" ;\nwhere S: self.text == \"a\" ;\n")
+	tests := []struct {
+		grammar    string
+		unrepaired int
+	}{{never, 6}, {mended, 0}}
+	for _, tt := range tests {
+		args := []string{"rlcheck", "--grammar", tt.grammar, "--oracle-cmd", "true", "--trials", "6"}
+		stdout, errOut, code := runArbor(t, "", args...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", tt.grammar, code, errOut)
+		}
+		said := strings.Contains(stdout, "6 inputs broke a constraint the search could not repair")
+		if said != (tt.unrepaired > 0) {
+			t.Errorf("%s: text output %q", tt.grammar, stdout)
+		}
+		stdout, errOut, code = runArbor(t, "", append(args, "--json")...)
+		var got struct {
+			Trials     int  `json:"trials"`
+			Unrepaired *int `json:"unrepaired"`
+		}
+		if code != 0 || json.Unmarshal([]byte(stdout), &got) != nil || got.Unrepaired == nil {
+			t.Fatalf("%s: exit %d, JSON %q, stderr %s", tt.grammar, code, stdout, errOut)
+		}
+		if got.Trials != 6 || *got.Unrepaired != tt.unrepaired {
+			t.Errorf("%s: %d trials, %d unrepaired, want 6 and %d", tt.grammar, got.Trials, *got.Unrepaired, tt.unrepaired)
+		}
 	}
 }
