@@ -161,6 +161,18 @@ func runRLCheck(cmd *cobra.Command, f rlcheckFlags) error {
 	if err != nil {
 		return err
 	}
+	// An input an interruption or the end of --time cuts short was made
+	// and not judged: the inputs counted unrepaired are those judged.
+	made, lastBroken := 0, false
+	if unrepaired != nil {
+		generate := gen
+		gen = func() []byte {
+			before := unrepaired()
+			in := generate()
+			made, lastBroken = made+1, unrepaired() > before
+			return in
+		}
+	}
 	res, checkErr := synth.Check(contextOf(cmd), gen, guide, oracle, synth.CheckOptions{Trials: f.trials, Duration: f.duration, Keep: f.out != ""})
 	if checkErr != nil && (res == nil || contextOf(cmd).Err() == nil) {
 		return checkErr
@@ -175,6 +187,9 @@ func runRLCheck(cmd *cobra.Command, f rlcheckFlags) error {
 	broken := 0
 	if unrepaired != nil {
 		broken = unrepaired()
+		if made > res.Trials && lastBroken {
+			broken--
+		}
 	}
 	if err := printRLCheck(cmd.OutOrStdout(), bench.name, f, res, broken); err != nil {
 		return err

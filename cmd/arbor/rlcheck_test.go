@@ -102,4 +102,17 @@ func TestRLCheckUnrepaired(t *testing.T) {
 			t.Errorf("%s: %d trials, %d unrepaired, want 6 and %d", tt.grammar, got.Trials, *got.Unrepaired, tt.unrepaired)
 		}
 	}
+	// The end of --time cuts short the input in flight, which is not
+	// judged and not counted, unrepaired or not.
+	stdout, errOut, code := runArbor(t, "", "rlcheck", "--grammar", never, "--oracle-cmd", "sleep 0.1", "--time", "1s", "--json")
+	var got struct {
+		Trials     int `json:"trials"`
+		Unrepaired int `json:"unrepaired"`
+	}
+	if code != 0 || json.Unmarshal([]byte(stdout), &got) != nil {
+		t.Fatalf("--time: exit %d, JSON %q, stderr %s", code, stdout, errOut)
+	}
+	if got.Trials == 0 || got.Unrepaired != got.Trials {
+		t.Errorf("--time: %d trials, %d unrepaired, want as many", got.Trials, got.Unrepaired)
+	}
 }
