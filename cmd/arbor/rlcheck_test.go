@@ -4,7 +4,6 @@ package main
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -67,15 +66,9 @@ func TestRLCheckOracleOutcomes(t *testing.T) {
 // input satisfies the clauses.
 func TestRLCheckUnrepaired(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	never := write("never.grammar", "S := \"a\" | \"b\" ;\nwhere S: self.text == \"c\" ;\n")
-	mended := write("mended.grammar", "S := \"a\" | \"b\" ;\nwhere S: self.text == \"a\" ;\n")
+	never, mended := filepath.Join(dir, "never.grammar"), filepath.Join(dir, "mended.grammar")
+	writeFile(t, never, []byte("S := \"a\" | \"b\" ;\nwhere S: self.text == \"c\" ;\n"))
+	writeFile(t, mended, []byte("S := \"a\" | \"b\" ;\nwhere S: self.text == \"a\" ;\n"))
 	tests := []struct {
 		grammar    string
 		unrepaired int
