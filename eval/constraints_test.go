@@ -196,3 +196,33 @@ func TestFuzzingConstraints(t *testing.T) {
 		}
 	}
 }
+
+// TestE7Unrepaired: E7's random and rl runs count the inputs that broke
+// a constraint the search could not repair (they run as they are): all
+// of them where a clause is never met, none with --constraints off.
+func TestE7Unrepaired(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a subject")
+	}
+	s, err := subject.Load(context.Background(), "csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Grammar = fixture.Build(t, "never.grammar", "Row := \"a,b\\n\" | \"c,d\\n\" ;\nwhere Row: self.text == \"x\" ;\n")
+	for _, off := range []bool{false, true} {
+		e7, err := E7(context.Background(), E7Config{Subjects: []subject.Setup{s}, Time: 150 * time.Millisecond, Reps: 1, Seed: 1,
+			Methods: []string{E7Random, E7RL}, NoConstraints: off, CacheDir: coverage.DefaultCacheDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e := e7.Subjects[0].Error; e != "" {
+			t.Fatal(e)
+		}
+		for _, r := range e7.Subjects[0].Runs {
+			execs := r.Final.Execs
+			if execs == 0 || (off && r.Unrepaired != 0) || (!off && (r.Unrepaired < execs || r.Unrepaired > execs+1)) {
+				t.Errorf("constraints off = %v, %s: %d executions, %d unrepaired", off, r.Method, execs, r.Unrepaired)
+			}
+		}
+	}
+}

@@ -156,6 +156,10 @@ type E7Run struct {
 	// ran and dropped unrun (fuzz.Stats.Repaired, Dropped).
 	Repaired int `json:"repaired,omitempty"`
 	Dropped  int `json:"dropped,omitempty"`
+	// Unrepaired counts random's and rl's inputs that broke a constraint
+	// the search could not repair, and ran as they were (of the inputs
+	// made: the last may be cut short by the end of the run).
+	Unrepaired int `json:"unrepaired,omitempty"`
 }
 
 // E7Failure is a failure Go's fuzzer stopped at in a gofuzz run: the
@@ -491,12 +495,14 @@ func e7Generate(ctx context.Context, cfg E7Config, s subject.Setup, sess *fuzzSe
 		guide = synth.NewImprovedGuide(seed)
 	}
 	c := newCoverageCurve(sess)
-	gen, _ := synth.ConstrainedGenerator(s.Grammar, guide, synth.TreeState, seed, cfg.MaxDepth, set)
+	gen, unrepaired := synth.ConstrainedGenerator(s.Grammar, guide, synth.TreeState, seed, cfg.MaxDepth, set)
 	oracle := &subject.SessionOracle{Session: sess.Session, Timeout: cfg.Timeout, Observe: c.observe}
 	if _, err := synth.Check(ctx, gen, guide, oracle, synth.CheckOptions{Duration: cfg.Time}); err != nil {
 		return E7Run{}, err
 	}
-	return c.run(), nil
+	run := c.run()
+	run.Unrepaired = unrepaired()
+	return run, nil
 }
 
 // e7Zest fuzzes for cfg.Time with Zest's domains, over the unit E7
