@@ -48,10 +48,11 @@ measured alike. --methods picks some (default random,rl,zest,zest-fresh,gofuzz):
               through the session, at the times their files appeared
 Every method's inputs satisfy the grammar's constraints (where clauses)
 unless --constraints off: zest repairs or drops a mutant that breaks
-one (counted in --json), and gofuzz's generator repairs each tree the
-bytes make, the same way for the same bytes (synth.ByteGenerator's
-Constraints), so that Go's fuzzer still keeps and mutates what decides
-an input.
+one (counted in --json), random and rl repair each input and run the
+few the search cannot repair as they are (counted in --json as
+unrepaired), and gofuzz's generator repairs each tree the bytes make,
+the same way for the same bytes (synth.ByteGenerator's Constraints), so
+that Go's fuzzer still keeps and mutates what decides an input.
 It reports, per subject and method, medians over repetitions of the
 executions made, the units any input ran and the units accepted inputs
 ran (Zest's semantic coverage), what the latter grew in the last tenth
