@@ -157,8 +157,7 @@ type E7Run struct {
 	Repaired int `json:"repaired,omitempty"`
 	Dropped  int `json:"dropped,omitempty"`
 	// Unrepaired counts random's and rl's inputs that broke a constraint
-	// the search could not repair, and ran as they were (of the inputs
-	// made: the last may be cut short by the end of the run).
+	// the search could not repair, and ran as they were.
 	Unrepaired int `json:"unrepaired,omitempty"`
 }
 
@@ -497,11 +496,12 @@ func e7Generate(ctx context.Context, cfg E7Config, s subject.Setup, sess *fuzzSe
 	c := newCoverageCurve(sess)
 	gen, unrepaired := synth.ConstrainedGenerator(s.Grammar, guide, synth.TreeState, seed, cfg.MaxDepth, set)
 	oracle := &subject.SessionOracle{Session: sess.Session, Timeout: cfg.Timeout, Observe: c.observe}
-	if _, err := synth.Check(ctx, gen, guide, oracle, synth.CheckOptions{Duration: cfg.Time}); err != nil {
+	res, err := synth.Check(ctx, gen, guide, oracle, synth.CheckOptions{Duration: cfg.Time})
+	if err != nil {
 		return E7Run{}, err
 	}
 	run := c.run()
-	run.Unrepaired = unrepaired()
+	run.Unrepaired = unrepaired(res.Trials)
 	return run, nil
 }
 

@@ -125,7 +125,7 @@ where all(Item, {.text in ["a", "b"]}) ;`)
 		if res.Valid != 400 {
 			t.Fatalf("seed %d: %d valid of 400", seed, res.Valid)
 		}
-		if n := unrepaired(); n != 0 {
+		if n := unrepaired(res.Trials); n != 0 {
 			t.Errorf("seed %d: %d inputs counted unrepaired, and every one satisfies the clause", seed, n)
 		}
 		var broken entry
@@ -153,7 +153,7 @@ where S: self.text == "c" ;`)
 		if in := string(gen()); in != "a" && in != "b" {
 			t.Fatalf("input %d is %q", i, in)
 		}
-		if n := unrepaired(); n != i+1 {
+		if n := unrepaired(i + 1); n != i+1 {
 			t.Fatalf("after %d inputs, %d counted unrepaired", i+1, n)
 		}
 	}

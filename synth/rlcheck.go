@@ -288,10 +288,12 @@ func GrammarGenerator(g *grammar.Graph, guide *Guide, state StateKind, seed uint
 // too, was measured on every constrained subject and not kept
 // (docs/algorithms.md, "The bandit generator").
 //
-// unrepaired tells how many of the inputs made so far break a
+// unrepaired tells how many of the first judged inputs made break a
 // constraint the search could not repair: those are returned as they
-// are, and a caller reports them.
-func ConstrainedGenerator(g *grammar.Graph, guide *Guide, state StateKind, seed uint64, maxDepth int, set *constraint.Set) (next func() []byte, unrepaired func() int) {
+// are, and a caller reports them. Check judges every input it asks for
+// but the last one, where the end of its time or ctx cuts that one
+// short, so judged is its Trials.
+func ConstrainedGenerator(g *grammar.Graph, guide *Guide, state StateKind, seed uint64, maxDepth int, set *constraint.Set) (next func() []byte, unrepaired func(judged int) int) {
 	var gen *Generator
 	reset := func() {}
 	if guide == nil {
@@ -302,11 +304,17 @@ func ConstrainedGenerator(g *grammar.Graph, guide *Guide, state StateKind, seed 
 		reset = ch.Reset
 	}
 	gen.MaxDepth = maxDepth
-	broken := 0
-	count := func() int { return broken }
+	made, broken, lastBroken := 0, 0, false
+	count := func(judged int) int {
+		if made > judged && lastBroken {
+			return broken - 1
+		}
+		return broken
+	}
 	if set.Len() == 0 {
 		return func() []byte {
 			reset()
+			made++
 			return []byte(gen.Generate().String())
 		}, count
 	}
@@ -315,7 +323,8 @@ func ConstrainedGenerator(g *grammar.Graph, guide *Guide, state StateKind, seed 
 		// Check stops between trials; one trial's search is bounded
 		// by the Satisfier's steps.
 		t, n, _ := sat.Make(context.Background(), gen, reset)
-		if n > 0 {
+		made, lastBroken = made+1, n > 0
+		if lastBroken {
 			broken++
 		}
 		return []byte(t.String())

@@ -161,18 +161,6 @@ func runRLCheck(cmd *cobra.Command, f rlcheckFlags) error {
 	if err != nil {
 		return err
 	}
-	// An input an interruption or the end of --time cuts short was made
-	// and not judged: the inputs counted unrepaired are those judged.
-	made, lastBroken := 0, false
-	if unrepaired != nil {
-		generate := gen
-		gen = func() []byte {
-			before := unrepaired()
-			in := generate()
-			made, lastBroken = made+1, unrepaired() > before
-			return in
-		}
-	}
 	res, checkErr := synth.Check(contextOf(cmd), gen, guide, oracle, synth.CheckOptions{Trials: f.trials, Duration: f.duration, Keep: f.out != ""})
 	if checkErr != nil && (res == nil || contextOf(cmd).Err() == nil) {
 		return checkErr
@@ -186,10 +174,7 @@ func runRLCheck(cmd *cobra.Command, f rlcheckFlags) error {
 	}
 	broken := 0
 	if unrepaired != nil {
-		broken = unrepaired()
-		if made > res.Trials && lastBroken {
-			broken--
-		}
+		broken = unrepaired(res.Trials)
 	}
 	if err := printRLCheck(cmd.OutOrStdout(), bench.name, f, res, broken); err != nil {
 		return err
@@ -239,7 +224,7 @@ func (f *rlcheckFlags) grammarName() string {
 // could not repair (nil: none can).
 type rlcheckSetup struct {
 	name string
-	make func(guide *synth.Guide) (gen func() []byte, unrepaired func() int, oracle synth.Oracle, err error)
+	make func(guide *synth.Guide) (gen func() []byte, unrepaired func(judged int) int, oracle synth.Oracle, err error)
 }
 
 // benchmark builds the generator and oracle the flags describe.
@@ -247,7 +232,7 @@ func (f *rlcheckFlags) benchmark(cmd *cobra.Command, st synth.StateKind) (rlchec
 	nothing := func() {}
 	switch {
 	case f.example == "bst":
-		return rlcheckSetup{name: "bst", make: func(guide *synth.Guide) (func() []byte, func() int, synth.Oracle, error) {
+		return rlcheckSetup{name: "bst", make: func(guide *synth.Guide) (func() []byte, func(int) int, synth.Oracle, error) {
 			gen, oracle := bst.Generator(guide, st, f.seed)
 			return gen, nil, oracle, nil
 		}}, nothing, nil
@@ -302,7 +287,7 @@ func (f *rlcheckFlags) benchmark(cmd *cobra.Command, st synth.StateKind) (rlchec
 		return rlcheckSetup{}, nothing, usageError{errors.New("with --grammar give one of --subject, --go and --oracle-cmd")}
 	}
 	name := grammarArg
-	return rlcheckSetup{name: name, make: func(guide *synth.Guide) (func() []byte, func() int, synth.Oracle, error) {
+	return rlcheckSetup{name: name, make: func(guide *synth.Guide) (func() []byte, func(int) int, synth.Oracle, error) {
 		gen, unrepaired := synth.ConstrainedGenerator(g, guide, st, f.seed, f.maxDepth, set)
 		return gen, unrepaired, oracle, nil
 	}}, cleanup, nil
