@@ -53,17 +53,17 @@ func E6Benchmarks(ctx context.Context, cfg E6BenchmarkConfig) (_ []Benchmark, cl
 		return nil, nil, err
 	}
 	benchmarks := []Benchmark{
-		{Name: "bst", Trials: cfg.BSTTrials, Make: func(g *synth.Guide) (func() []byte, synth.Oracle, error) {
+		{Name: "bst", Trials: cfg.BSTTrials, Make: func(g *synth.Guide) (BenchmarkRun, error) {
 			gen, o := bst.Generator(g, synth.TreeState, seed)
-			return gen, o, nil
+			return BenchmarkRun{Next: gen, Oracle: o}, nil
 		}},
-		{Name: "json-schema", Trials: cfg.Trials, Make: func(g *synth.Guide) (func() []byte, synth.Oracle, error) {
-			gen, _ := synth.ConstrainedGenerator(jsonG, g, synth.TreeState, seed, 12, jsonCons)
-			return gen, synth.FuncOracle(NumberRecord), nil
+		{Name: "json-schema", Trials: cfg.Trials, Make: func(g *synth.Guide) (BenchmarkRun, error) {
+			gen, unrepaired := synth.ConstrainedGenerator(jsonG, g, synth.TreeState, seed, 12, jsonCons)
+			return BenchmarkRun{Next: gen, Oracle: synth.FuncOracle(NumberRecord), Unrepaired: unrepaired}, nil
 		}},
-		{Name: "xml", Trials: cfg.Trials, Make: func(g *synth.Guide) (func() []byte, synth.Oracle, error) {
-			gen, _ := synth.ConstrainedGenerator(xml.Grammar, g, synth.TreeState, seed, 12, xmlCons)
-			return gen, &subject.SessionOracle{Session: sess, Timeout: time.Second}, nil
+		{Name: "xml", Trials: cfg.Trials, Make: func(g *synth.Guide) (BenchmarkRun, error) {
+			gen, unrepaired := synth.ConstrainedGenerator(xml.Grammar, g, synth.TreeState, seed, 12, xmlCons)
+			return BenchmarkRun{Next: gen, Oracle: &subject.SessionOracle{Session: sess, Timeout: time.Second}, Unrepaired: unrepaired}, nil
 		}},
 	}
 	return benchmarks, func() { sess.Close() }, nil

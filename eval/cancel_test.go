@@ -28,15 +28,16 @@ func TestCancelledE3AndBench(t *testing.T) {
 	cfg.setDefaults()
 	const n = 300
 	t.Run("generate", func(t *testing.T) {
-		files, _, err := generate(testctx.Countdown(50), cfg, "train", n, 1)
-		if !errors.Is(err, context.Canceled) || files != nil {
-			t.Errorf("%d files, %v; want none and the context's error", len(files), err)
+		s, err := generate(testctx.Countdown(50), cfg, "train", n, 1)
+		if !errors.Is(err, context.Canceled) || s != nil {
+			t.Errorf("%v, %v; want no sample and the context's error", s, err)
 		}
 	})
-	files, data, err := generate(context.Background(), cfg, "test", n, 2)
-	if err != nil || len(files) != n {
-		t.Fatalf("%d files, %v", len(files), err)
+	s, err := generate(context.Background(), cfg, "test", n, 2)
+	if err != nil || len(s.files) != n {
+		t.Fatalf("%v, %v", s, err)
 	}
+	data := s.data
 	cov := &coverage.File{Header: coverage.NewHeader("json", []string{"f"})}
 	for sum := range data {
 		cov.Records = append(cov.Records, coverage.Record{SHA256: sum, Outcome: coverage.OK})

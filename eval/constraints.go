@@ -44,6 +44,9 @@ func constraintsOf(g *grammar.Graph, off bool) (*constraint.Set, error) {
 type randomInputs struct {
 	gen *synth.Generator
 	sat *synth.Satisfier // nil: no constraints
+	// unrepaired counts the inputs that broke a constraint the search
+	// could not repair (given as they were).
+	unrepaired int
 }
 
 func newRandomInputs(g *grammar.Graph, seed uint64, maxDepth, maxRepeat int, set *constraint.Set) *randomInputs {
@@ -61,7 +64,10 @@ func (r *randomInputs) next() string {
 	if r.sat == nil {
 		return r.gen.Generate().String()
 	}
-	t, _, _ := r.sat.Make(context.Background(), r.gen, nil)
+	t, broken, _ := r.sat.Make(context.Background(), r.gen, nil)
+	if broken > 0 {
+		r.unrepaired++
+	}
 	return t.String()
 }
 

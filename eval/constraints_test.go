@@ -12,6 +12,7 @@ import (
 	"github.com/arbor-fuzz/arbor/grammar"
 	"github.com/arbor-fuzz/arbor/internal/fixture"
 	"github.com/arbor-fuzz/arbor/subject"
+	"github.com/arbor-fuzz/arbor/synth"
 )
 
 // rangesGrammar has one constraint that about half of its random
@@ -56,12 +57,15 @@ func TestRandomInputsConstraints(t *testing.T) {
 	for _, off := range []bool{false, true} {
 		cfg := E3Config{Grammar: g, WorkDir: t.TempDir(), NoConstraints: off}
 		cfg.setDefaults()
-		files, _, err := generate(context.Background(), cfg, "train", 60, 1)
+		s, err := generate(context.Background(), cfg, "train", 60, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
+		if s.unrepaired != 0 {
+			t.Errorf("constraints off %v: %d unrepaired inputs, want 0", off, s.unrepaired)
+		}
 		var corpus []string
-		for _, f := range files {
+		for _, f := range s.files {
 			b, err := os.ReadFile(f)
 			if err != nil {
 				t.Fatal(err)
@@ -208,7 +212,7 @@ func TestE7Unrepaired(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Grammar = fixture.Build(t, "never.grammar", "Row := \"a,b\\n\" | \"c,d\\n\" ;\nwhere Row: self.text == \"x\" ;\n")
+	s.Grammar = fixture.Build(t, "never.grammar", neverGrammar)
 	for _, off := range []bool{false, true} {
 		e7, err := E7(context.Background(), E7Config{Subjects: []subject.Setup{s}, Time: 150 * time.Millisecond, Reps: 1, Seed: 1,
 			Methods: []string{E7Random, E7RL}, NoConstraints: off, CacheDir: coverage.DefaultCacheDir()})
@@ -223,6 +227,92 @@ func TestE7Unrepaired(t *testing.T) {
 			if execs == 0 || (off && r.Unrepaired != 0) || (!off && (r.Unrepaired < execs || r.Unrepaired > execs+1)) {
 				t.Errorf("constraints off = %v, %s: %d executions, %d unrepaired", off, r.Method, execs, r.Unrepaired)
 			}
+		}
+	}
+}
+
+// neverGrammar is a grammar one of whose clauses no input meets: every
+// input breaks it, repaired or not.
+const neverGrammar = "Row := \"a,b\\n\" | \"c,d\\n\" ;\nwhere Row: self.text == \"x\" ;\n"
+
+// TestSampleUnrepaired: the random samples of E3, E4 and the miner
+// count the inputs that break a clause the search could not repair:
+// every one where a clause is never met, none without the clauses.
+func TestSampleUnrepaired(t *testing.T) {
+	g := fixture.Build(t, "never.grammar", neverGrammar)
+	for _, off := range []bool{false, true} {
+		cfg := E3Config{Grammar: g, WorkDir: t.TempDir(), NoConstraints: off}
+		cfg.setDefaults()
+		const n = 12
+		s, err := generate(context.Background(), cfg, "base", n, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := n
+		if off {
+			want = 0
+		}
+		if s.unrepaired != want || len(s.files) != n {
+			t.Errorf("constraints off %v: %d unrepaired of %d inputs, want %d", off, s.unrepaired, len(s.files), want)
+		}
+	}
+}
+
+// TestE6Unrepaired: E6 reports, per guide, the inputs of a constrained
+// benchmark that broke a clause the search could not repair.
+func TestE6Unrepaired(t *testing.T) {
+	g := fixture.Build(t, "never.grammar", neverGrammar)
+	for _, off := range []bool{false, true} {
+		set, err := constraintsOf(g, off)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const trials = 15
+		b := Benchmark{Name: "never", Trials: trials, Make: func(guide *synth.Guide) (BenchmarkRun, error) {
+			next, unrepaired := synth.ConstrainedGenerator(g, guide, synth.TreeState, 1, 10, set)
+			return BenchmarkRun{Next: next, Oracle: synth.FuncOracle(func([]byte) bool { return true }), Unrepaired: unrepaired}, nil
+		}}
+		res, err := E6(context.Background(), []Benchmark{b}, 1, t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := trials
+		if off {
+			want = 0
+		}
+		for _, r := range res[0].Runs {
+			if r.Unrepaired != want || r.Result.Trials != trials {
+				t.Errorf("constraints off %v, %s: %d unrepaired in %d trials, want %d", off, r.Guide, r.Unrepaired, r.Result.Trials, want)
+			}
+		}
+	}
+}
+
+// TestE8Unrepaired: E8 counts the base sample's inputs that broke a
+// clause the search could not repair.
+func TestE8Unrepaired(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a subject")
+	}
+	s, err := subject.Load(context.Background(), "csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Grammar = fixture.Build(t, "never.grammar", neverGrammar)
+	for _, off := range []bool{false, true} {
+		const base = 20
+		res, err := E8(context.Background(), E8Config{Subjects: []subject.Setup{s}, Execs: 20, Reps: 1, BaseInputs: base, Seed: 1,
+			NoConstraints: off, CacheDir: coverage.DefaultCacheDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		es := res.Subjects[0]
+		want := base
+		if off {
+			want = 0
+		}
+		if es.Error != "" || es.BaseUnrepaired != want {
+			t.Errorf("constraints off %v: %d unrepaired of %d base inputs, want %d (error %q)", off, es.BaseUnrepaired, base, want, es.Error)
 		}
 	}
 }

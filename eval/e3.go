@@ -101,9 +101,14 @@ type E3Result struct {
 	TestInputs  int      `json:"test_inputs"`  // rows it was evaluated on
 	// TestDuplicates are test inputs left out because the training set
 	// holds the same input (by sha256).
-	TestDuplicates int     `json:"test_duplicates_dropped"`
-	TrainSeconds   float64 `json:"train_seconds"`
-	Model          string  `json:"model"` // path of the saved model
+	TestDuplicates int `json:"test_duplicates_dropped"`
+	// TrainUnrepaired and TestUnrepaired count the generated inputs
+	// that broke a grammar constraint the search could not repair: they
+	// were recorded as they were.
+	TrainUnrepaired int     `json:"train_unrepaired,omitempty"`
+	TestUnrepaired  int     `json:"test_unrepaired,omitempty"`
+	TrainSeconds    float64 `json:"train_seconds"`
+	Model           string  `json:"model"` // path of the saved model
 }
 
 // E3 measures association quality (docs/evaluation.md): generate grammar-random
@@ -137,7 +142,7 @@ func E3(ctx context.Context, cfg E3Config) (*E3Result, error) {
 	fns := model.Functions
 	res := &E3Result{Subject: cfg.Subject, FunctionsObserved: model.Stats.Observed, FunctionsTrainable: len(fns),
 		TrainInputs: d.Rows, TrainSeconds: time.Since(start).Seconds(), Model: filepath.Join(cfg.WorkDir, "model.json.gz"),
-		DistinctLabels: distinctLabels(d, fns), Unseen: []string{}}
+		DistinctLabels: distinctLabels(d, fns), Unseen: []string{}, TrainUnrepaired: c.trainUnrepaired, TestUnrepaired: c.testUnrepaired}
 	if err := model.Save(res.Model); err != nil {
 		return nil, err
 	}
@@ -159,6 +164,9 @@ type corpora struct {
 	bin                 *coverage.Binary
 	trainCov, testCov   *coverage.File
 	trainData, testData map[string][]byte // by sha256
+	// The inputs of each that broke a constraint the search could not
+	// repair.
+	trainUnrepaired, testUnrepaired int
 }
 
 // recordCorpora generates train grammar-random training inputs (seed
@@ -166,11 +174,11 @@ type corpora struct {
 // builds the subject's harness and records both.
 func recordCorpora(ctx context.Context, cfg E3Config, train int, step func(string, ...any)) (*corpora, error) {
 	step("generating %d training and %d test inputs", train, cfg.Test)
-	trainFiles, trainData, err := generate(ctx, cfg, "train", train, cfg.Seed)
+	trainSample, err := generate(ctx, cfg, "train", train, cfg.Seed)
 	if err != nil {
 		return nil, err
 	}
-	testFiles, testData, err := generate(ctx, cfg, "test", cfg.Test, cfg.Seed+1)
+	testSample, err := generate(ctx, cfg, "test", cfg.Test, cfg.Seed+1)
 	if err != nil {
 		return nil, err
 	}
@@ -179,15 +187,16 @@ func recordCorpora(ctx context.Context, cfg E3Config, train int, step func(strin
 	if err != nil {
 		return nil, err
 	}
-	c := &corpora{bin: bin, trainData: trainData, testData: testData}
+	c := &corpora{bin: bin, trainData: trainSample.data, testData: testSample.data,
+		trainUnrepaired: trainSample.unrepaired, testUnrepaired: testSample.unrepaired}
 	record := func(name string, files []string) (*coverage.File, error) {
 		step("recording the %s inputs", name)
 		return recordFresh(ctx, bin, files, filepath.Join(cfg.WorkDir, name+".cov.jsonl"), cfg.Subject)
 	}
-	if c.trainCov, err = record("train", trainFiles); err != nil {
+	if c.trainCov, err = record("train", trainSample.files); err != nil {
 		return nil, err
 	}
-	if c.testCov, err = record("test", testFiles); err != nil {
+	if c.testCov, err = record("test", testSample.files); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -402,33 +411,42 @@ func boolf(b bool) float64 {
 	return 0
 }
 
+// A sample is seeded grammar-random inputs written to files.
+type sample struct {
+	files []string
+	data  map[string][]byte // by sha256
+	// unrepaired is how many broke a constraint the search could not
+	// repair.
+	unrepaired int
+}
+
 // generate writes n seeded grammar-random inputs to WorkDir/name (each
-// satisfying the grammar's constraints unless cfg.NoConstraints) and
-// returns their paths and their data by sha256. It stops when ctx is
-// done, with an error that wraps ctx.Err().
-func generate(ctx context.Context, cfg E3Config, name string, n int, seed uint64) ([]string, map[string][]byte, error) {
+// satisfying the grammar's constraints unless cfg.NoConstraints, or
+// the search could not repair it). It stops when ctx is done, with an
+// error that wraps ctx.Err().
+func generate(ctx context.Context, cfg E3Config, name string, n int, seed uint64) (*sample, error) {
 	dir := filepath.Join(cfg.WorkDir, name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	set, err := constraintsOf(cfg.Grammar, cfg.NoConstraints)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	gen := newRandomInputs(cfg.Grammar, seed, cfg.MaxDepth, cfg.MaxRepeat, set)
-	data := map[string][]byte{}
-	files := make([]string, n)
-	for i := range files {
+	s := &sample{files: make([]string, n), data: map[string][]byte{}}
+	for i := range s.files {
 		if err := ctx.Err(); err != nil {
-			return nil, nil, fmt.Errorf("generating the %s inputs: stopped after %d of %d: %w", name, i, n, err)
+			return nil, fmt.Errorf("generating the %s inputs: stopped after %d of %d: %w", name, i, n, err)
 		}
 		b := []byte(gen.next())
-		files[i] = filepath.Join(dir, fmt.Sprintf("%05d", i+1))
-		if err := os.WriteFile(files[i], b, 0o644); err != nil {
-			return nil, nil, err
+		s.files[i] = filepath.Join(dir, fmt.Sprintf("%05d", i+1))
+		if err := os.WriteFile(s.files[i], b, 0o644); err != nil {
+			return nil, err
 		}
 		sum := sha256.Sum256(b)
-		data[hex.EncodeToString(sum[:])] = b
+		s.data[hex.EncodeToString(sum[:])] = b
 	}
-	return files, data, nil
+	s.unrepaired = gen.unrepaired
+	return s, nil
 }

@@ -138,6 +138,11 @@ type TargetResult struct {
 	// Repaired and Dropped are the functions' sums of theirs.
 	Repaired int `json:"repaired,omitempty"`
 	Dropped  int `json:"dropped,omitempty"`
+	// BaseUnrepaired and RandomUnrepaired count the inputs of the base
+	// sample and of E5's random inputs that broke a grammar constraint
+	// the search could not repair: they ran as they were.
+	BaseUnrepaired   int `json:"base_unrepaired,omitempty"`
+	RandomUnrepaired int `json:"random_unrepaired,omitempty"`
 	// ExecutionsPerInput is all executions over all verified inputs.
 	ExecutionsPerInput float64 `json:"executions_per_verified_input"`
 	Seconds            float64 `json:"targeting_seconds"`
@@ -275,11 +280,12 @@ func (t *targetRun) start(ctx context.Context) error {
 		return err
 	}
 	t.step("measuring base rates on %d separate random inputs", cfg.BaseInputs)
-	baseFiles, _, err := generate(ctx, e, "base", cfg.BaseInputs, e.Seed+2)
+	base, err := generate(ctx, e, "base", cfg.BaseInputs, e.Seed+2)
 	if err != nil {
 		return err
 	}
-	if t.base, err = recordFresh(ctx, t.bin, baseFiles, filepath.Join(e.WorkDir, "base.cov.jsonl"), e.Subject); err != nil {
+	t.res.BaseUnrepaired = base.unrepaired
+	if t.base, err = recordFresh(ctx, t.bin, base.files, filepath.Join(e.WorkDir, "base.cov.jsonl"), e.Subject); err != nil {
 		return err
 	}
 	t.rates = BaseRates(t.base)
@@ -333,6 +339,7 @@ func (t *targetRun) targetEach(ctx context.Context) error {
 		t.res.Unsolved += tf.Unsolved
 		t.res.Repaired += tf.Repaired
 		t.res.Dropped += tf.Dropped
+		t.res.RandomUnrepaired = random.unrepaired
 		t.res.PerFunction = append(t.res.PerFunction, tf)
 		if (i+1)%10 == 0 || i+1 == len(m.Functions) {
 			t.step("targeted %d of %d functions", i+1, len(m.Functions))

@@ -19,13 +19,26 @@ import (
 type Benchmark struct {
 	Name   string
 	Trials int
-	Make   func(guide *synth.Guide) (gen func() []byte, oracle synth.Oracle, err error)
+	Make   func(guide *synth.Guide) (BenchmarkRun, error)
+}
+
+// BenchmarkRun is what a Benchmark's Make returns: the generator, the
+// oracle, and, for a generator that repairs its inputs to satisfy
+// constraints, how many of the first judged inputs it could not repair
+// (synth.ConstrainedGenerator's count; nil: none are repaired).
+type BenchmarkRun struct {
+	Next       func() []byte
+	Oracle     synth.Oracle
+	Unrepaired func(judged int) int
 }
 
 // E6Run is one guide's run on a benchmark.
 type E6Run struct {
 	Guide  string             `json:"guide"`
 	Result *synth.CheckResult `json:"result"`
+	// Unrepaired counts the inputs that broke a grammar constraint the
+	// search could not repair: they were judged as they were.
+	Unrepaired int `json:"unrepaired,omitempty"`
 }
 
 // E6Result is E6 on every benchmark.
@@ -61,15 +74,19 @@ func E6(ctx context.Context, benchmarks []Benchmark, seed uint64, outDir string)
 		eb := E6Benchmark{Name: b.Name}
 		for _, g := range guides {
 			guide := g.make()
-			gen, oracle, err := b.Make(guide)
+			run, err := b.Make(guide)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", b.Name, err)
 			}
-			res, err := synth.Check(ctx, gen, guide, oracle, synth.CheckOptions{Trials: b.Trials})
+			res, err := synth.Check(ctx, run.Next, guide, run.Oracle, synth.CheckOptions{Trials: b.Trials})
 			if err != nil {
 				return nil, fmt.Errorf("%s with %s: %w", b.Name, g.name, err)
 			}
-			eb.Runs = append(eb.Runs, E6Run{g.name, res})
+			r := E6Run{Guide: g.name, Result: res}
+			if run.Unrepaired != nil {
+				r.Unrepaired = run.Unrepaired(res.Trials)
+			}
+			eb.Runs = append(eb.Runs, r)
 		}
 		eb.CSV = filepath.Join(outDir, "E6-"+b.Name+".csv")
 		header, rows := eb.CSVTable()

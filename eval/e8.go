@@ -79,9 +79,13 @@ type E8Row struct {
 type E8Subject struct {
 	Subject string   `json:"subject"`
 	Rare    []string `json:"rare_functions"` // base rate below RareLimit
-	Rows    []E8Row  `json:"rows"`
-	Runs    []E8Run  `json:"runs"`
-	Error   string   `json:"error,omitempty"`
+	// BaseUnrepaired counts the inputs of the base sample that broke a
+	// grammar constraint the search could not repair: they ran as they
+	// were.
+	BaseUnrepaired int     `json:"base_unrepaired,omitempty"`
+	Rows           []E8Row `json:"rows"`
+	Runs           []E8Run `json:"runs"`
+	Error          string  `json:"error,omitempty"`
 }
 
 // E8Result is E8 on every subject.
@@ -112,7 +116,7 @@ func e8Subject(ctx context.Context, cfg E8Config, s subject.Setup, sess *fuzzSes
 	}
 	// Base rates from a separate random sample (seed+1, as E4's).
 	hits := make([]int, len(names))
-	gen, _ := synth.ConstrainedGenerator(s.Grammar, nil, synth.TreeState, cfg.Seed+1, cfg.MaxDepth, set)
+	gen, unrepaired := synth.ConstrainedGenerator(s.Grammar, nil, synth.TreeState, cfg.Seed+1, cfg.MaxDepth, set)
 	for range cfg.BaseInputs {
 		if err := ctx.Err(); err != nil {
 			return E8Subject{}, err
@@ -126,7 +130,7 @@ func e8Subject(ctx context.Context, cfg E8Config, s subject.Setup, sess *fuzzSes
 		}
 	}
 	rare := map[int]bool{}
-	es := E8Subject{Subject: s.Name, Rare: []string{}}
+	es := E8Subject{Subject: s.Name, Rare: []string{}, BaseUnrepaired: unrepaired(cfg.BaseInputs)}
 	for f, h := range hits {
 		if float64(h)/float64(cfg.BaseInputs) < RareLimit {
 			rare[f] = true

@@ -122,25 +122,25 @@ func Mine(ctx context.Context, cfg MineConfig) (*MineResult, error) {
 	step("generating %d inputs", n)
 	random := cfg.E3Config
 	random.NoConstraints = true
-	rfiles, rdata, err := generate(ctx, random, "mine-random", (n+1)/2, cfg.Seed)
+	rs, err := generate(ctx, random, "mine-random", (n+1)/2, cfg.Seed)
 	if err != nil {
 		return nil, err
 	}
 	keeping := cfg.E3Config
 	keeping.NoConstraints = false
-	kfiles, kdata, err := generate(ctx, keeping, "mine-keeping", n/2, cfg.Seed+1)
+	ks, err := generate(ctx, keeping, "mine-keeping", n/2, cfg.Seed+1)
 	if err != nil {
 		return nil, err
 	}
 	var files []string
-	for i := range rfiles {
-		files = append(files, rfiles[i])
-		if i < len(kfiles) {
-			files = append(files, kfiles[i])
+	for i := range rs.files {
+		files = append(files, rs.files[i])
+		if i < len(ks.files) {
+			files = append(files, ks.files[i])
 		}
 	}
-	data := rdata
-	maps.Copy(data, kdata)
+	data := rs.data
+	maps.Copy(data, ks.data)
 	step("building the harness for %s", cfg.Target)
 	bin, err := coverage.Build(ctx, cfg.Target, cfg.CacheDir)
 	if err != nil {
