@@ -205,14 +205,7 @@ func TestFuzzingConstraints(t *testing.T) {
 // a constraint the search could not repair (they run as they are): all
 // of them where a clause is never met, none with --constraints off.
 func TestE7Unrepaired(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs a subject")
-	}
-	s, err := subject.Load(context.Background(), "csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Grammar = fixture.Build(t, "never.grammar", neverGrammar)
+	s := neverSubject(t)
 	for _, off := range []bool{false, true} {
 		e7, err := E7(context.Background(), E7Config{Subjects: []subject.Setup{s}, Time: 150 * time.Millisecond, Reps: 1, Seed: 1,
 			Methods: []string{E7Random, E7RL}, NoConstraints: off, CacheDir: coverage.DefaultCacheDir()})
@@ -234,6 +227,21 @@ func TestE7Unrepaired(t *testing.T) {
 // neverGrammar is a grammar one of whose clauses no input meets: every
 // input breaks it, repaired or not.
 const neverGrammar = "Row := \"a,b\\n\" | \"c,d\\n\" ;\nwhere Row: self.text == \"x\" ;\n"
+
+// neverSubject is the csv subject with neverGrammar for its grammar; it
+// skips in -short mode, where no subject runs.
+func neverSubject(t *testing.T) subject.Setup {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs a subject")
+	}
+	s, err := subject.Load(context.Background(), "csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Grammar = fixture.Build(t, "never.grammar", neverGrammar)
+	return s
+}
 
 // TestSampleUnrepaired: the random samples of E3, E4 and the miner
 // count the inputs that break a clause the search could not repair:
@@ -291,14 +299,7 @@ func TestE6Unrepaired(t *testing.T) {
 // TestE8Unrepaired: E8 counts the base sample's inputs that broke a
 // clause the search could not repair.
 func TestE8Unrepaired(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs a subject")
-	}
-	s, err := subject.Load(context.Background(), "csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Grammar = fixture.Build(t, "never.grammar", neverGrammar)
+	s := neverSubject(t)
 	for _, off := range []bool{false, true} {
 		const base = 20
 		res, err := E8(context.Background(), E8Config{Subjects: []subject.Setup{s}, Execs: 20, Reps: 1, BaseInputs: base, Seed: 1,
