@@ -14,6 +14,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/arbor-fuzz/arbor/internal/atomicfile"
 )
 
 // GoFuzzHeader is the first line of a file in Go's fuzzing corpus format
@@ -145,7 +147,7 @@ func WriteGoFuzz(dir string, input []byte) (string, error) {
 		return "", fmt.Errorf("corpus folder: %w", err)
 	}
 	path := filepath.Join(dir, GoFuzzName(enc))
-	if err := os.WriteFile(path, enc, 0o644); err != nil {
+	if err := atomicfile.Write(path, enc, 0o644); err != nil {
 		return "", fmt.Errorf("write input: %w", err)
 	}
 	return path, nil

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/arbor-fuzz/arbor/internal/atomicfile"
 )
 
 // A Layout says how a command writes inputs into its output folder, out:
@@ -66,7 +68,9 @@ func (l Layout) WriteInput(dir, name string, data []byte) (string, error) {
 		p, err := WriteGoFuzz(dir, data)
 		return filepath.Base(p), err
 	}
-	if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+	// Written whole or not at all: a kill while the file was written
+	// left an empty file, which reads as an empty input.
+	if err := atomicfile.Write(filepath.Join(dir, name), data, 0o644); err != nil {
 		return "", fmt.Errorf("write input: %w", err)
 	}
 	return name, nil
