@@ -18,6 +18,7 @@ import (
 	"github.com/arbor-fuzz/arbor/coverage"
 	"github.com/arbor-fuzz/arbor/grammar"
 	"github.com/arbor-fuzz/arbor/grammar/load"
+	"github.com/arbor-fuzz/arbor/internal/atomicfile"
 	"github.com/arbor-fuzz/arbor/synth"
 )
 
@@ -261,7 +262,8 @@ func (r *Result) write(path string, text []byte, perm os.FileMode) error {
 		r.Unchanged = append(r.Unchanged, path)
 		return nil
 	}
-	if err := os.WriteFile(path, text, perm); err != nil {
+	// Whole or not at all: the file is the user's package's.
+	if err := atomicfile.Write(path, text, perm); err != nil {
 		return err
 	}
 	r.Written = append(r.Written, path)

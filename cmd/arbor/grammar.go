@@ -19,6 +19,7 @@ import (
 	"github.com/arbor-fuzz/arbor/grammar"
 	"github.com/arbor-fuzz/arbor/grammar/antlr"
 	"github.com/arbor-fuzz/arbor/grammar/bnf"
+	"github.com/arbor-fuzz/arbor/internal/atomicfile"
 )
 
 // maxStatsK bounds --max-k: counts are exact big integers, but beyond this
@@ -345,7 +346,7 @@ func runGrammarConvert(cmd *cobra.Command, args []string, to, start, outFile str
 		_, err := cmd.OutOrStdout().Write(text)
 		return err
 	}
-	if err := os.WriteFile(outFile, text, 0o644); err != nil {
+	if err := atomicfile.Write(outFile, text, 0o644); err != nil {
 		return fmt.Errorf("write grammar: %w", err)
 	}
 	return nil
