@@ -38,9 +38,7 @@ const (
 //   - copy out: another node the clause names takes the broken node's
 //     value (a definition gets a use);
 //   - regenerate: the broken node's subtree is generated anew;
-//   - drop: the repetition the broken node is part of loses it;
-//   - insert: a repetition that holds the broken node gets a new one
-//     before it (a use gets a statement that may declare it).
+//   - drop: the repetition the broken node is part of loses it.
 //
 // A value is copied as a subtree of a rule that both nodes derive their
 // whole text through, or as a regex terminal's value its regex matches,
@@ -401,10 +399,6 @@ func (s *Satisfier) change(t *grammar.Tree, v constraint.Violation) bool {
 		if s.drop(t, e) {
 			return true
 		}
-	case k < 8:
-		if s.insert(t, e) {
-			return true
-		}
 	}
 	if s.regenerate(e) {
 		return true
@@ -605,56 +599,6 @@ func (s *Satisfier) drop(root *grammar.Tree, e *constraint.Node) bool {
 		return true
 	}
 	return false
-}
-
-// insert adds a repetition, generated anew, to a quantifier that holds
-// e and allows one more: the nearest such one half of the time, the
-// next a quarter, and so on up. The new repetition goes right before
-// the one that holds e. It is drop's counterpart: a use with no
-// declaration before it gets a statement that may declare it (a
-// template's {{$x}} a {{$x := ...}} before it), a spread with no
-// fragment a definition that may be one; dropping the use mends the
-// clause too, but takes out what the input said.
-func (s *Satisfier) insert(root *grammar.Tree, e *constraint.Node) bool {
-	path := pathTo(root, e.Tree())
-	var open []int // the steps into quantifiers that allow one more, nearest first
-	for i := len(path) - 1; i >= 0; i-- {
-		n := path[i].parent.Node
-		if n.Kind != grammar.KindQuant {
-			continue
-		}
-		hi := n.Max
-		if hi == grammar.Unbounded {
-			hi = max(n.Min, s.gen.maxRepeat())
-		}
-		if len(path[i].parent.Children) < hi {
-			open = append(open, i)
-		}
-	}
-	if len(open) == 0 {
-		return false
-	}
-	i := open[min(Geometric(s.r, 2)-1, len(open)-1)]
-	p := path[i]
-	depth := 0
-	for _, q := range path[:i] {
-		if q.parent.Node.Kind == grammar.KindRef {
-			depth++
-		}
-	}
-	// As large as the repetition beside it, as regenerate bounds a
-	// subtree by the one it replaces.
-	restore := s.bound(p.parent.Children[p.index].Size())
-	s.gen.nodes = 0
-	c := s.gen.Expand(p.parent.Node.Children[0], depth)
-	restore()
-	parent, old := p.parent, p.parent.Children
-	kids := make([]*grammar.Tree, 0, len(old)+1)
-	kids = append(append(append(kids, old[:p.index]...), c), old[p.index:]...)
-	parent.Children = kids
-	s.changed = parent
-	s.undo = append(s.undo, func() { parent.Children = old })
-	return true
 }
 
 type treeStep struct {
