@@ -304,19 +304,18 @@ func ConstrainedGenerator(g *grammar.Graph, guide *Guide, state StateKind, seed 
 		reset = ch.Reset
 	}
 	gen.MaxDepth = maxDepth
+	if set.Len() == 0 {
+		return func() []byte {
+			reset()
+			return []byte(gen.Generate().String())
+		}, func(int) int { return 0 }
+	}
 	made, broken, lastBroken := 0, 0, false
 	count := func(judged int) int {
 		if made > judged && lastBroken {
 			return broken - 1
 		}
 		return broken
-	}
-	if set.Len() == 0 {
-		return func() []byte {
-			reset()
-			made++
-			return []byte(gen.Generate().String())
-		}, count
 	}
 	sat := NewSatisfier(set, seed, gen)
 	return func() []byte {

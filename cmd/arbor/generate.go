@@ -122,10 +122,7 @@ func runGenerate(cmd *cobra.Command, grammarArg string, f generateFlags) error {
 	if f.mode == "kpath" || f.mode == "forest" {
 		return generateSet(ctx, cmd.ErrOrStderr(), g, from, f, w)
 	}
-	var distinct distinctCount
-	if f.out != "-" {
-		distinct = distinctCount{}
-	}
+	distinct := f.distinctCount()
 	broken, err := generateStream(ctx, g, f, w, distinct)
 	if err := w.Close(err); err != nil {
 		return err
@@ -264,6 +261,15 @@ func (f generateFlags) summarizeFiles(w io.Writer, count, distinct int) {
 // no summary is printed.
 type distinctCount map[uint64]struct{}
 
+// distinctCount returns the count summarizeFiles prints: nil with --out
+// -, where it prints none.
+func (f generateFlags) distinctCount() distinctCount {
+	if f.out == "-" {
+		return nil
+	}
+	return distinctCount{}
+}
+
 func (d distinctCount) add(in string) {
 	if d == nil {
 		return
@@ -316,7 +322,7 @@ func generateSet(ctx context.Context, stderr io.Writer, g, from *grammar.Graph, 
 	if f.closeOff == "shortest" {
 		opts.CloseOff = synth.ShortestPolicy
 	}
-	distinct := distinctCount{}
+	distinct := f.distinctCount()
 	st, err := synth.GenerateSet(ctx, g, opts, func(in synth.Input) error {
 		distinct.add(in.Text)
 		return w.Write(in.Text, in.Choices)
